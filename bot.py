@@ -1,0 +1,167 @@
+"""Entry point: load .env, read the configuration, build the Application and run it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+
+# Opt in to python-telegram-bot's coming default (durations as timedelta), silencing its deprecation warning.
+os.environ.setdefault("PTB_TIMEDELTA", "true")
+import signal
+import sqlite3
+import sys
+
+import openai
+from dotenv import load_dotenv
+from telegram import BotCommand, Update
+from telegram.error import InvalidToken, NetworkError, TelegramError
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+
+import handlers
+from chat.companion import Companion
+from chat.llm import ChatModel
+from config import Config, ConfigError, load_config
+from handlers.context import Services
+from handlers.ordering import PerUserUpdateProcessor
+from handlers.texts import COMMANDS
+from memory.store import Store
+from prompts import load_prompt
+
+log = logging.getLogger("bot")
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces the bot token and API key in every log record, whatever logged them."""
+
+    def __init__(self, *secrets: str) -> None:
+        super().__init__()
+        self.secrets = [secret for secret in secrets if secret and len(secret) > 8]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            for secret in self.secrets:
+                message = message.replace(secret, "[redacted]")
+            record.msg, record.args = message, None
+        return True
+
+
+def setup_logging(config: Config) -> None:
+    """Log to stderr at LOG_LEVEL, never showing secrets; httpx would log every URL, token included."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactSecrets(config.telegram_token, config.openai_api_key))
+    logging.basicConfig(level=config.log_level, handlers=[handler], force=True)
+    for noisy in ("httpx", "httpx2", "httpcore", "openai", "apscheduler"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
+
+
+def build_application(config: Config) -> Application:
+    """Return the python-telegram-bot Application with every handler registered; services come in post_init."""
+    app = (
+        ApplicationBuilder()
+        .token(config.telegram_token)
+        .base_url(config.telegram_api_base_url)
+        .context_types(ContextTypes(bot_data=Services))
+        .concurrent_updates(PerUserUpdateProcessor(config.max_concurrent_updates))
+        .rate_limiter(AIORateLimiter(max_retries=3))
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+        .build()
+    )
+    app.bot_data.config = config
+    handlers.register(app)
+    return app
+
+
+async def post_init(app: Application) -> None:
+    """Open the database, build the model client and the companion, register the command menu."""
+    services: Services = app.bot_data
+    config = services.config
+    services.store = await Store.open(config.database_path)
+    client = openai.AsyncOpenAI(
+        api_key=config.openai_api_key,
+        base_url=config.openai_base_url,
+        max_retries=0,
+        timeout=config.model_attempt_timeout_s,
+    )
+    services.model = ChatModel(
+        client,
+        config.openai_model,
+        attempt_timeout=config.model_attempt_timeout_s,
+        budget=config.model_retry_budget_s,
+        backoff=config.model_backoff_s,
+    )
+    services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"))
+    await register_commands(app)
+    log.info("bot @%s is up; database %s", app.bot.username, config.database_path)
+
+
+async def register_commands(app: Application) -> None:
+    """Publish the command menu in English and Russian; a failure is logged, not fatal."""
+    try:
+        for language, commands in COMMANDS.items():
+            menu = [BotCommand(name, description) for name, description in commands]
+            await app.bot.set_my_commands(menu, language_code=None if language == "en" else language)
+    except TelegramError as error:
+        log.warning("could not register the command list with Telegram: %s", error)
+
+
+async def post_shutdown(app: Application) -> None:
+    """Close the model client and the database."""
+    services: Services = app.bot_data
+    if services.model is not None:
+        await services.model.client.close()
+    if services.store is not None:
+        await services.store.close()
+    log.info("bot stopped cleanly")
+
+
+def begin_shutdown(app: Application) -> None:
+    """Stop fetching updates; turns in flight finish (the model gets no further retries)."""
+    log.info("stop signal received; finishing turns in flight")
+    services: Services = app.bot_data
+    if services.model is not None:
+        services.model.stopping.set()
+    app.stop_running()
+
+
+def run(config: Config) -> int:
+    """Run the bot until SIGTERM or SIGINT; return the process exit code."""
+    app = build_application(config)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, begin_shutdown, app)
+    try:
+        # Checked before polling starts: python-telegram-bot's own start-up retry loop would log a traceback.
+        loop.run_until_complete(app.bot.initialize())
+        app.run_polling(allowed_updates=Update.ALL_TYPES, stop_signals=None)
+    except InvalidToken:
+        loop.run_until_complete(app.bot.shutdown())
+        print("error: Telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized)", file=sys.stderr)
+        return 2
+    except NetworkError as error:
+        print(f"error: cannot reach the Telegram Bot API: {error}", file=sys.stderr)
+        return 1
+    except (sqlite3.Error, OSError) as error:
+        print(f"error: cannot open DATABASE_PATH={config.database_path}: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def main() -> int:
+    """Load .env and the configuration, then run; a bad setting is one line on stderr and exit code 2."""
+    load_dotenv()
+    try:
+        config = load_config(os.environ)
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    setup_logging(config)
+    return run(config)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""The turn: store the user's message, rebuild system message zero, complete, store the reply."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable
+
+from chat.llm import ChatModel
+from config import Config
+from memory.rules import extract_name
+from memory.store import Store
+from prompts.system import build_system_message
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """The Telegram user behind a message."""
+
+    id: int
+    first_name: str | None = None
+    language_code: str | None = None
+
+
+def utc_now() -> datetime:
+    """Return the current time as an aware UTC datetime."""
+    return datetime.now(timezone.utc)
+
+
+class Companion:
+    """Answers a user's message in the context of their session and memory."""
+
+    def __init__(
+        self,
+        store: Store,
+        model: ChatModel,
+        config: Config,
+        persona: str,
+        clock: Callable[[], datetime] = utc_now,
+    ) -> None:
+        self.store = store
+        self.model = model
+        self.config = config
+        self.persona = persona
+        self.clock = clock
+
+    async def reply(self, speaker: Speaker, text: str, update_id: int | None = None) -> str | None:
+        """Return the answer to `text`, or None if this update was answered before.
+
+        Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
+        """
+        turn = await self.store.begin_turn(
+            user_id=speaker.id,
+            first_name=speaker.first_name,
+            language_code=speaker.language_code,
+            text=text,
+            now=self.clock(),
+            update_id=update_id,
+            history_limit=self.config.history_limit,
+            name=extract_name(text),
+        )
+        if turn is None:
+            return None
+        system = build_system_message(
+            self.persona,
+            turn.name,
+            facts=[],
+            now=self.clock(),
+            previous=turn.previous_seen,
+            timezone=self.config.tz,
+            hemisphere=self.config.hemisphere,
+        )
+        answer = await self.model.complete([system, *turn.history])
+        await self.store.add_reply(speaker.id, answer, self.clock(), self.config.history_limit)
+        return answer

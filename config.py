@@ -1,0 +1,130 @@
+"""Settings read from the environment into one frozen dataclass."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from prompts.clock import zone_hemisphere
+
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+TOKEN_PATTERN = re.compile(r"^\d+:[A-Za-z0-9_-]{10,}$")
+# A placeholder key for OpenAI-compatible servers that need none (Ollama, llama.cpp):
+# the SDK refuses to start without some key.
+NO_KEY = "not-needed"
+
+
+class ConfigError(ValueError):
+    """A setting is missing or malformed; the message names it."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the bot needs to know at start-up."""
+
+    telegram_token: str
+    openai_api_key: str
+    openai_base_url: str | None = None
+    openai_model: str = "gpt-4o-mini"
+    telegram_api_base_url: str = "https://api.telegram.org/bot"
+    database_path: Path = Path("data/bot.db")
+    history_limit: int = 20
+    timezone: str = "UTC"
+    allowed_user_ids: frozenset[int] = frozenset()
+    log_level: str = "INFO"
+    # Tuning that is not read from the environment; tests shorten it.
+    typing_interval_s: float = 4.0
+    model_attempt_timeout_s: float = 20.0
+    model_retry_budget_s: float = 60.0
+    model_backoff_s: float = 1.0
+    max_concurrent_updates: int = 4096
+    hemisphere: str = field(default="north")
+
+    @property
+    def tz(self) -> ZoneInfo:
+        """The zone used for the timestamps in the prompt."""
+        return ZoneInfo(self.timezone)
+
+    def allows(self, user_id: int) -> bool:
+        """True when this Telegram user may talk to the bot."""
+        return not self.allowed_user_ids or user_id in self.allowed_user_ids
+
+
+def load_config(env: Mapping[str, str]) -> Config:
+    """Build the Config from environment variables, or raise ConfigError naming the bad one."""
+    token = _get(env, "TELEGRAM_BOT_TOKEN")
+    if not token:
+        raise ConfigError("TELEGRAM_BOT_TOKEN is not set (get one from @BotFather)")
+    if not TOKEN_PATTERN.match(token):
+        raise ConfigError("TELEGRAM_BOT_TOKEN does not look like a bot token (digits:letters)")
+
+    base_url = _get(env, "OPENAI_BASE_URL") or None
+    if base_url is not None:
+        _check_url("OPENAI_BASE_URL", base_url)
+    api_key = _get(env, "OPENAI_API_KEY")
+    if not api_key and base_url is None:
+        raise ConfigError("OPENAI_API_KEY is not set (or set OPENAI_BASE_URL to a server that needs no key)")
+
+    telegram_url = _get(env, "TELEGRAM_API_BASE_URL") or "https://api.telegram.org/bot"
+    _check_url("TELEGRAM_API_BASE_URL", telegram_url)
+
+    timezone = _get(env, "BOT_TIMEZONE") or "UTC"
+    try:
+        ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"BOT_TIMEZONE={timezone!r} is not an IANA time zone such as Europe/Moscow") from None
+
+    log_level = (_get(env, "LOG_LEVEL") or "INFO").upper()
+    if log_level not in LOG_LEVELS:
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
+
+    return Config(
+        telegram_token=token,
+        openai_api_key=api_key or NO_KEY,
+        openai_base_url=base_url,
+        openai_model=_get(env, "OPENAI_MODEL") or "gpt-4o-mini",
+        telegram_api_base_url=telegram_url,
+        database_path=Path(_get(env, "DATABASE_PATH") or "data/bot.db"),
+        history_limit=_int(env, "HISTORY_LIMIT", 20, low=2, high=500),
+        timezone=timezone,
+        allowed_user_ids=_user_ids(env),
+        log_level=log_level,
+        hemisphere=zone_hemisphere(timezone),
+    )
+
+
+def _get(env: Mapping[str, str], name: str) -> str:
+    return env.get(name, "").strip()
+
+
+def _check_url(name: str, value: str) -> None:
+    if not re.match(r"^https?://[^\s/]+", value):
+        raise ConfigError(f"{name} must be an http:// or https:// URL")
+
+
+def _int(env: Mapping[str, str], name: str, default: int, *, low: int, high: int) -> int:
+    raw = _get(env, name)
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
+    return value
+
+
+def _user_ids(env: Mapping[str, str]) -> frozenset[int]:
+    raw = _get(env, "ALLOWED_USER_IDS")
+    ids = set()
+    for part in raw.replace(" ", "").split(","):
+        if not part:
+            continue
+        if not part.isdigit():
+            raise ConfigError(f"ALLOWED_USER_IDS must be comma-separated Telegram user ids, got {part!r}")
+        ids.add(int(part))
+    return frozenset(ids)

@@ -1,0 +1,51 @@
+"""Two commands for a fresh machine with Python 3.11: `python3 dev.py run` and `python3 dev.py test`.
+
+Each makes .venv/ (once), installs the requirements (again only when they change) and runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PYTHON = VENV / "bin" / "python"
+REQUIREMENTS = {"run": "requirements.txt", "test": "requirements-dev.txt"}
+
+
+def ensure_environment(requirements: str) -> None:
+    """Create the virtual environment and install `requirements` if they changed since last time."""
+    if not PYTHON.exists():
+        print("creating .venv …", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    files = [ROOT / "requirements.txt", ROOT / requirements]
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in files)).hexdigest()
+    stamp = VENV / f".installed-{requirements}"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    print(f"installing {requirements} …", flush=True)
+    subprocess.run([str(PYTHON), "-m", "pip", "install", "-q", "-r", str(ROOT / requirements)], check=True)
+    stamp.write_text(digest)
+
+
+def main(argv: list[str]) -> int:
+    """Run the bot or the tests inside .venv; extra arguments go to pytest."""
+    if not argv or argv[0] not in REQUIREMENTS:
+        print("usage: python3 dev.py run | test [pytest arguments]", file=sys.stderr)
+        return 2
+    command, extra = argv[0], argv[1:]
+    ensure_environment(REQUIREMENTS[command])
+    os.chdir(ROOT)
+    arguments = ["bot.py", *extra] if command == "run" else ["-m", "pytest", *extra]
+    # Replace this process, so that signals (Ctrl-C, SIGTERM) reach the bot directly.
+    os.execv(PYTHON, [str(PYTHON), *arguments])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

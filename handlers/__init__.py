@@ -1,0 +1,23 @@
+"""Telegram-facing code only: parse the update, call the service, reply."""
+
+from __future__ import annotations
+
+from telegram import Update
+from telegram.ext import Application, CommandHandler, MessageHandler, TypeHandler, filters
+
+from handlers.access import refuse_strangers
+from handlers.chat import on_media, on_text
+from handlers.commands import help_command, start
+from handlers.errors import on_error
+
+NEW_MESSAGES = filters.UpdateType.MESSAGE
+
+
+def register(app: Application) -> None:
+    """Attach every handler to the application, the access gate first."""
+    app.add_handler(TypeHandler(Update, refuse_strangers), group=-1)
+    app.add_handler(CommandHandler("start", start, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("help", help_command, filters=NEW_MESSAGES))
+    app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
+    app.add_handler(MessageHandler(NEW_MESSAGES & ~filters.TEXT & ~filters.StatusUpdate.ALL, on_media))
+    app.add_error_handler(on_error)

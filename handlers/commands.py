@@ -1,0 +1,25 @@
+"""Commands: /start, /help, /profile and /forget."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from handlers.context import Context
+from handlers.texts import text
+
+
+async def start(update: Update, context: Context) -> None:
+    """Greet the user and say in two lines what the bot remembers and how to see or erase it."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    name = await context.bot_data.store.user_name(user.id) or user.first_name
+    await message.reply_text(text("start", user.language_code, name=f", {name}" if name else ""))
+
+
+async def help_command(update: Update, context: Context) -> None:
+    """List what the bot can do."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    await message.reply_text(text("help", user.language_code))

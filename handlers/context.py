@@ -1,0 +1,25 @@
+"""What every handler can reach: the services built at start-up, typed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from telegram.ext import CallbackContext, ExtBot
+
+from chat.companion import Companion
+from chat.llm import ChatModel
+from config import Config
+from memory.store import Store
+
+
+@dataclass
+class Services:
+    """The application's dependencies, built in post_init and closed in post_shutdown."""
+
+    config: Config | None = None
+    store: Store | None = None
+    model: ChatModel | None = None
+    companion: Companion | None = None
+
+
+Context = CallbackContext[ExtBot[None], dict, dict, Services]

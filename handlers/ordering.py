@@ -1,0 +1,58 @@
+"""An update processor that serves users concurrently but each user's updates strictly in order."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Awaitable
+
+from telegram import Update
+from telegram.ext import BaseUpdateProcessor
+
+
+def ordering_key(update: object) -> int | None:
+    """Return the id whose updates must be handled one at a time: the user, else the chat."""
+    if not isinstance(update, Update):
+        return None
+    if update.effective_user is not None:
+        return update.effective_user.id
+    if update.effective_chat is not None:
+        return update.effective_chat.id
+    return None
+
+
+class PerUserUpdateProcessor(BaseUpdateProcessor):
+    """Runs updates of different users concurrently and those of one user one after another."""
+
+    def __init__(self, max_concurrent_updates: int) -> None:
+        super().__init__(max_concurrent_updates)
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._waiting: dict[int, int] = {}
+
+    async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        """Wait for the user's earlier updates, then for a free slot, then process this one."""
+        key = ordering_key(update)
+        if key is None:
+            async with self._semaphore:
+                await coroutine
+            return
+        # Taking the lock is this task's first suspension point, and tasks start in the
+        # order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+        try:
+            async with lock, self._semaphore:
+                await coroutine
+        finally:
+            self._waiting[key] -= 1
+            if not self._waiting[key]:
+                del self._waiting[key], self._locks[key]
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        """Await the update's coroutine (ordering happens in process_update)."""
+        await coroutine
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to tear down."""

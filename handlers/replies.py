@@ -1,0 +1,49 @@
+"""Sending to Telegram: split long answers, format them, fall back to plain text, show typing."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import AsyncIterator
+
+from telegram import Bot
+from telegram.constants import ChatAction, ParseMode
+from telegram.error import BadRequest, TelegramError
+
+from handlers.formatting import split_message, to_telegram_html
+
+log = logging.getLogger(__name__)
+
+
+async def send_text(bot: Bot, chat_id: int, text: str) -> None:
+    """Send `text` as one or more HTML messages; a piece Telegram cannot parse goes again as plain text."""
+    for chunk in split_message(text):
+        try:
+            await bot.send_message(chat_id, to_telegram_html(chunk), parse_mode=ParseMode.HTML)
+        except BadRequest as error:
+            if "can't parse entities" not in str(error).lower():
+                raise
+            log.warning("Telegram could not parse a formatted reply; sending it as plain text")
+            await bot.send_message(chat_id, chunk)
+
+
+@contextlib.asynccontextmanager
+async def typing_indicator(bot: Bot, chat_id: int, interval: float = 4.0) -> AsyncIterator[None]:
+    """Show 'typing…' in the chat, renewed every `interval` seconds, while the block runs."""
+
+    async def keep_typing() -> None:
+        while True:
+            try:
+                await bot.send_chat_action(chat_id, ChatAction.TYPING)
+            except TelegramError as error:
+                log.debug("typing indicator failed: %s", error)
+            await asyncio.sleep(interval)
+
+    task = asyncio.create_task(keep_typing())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

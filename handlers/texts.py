@@ -1,0 +1,84 @@
+"""Every sentence the bot says on its own (not the model's), in English and Russian."""
+
+from __future__ import annotations
+
+RUSSIAN_LANGUAGES = frozenset({"ru", "uk", "be"})
+
+TEXTS: dict[str, dict[str, str]] = {
+    "start": {
+        "en": "Hi{name}! I'm your companion: tell me about your day, or anything at all.\n"
+        "I remember what you tell me about yourself between our chats. "
+        "See what I know with /profile, erase it with /forget.",
+        "ru": "Привет{name}! Я твой собеседник: расскажи, как прошёл день, или о чём угодно.\n"
+        "Я запоминаю то, что ты рассказываешь о себе. "
+        "Посмотреть, что я знаю: /profile, стереть: /forget.",
+    },
+    "help": {
+        "en": "Just write to me as you would to a friend.\n"
+        "/profile – what I remember about you\n"
+        "/forget – erase what I remember\n"
+        "/help – this message",
+        "ru": "Просто пиши мне, как другу.\n"
+        "/profile – что я о тебе помню\n"
+        "/forget – стереть то, что я помню\n"
+        "/help – эта подсказка",
+    },
+    "model_down": {
+        "en": "Sorry, I can't think straight right now. Please write again in a minute.",
+        "ru": "Прости, у меня сейчас не получается ответить. Напиши, пожалуйста, ещё раз через минуту.",
+    },
+    "error": {
+        "en": "Sorry, something went wrong on my side. Please try again.",
+        "ru": "Прости, у меня что-то сломалось. Попробуй ещё раз.",
+    },
+    "not_allowed": {
+        "en": "Sorry, this is a private bot and I can't talk with you.",
+        "ru": "Извини, это частный бот, и я не могу с тобой общаться.",
+    },
+    "sticker": {"en": "Nice sticker! 😊 Tell me in words, though.", "ru": "Классный стикер! 😊 Но лучше расскажи словами."},
+    "photo": {
+        "en": "I can't see pictures yet. Tell me what's in it?",
+        "ru": "Я пока не умею смотреть картинки. Расскажешь, что там?",
+    },
+    "voice": {
+        "en": "I can't listen to voice messages yet. Could you type it?",
+        "ru": "Я пока не умею слушать голосовые. Напишешь текстом?",
+    },
+    "file": {
+        "en": "I can't open files yet. Tell me in words?",
+        "ru": "Я пока не умею открывать файлы. Расскажешь словами?",
+    },
+    "other": {
+        "en": "I only understand text for now. Write me something?",
+        "ru": "Я пока понимаю только текст. Напишешь мне?",
+    },
+    "empty": {"en": "Yes? I'm listening.", "ru": "Да? Я слушаю."},
+}
+
+COMMANDS: dict[str, list[tuple[str, str]]] = {
+    "en": [
+        ("start", "Say hello"),
+        ("help", "How to talk with me"),
+        ("profile", "What I remember about you"),
+        ("forget", "Erase what I remember"),
+    ],
+    "ru": [
+        ("start", "Поздороваться"),
+        ("help", "Как со мной общаться"),
+        ("profile", "Что я о тебе помню"),
+        ("forget", "Стереть то, что я помню"),
+    ],
+}
+
+
+def language_of(language_code: str | None) -> str:
+    """Return 'ru' for Russian, Ukrainian and Belarusian Telegram clients, else 'en'."""
+    base = (language_code or "").split("-")[0].lower()
+    return "ru" if base in RUSSIAN_LANGUAGES else "en"
+
+
+def text(key: str, language_code: str | None, **values: str) -> str:
+    """Return the sentence `key` in the user's language, filled with `values`."""
+    return TEXTS[key][language_of(language_code)].format(**values)
+
+

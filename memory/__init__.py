@@ -1,0 +1,1 @@
+"""Long-term memory: the SQLite store and, later, extraction and recall."""

@@ -1,0 +1,291 @@
+"""Bot API method implementations for TelegramDouble, with the real service's checks."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from .telegram_markup import ParseError, parse_text, utf16_len
+
+CHAT_ACTIONS = {
+    "typing", "upload_photo", "record_video", "upload_video", "record_voice", "upload_voice",
+    "upload_document", "choose_sticker", "find_location", "record_video_note", "upload_video_note",
+}
+DEFAULT_EXCLUDED_UPDATES = {"chat_member", "message_reaction", "message_reaction_count"}
+COMMAND_RE = re.compile(r"[a-z0-9_]{1,32}")
+NOT_MODIFIED = ("Bad Request: message is not modified: specified new message content and reply "
+                "markup are exactly the same as a current content and reply markup of the message")
+METHODS = {
+    "getMe": "_get_me", "getUpdates": "_get_updates", "deleteWebhook": "_delete_webhook",
+    "setWebhook": "_set_webhook", "getWebhookInfo": "_get_webhook_info", "logOut": "_true",
+    "close": "_true", "sendMessage": "_send_message", "editMessageText": "_edit_message_text",
+    "deleteMessage": "_delete_message", "sendChatAction": "_send_chat_action",
+    "setMyCommands": "_set_my_commands", "deleteMyCommands": "_delete_my_commands",
+    "getMyCommands": "_get_my_commands", "answerCallbackQuery": "_answer_callback_query",
+    "sendDocument": "_send_document", "editMessageReplyMarkup": "_edit_message_reply_markup",
+}
+
+
+class ApiError(Exception):
+    """A Bot API error answer: HTTP status, description and optional parameters."""
+
+    def __init__(self, code: int, description: str, parameters: dict | None = None) -> None:
+        super().__init__(description)
+        self.code, self.description, self.parameters = code, description, parameters
+
+
+class BotApiMethods:
+    """Mixin with one handler per Bot API method; state lives on TelegramDouble."""
+
+    def _last_bot_message(self, chat_id: int) -> dict:
+        for (cid, _), message in reversed(self._messages.items()):
+            if cid == chat_id and message["from"]["id"] == self.bot_user["id"]:
+                return message
+        return self._new_bot_message(chat_id, {"text": "(earlier bot message)"})
+
+    def _new_bot_message(self, chat_id: int, fields: dict) -> dict:
+        message = {"message_id": self._next_message_id(chat_id), "from": self.bot_user,
+                   "chat": self._chats[chat_id], "date": int(time.time()), **fields}
+        self._messages[(chat_id, message["message_id"])] = message
+        return message
+
+    def _chat_id(self, p: dict) -> int:
+        chat_id = p.get("chat_id")
+        if chat_id is None or chat_id == "":
+            raise ApiError(400, "Bad Request: chat_id is empty")
+        if isinstance(chat_id, str) and re.fullmatch(r"-?\d+", chat_id):
+            chat_id = int(chat_id)
+        if isinstance(chat_id, bool) or chat_id not in self._chats:
+            raise ApiError(400, "Bad Request: chat not found")
+        return chat_id
+
+    def _formatted(self, p: dict, key: str, limit: int, what: str) -> tuple[str, list]:
+        """Parse p[key] with p's parse_mode; check emptiness and the length limit."""
+        raw = p.get(key)
+        if raw is None or raw == "":
+            if key == "caption":
+                return "", []
+            raise ApiError(400, "Bad Request: message text is empty")
+        try:
+            text, entities = parse_text(str(raw), p.get("parse_mode"))
+        except ParseError as error:
+            raise ApiError(400, f"Bad Request: can't parse entities: {error}") from None
+        except KeyError:
+            raise ApiError(400, "Bad Request: unsupported parse_mode") from None
+        if not text.strip() and key == "text":
+            raise ApiError(400, "Bad Request: message text is empty")
+        if utf16_len(text) > limit:
+            raise ApiError(400, f"Bad Request: {what} is too long")
+        given = p.get("caption_entities" if key == "caption" else "entities")
+        if not p.get("parse_mode") and isinstance(given, list):
+            entities = given
+        return text, entities
+
+    @staticmethod
+    def _markup(p: dict) -> dict | None:
+        """Validate reply_markup; return it when it is an inline keyboard, else None."""
+        markup = p.get("reply_markup")
+        if markup is None:
+            return None
+        if not isinstance(markup, dict):
+            raise ApiError(400, "Bad Request: can't parse reply keyboard markup JSON object")
+        if not {"keyboard", "remove_keyboard", "force_reply", "inline_keyboard"} & markup.keys():
+            raise ApiError(400, "Bad Request: can't parse reply keyboard markup JSON object")
+        rows = markup.get("inline_keyboard")
+        if rows is None:
+            return None
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise ApiError(400, "Bad Request: field \"inline_keyboard\" must be an Array of Array")
+        for button in (b for row in rows for b in row):
+            if not isinstance(button, dict) or not button.get("text"):
+                raise ApiError(400, "Bad Request: BUTTON_TEXT_INVALID")
+            if len(button) < 2:
+                raise ApiError(400, "Bad Request: can't parse inline keyboard button: "
+                                    "Text buttons are unallowed in the inline keyboard")
+            if "callback_data" in button and not 1 <= len(
+                    str(button["callback_data"]).encode("utf-8")) <= 64:
+                raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+        return markup
+
+    def _bot_message(self, p: dict, verb: str) -> dict:
+        chat_id = self._chat_id(p)
+        message_id = p.get("message_id")
+        if not isinstance(message_id, int) or isinstance(message_id, bool):
+            raise ApiError(400, "Bad Request: message identifier is not specified")
+        message = self._messages.get((chat_id, message_id))
+        if message is None:
+            raise ApiError(400, f"Bad Request: message to {verb} not found")
+        if verb == "edit" and message["from"]["id"] != self.bot_user["id"]:
+            raise ApiError(400, "Bad Request: message can't be edited")
+        return message
+
+    @staticmethod
+    def _true(p: dict) -> bool:
+        return True
+
+    def _get_me(self, p: dict) -> dict:
+        return dict(self.bot_user, can_join_groups=True, can_read_all_group_messages=False,
+                    supports_inline_queries=False)
+
+    async def _get_updates(self, p: dict) -> list[dict]:
+        if self.webhook_url:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; "
+                                "use deleteWebhook to delete the webhook first")
+        offset = int(p.get("offset") or 0)
+        limit = min(max(int(p.get("limit") or 100), 1), 100)
+        timeout = min(max(float(p.get("timeout") or 0), 0.0), 50.0)
+        if "allowed_updates" in p:
+            self._allowed_updates = set(p["allowed_updates"] or []) or None
+        self._poll_generation += 1
+        generation = self._poll_generation
+        self._notify()
+        if offset > 0:
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+        elif offset < 0:
+            self._updates = self._updates[offset:]
+
+        def ready() -> list[dict] | None:
+            if generation != self._poll_generation:
+                raise ApiError(409, "Conflict: terminated by other getUpdates request; "
+                                    "make sure that only one bot instance is running")
+            self._updates = [u for u in self._updates if self._allowed(u)]
+            return self._updates[:limit] or None
+        return await self._wait_until(ready, timeout) or []
+
+    def _allowed(self, update: dict) -> bool:
+        kind = next((k for k in update if k != "update_id"), "")
+        if self._allowed_updates is None:
+            return kind not in DEFAULT_EXCLUDED_UPDATES
+        return kind in self._allowed_updates
+
+    def _delete_webhook(self, p: dict) -> bool:
+        self.webhook_url, self.webhook_secret = "", None
+        if p.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    def _set_webhook(self, p: dict) -> bool:
+        url = str(p.get("url") or "")
+        if url and not url.startswith("https://"):
+            raise ApiError(400, "Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+        if p.get("drop_pending_updates"):
+            self._updates.clear()
+        self.webhook_url, self.webhook_secret = url, p.get("secret_token")
+        return True
+
+    def _get_webhook_info(self, p: dict) -> dict:
+        return {"url": self.webhook_url, "has_custom_certificate": False,
+                "pending_update_count": len(self._updates)}
+
+    def _send_message(self, p: dict) -> dict:
+        chat_id = self._chat_id(p)
+        text, entities = self._formatted(p, "text", 4096, "message")
+        markup = self._markup(p)
+        reply = p.get("reply_parameters") or {}
+        reply_id = reply.get("message_id", p.get("reply_to_message_id"))
+        allow = reply.get("allow_sending_without_reply", p.get("allow_sending_without_reply"))
+        if reply_id is not None and (chat_id, reply_id) not in self._messages and not allow:
+            raise ApiError(400, "Bad Request: message to be replied not found")
+        fields: dict[str, Any] = {"text": text}
+        if entities:
+            fields["entities"] = entities
+        if markup:
+            fields["reply_markup"] = markup
+        message = self._new_bot_message(chat_id, fields)
+        self.sent.append(dict(p, chat_id=chat_id, message_id=message["message_id"],
+                              visible_text=text))
+        return message
+
+    def _edit_message_text(self, p: dict) -> dict:
+        message = self._bot_message(p, "edit")
+        text, entities = self._formatted(p, "text", 4096, "message")
+        markup = self._markup(p)
+        if (message.get("text"), message.get("entities") or [], message.get("reply_markup")) == (
+                text, entities, markup):
+            raise ApiError(400, NOT_MODIFIED)
+        message.update(text=text, edit_date=int(time.time()))
+        for key, value in (("entities", entities), ("reply_markup", markup)):
+            message.pop(key, None)
+            if value:
+                message[key] = value
+        return message
+
+    def _edit_message_reply_markup(self, p: dict) -> dict:
+        message = self._bot_message(p, "edit")
+        markup = self._markup(p)
+        if message.get("reply_markup") == markup:
+            raise ApiError(400, NOT_MODIFIED)
+        message.pop("reply_markup", None)
+        if markup:
+            message["reply_markup"] = markup
+        message["edit_date"] = int(time.time())
+        return message
+
+    def _delete_message(self, p: dict) -> bool:
+        message = self._bot_message(p, "delete")
+        del self._messages[(message["chat"]["id"], message["message_id"])]
+        return True
+
+    def _send_chat_action(self, p: dict) -> bool:
+        self._chat_id(p)
+        if p.get("action") not in CHAT_ACTIONS:
+            raise ApiError(400, "Bad Request: wrong parameter action in request")
+        return True
+
+    def _set_my_commands(self, p: dict) -> bool:
+        commands = p.get("commands")
+        if not isinstance(commands, list) or len(commands) > 100:
+            raise ApiError(400, "Bad Request: can't parse commands JSON object")
+        for command in commands:
+            if not isinstance(command, dict) or not COMMAND_RE.fullmatch(
+                    str(command.get("command", ""))):
+                raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+            if not 1 <= len(str(command.get("description", ""))) <= 256:
+                raise ApiError(400, "Bad Request: command description is empty or too long")
+        self.commands = commands
+        return True
+
+    def _delete_my_commands(self, p: dict) -> bool:
+        self.commands = []
+        return True
+
+    def _get_my_commands(self, p: dict) -> list:
+        return self.commands
+
+    def _answer_callback_query(self, p: dict) -> bool:
+        query_id = str(p.get("callback_query_id", ""))
+        if query_id not in self._callback_ids:
+            raise ApiError(400, "Bad Request: query is too old and response timeout expired "
+                                "or query ID is invalid")
+        self._callback_ids.discard(query_id)
+        return True
+
+    def _send_document(self, p: dict) -> dict:
+        chat_id = self._chat_id(p)
+        document = p.get("document")
+        if isinstance(document, str) and document.startswith("attach://"):
+            document = p.get(document[len("attach://"):])
+        if isinstance(document, dict):
+            if not document["content"]:
+                raise ApiError(400, "Bad Request: file must be non-empty")
+            self._file_counter += 1
+            info = {"file_id": f"DOCUMENT-FILE-{self._file_counter}",
+                    "file_unique_id": f"Udoc{self._file_counter}",
+                    "file_name": document["filename"], "mime_type": document["mime_type"],
+                    "file_size": len(document["content"])}
+        elif isinstance(document, str) and document:
+            self._file_counter += 1
+            info = {"file_id": document, "file_unique_id": f"Udoc{self._file_counter}"}
+        else:
+            raise ApiError(400, "Bad Request: there is no document in the request")
+        caption, entities = self._formatted(p, "caption", 1024, "message caption")
+        fields: dict[str, Any] = {"document": info}
+        if caption:
+            fields["caption"] = caption
+        if entities:
+            fields["caption_entities"] = entities
+        message = self._new_bot_message(chat_id, fields)
+        self.documents.append(dict(p, chat_id=chat_id, document=document,
+                                   message_id=message["message_id"], visible_caption=caption))
+        return message

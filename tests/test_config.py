@@ -1,0 +1,89 @@
+from pathlib import Path
+
+import pytest
+
+from config import NO_KEY, Config, ConfigError, load_config
+
+TOKEN = "123456:ABCdefGHIjkl-mno_pqr"
+BASE = {"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_API_KEY": "sk-abc"}
+
+
+def test_defaults():
+    config = load_config(BASE)
+    assert config == Config(telegram_token=TOKEN, openai_api_key="sk-abc")
+    assert config.openai_model == "gpt-4o-mini"
+    assert config.telegram_api_base_url == "https://api.telegram.org/bot"
+    assert config.database_path == Path("data/bot.db")
+    assert config.history_limit == 20
+    assert config.timezone == "UTC" and config.hemisphere == "north"
+    assert config.allowed_user_ids == frozenset()
+    assert config.log_level == "INFO"
+
+
+def test_every_setting_is_read():
+    config = load_config(
+        BASE
+        | {
+            "OPENAI_BASE_URL": "http://localhost:11434/v1",
+            "OPENAI_MODEL": "llama3.1",
+            "TELEGRAM_API_BASE_URL": "http://localhost:8081/bot",
+            "DATABASE_PATH": "/data/bot.db",
+            "HISTORY_LIMIT": "40",
+            "BOT_TIMEZONE": "Australia/Sydney",
+            "ALLOWED_USER_IDS": " 1, 22 ,333",
+            "LOG_LEVEL": "debug",
+        }
+    )
+    assert config.openai_base_url == "http://localhost:11434/v1"
+    assert config.openai_model == "llama3.1"
+    assert config.telegram_api_base_url == "http://localhost:8081/bot"
+    assert config.database_path == Path("/data/bot.db")
+    assert config.history_limit == 40
+    assert config.timezone == "Australia/Sydney" and config.hemisphere == "south"
+    assert config.allowed_user_ids == frozenset({1, 22, 333})
+    assert config.log_level == "DEBUG"
+
+
+def test_a_local_server_needs_no_key():
+    config = load_config({"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_BASE_URL": "http://localhost:11434/v1"})
+    assert config.openai_api_key == NO_KEY
+
+
+def test_the_config_is_frozen():
+    with pytest.raises(AttributeError):
+        load_config(BASE).history_limit = 5  # type: ignore[misc]
+
+
+def test_allows():
+    assert load_config(BASE).allows(42)
+    limited = load_config(BASE | {"ALLOWED_USER_IDS": "1,2"})
+    assert limited.allows(1) and not limited.allows(3)
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({}, "TELEGRAM_BOT_TOKEN"),
+        ({"TELEGRAM_BOT_TOKEN": "nonsense"}, "TELEGRAM_BOT_TOKEN"),
+        ({"TELEGRAM_BOT_TOKEN": TOKEN}, "OPENAI_API_KEY"),
+        (BASE | {"OPENAI_BASE_URL": "localhost:11434"}, "OPENAI_BASE_URL"),
+        (BASE | {"TELEGRAM_API_BASE_URL": "ftp://x"}, "TELEGRAM_API_BASE_URL"),
+        (BASE | {"HISTORY_LIMIT": "twenty"}, "HISTORY_LIMIT"),
+        (BASE | {"HISTORY_LIMIT": "1"}, "HISTORY_LIMIT"),
+        (BASE | {"HISTORY_LIMIT": "100000"}, "HISTORY_LIMIT"),
+        (BASE | {"BOT_TIMEZONE": "Mars/Olympus"}, "BOT_TIMEZONE"),
+        (BASE | {"BOT_TIMEZONE": "../../etc/passwd"}, "BOT_TIMEZONE"),
+        (BASE | {"ALLOWED_USER_IDS": "12,bob"}, "ALLOWED_USER_IDS"),
+        (BASE | {"ALLOWED_USER_IDS": "-5"}, "ALLOWED_USER_IDS"),
+        (BASE | {"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+    ],
+)
+def test_a_bad_setting_is_named(env, named):
+    with pytest.raises(ConfigError, match=named):
+        load_config(env)
+
+
+def test_the_error_never_shows_the_token():
+    with pytest.raises(ConfigError) as caught:
+        load_config({"TELEGRAM_BOT_TOKEN": "12345:short"})
+    assert "short" not in str(caught.value)

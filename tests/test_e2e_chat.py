@@ -1,0 +1,292 @@
+"""End to end: the real Application polls the Bot API double and asks the OpenAI double."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+
+import pytest
+
+from tests.doubles.openai_api import OpenAIDouble
+from tests.doubles.telegram_api import TelegramDouble
+from tests.harness import make_config, running_bot
+
+ANN, BOB = 1001, 1002
+
+
+@pytest.fixture
+async def telegram():
+    double = TelegramDouble()
+    await double.start()
+    yield double
+    await double.close()
+
+
+@pytest.fixture
+async def model():
+    double = OpenAIDouble()
+    await double.start()
+    yield double
+    await double.close()
+
+
+@pytest.fixture
+def config(telegram, model, tmp_path):
+    return make_config(telegram, model, tmp_path / "bot.db")
+
+
+def system_zero(request: dict) -> str:
+    first = request["messages"][0]
+    assert first["role"] == "system"
+    return first["content"]
+
+
+def conversation(request: dict) -> list[tuple[str, str]]:
+    return [(m["role"], m["content"]) for m in request["messages"][1:]]
+
+
+async def test_a_user_says_hello_and_gets_the_model_answer(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_text(ANN, "Hello there")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply["visible_text"] == "echo: Hello there"
+    [request] = model.requests
+    assert request["model"] == "gpt-4o-mini"
+    assert conversation(request) == [("user", "Hello there")]
+    assert "This is your first conversation with them." in system_zero(request)
+    assert "the season is" in system_zero(request)
+
+
+async def test_a_name_stated_in_this_message_is_already_in_this_turns_system_message(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_text(ANN, "Привет! Меня зовут Анна.", language_code="ru")
+        await telegram.wait_for_sent(ANN, 1)
+    assert "Their name: Анна" in system_zero(model.requests[0])
+
+
+async def test_restart_with_the_same_database_keeps_name_and_history(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_text(ANN, "my name is Ann")
+        await telegram.wait_for_sent(ANN, 1)
+    async with running_bot(config):
+        telegram.push_text(ANN, "do you remember me?")
+        await telegram.wait_for_sent(ANN, 2)
+    last = model.requests[-1]
+    assert "Their name: Ann" in system_zero(last)
+    assert "You last talked less than a minute ago" in system_zero(last)
+    assert conversation(last) == [
+        ("user", "my name is Ann"),
+        ("assistant", "echo: my name is Ann"),
+        ("user", "do you remember me?"),
+    ]
+
+
+async def test_the_history_sent_is_capped(telegram, model, config):
+    async with running_bot(replace(config, history_limit=4)):
+        for i in range(4):
+            telegram.push_text(ANN, f"message {i}")
+            await telegram.wait_for_sent(ANN, i + 1)
+    assert conversation(model.requests[-1]) == [
+        ("assistant", "echo: message 1"),
+        ("user", "message 2"),
+        ("assistant", "echo: message 2"),
+        ("user", "message 3"),
+    ]
+
+
+async def test_a_9000_character_answer_arrives_whole_in_several_messages(telegram, model, config):
+    paragraphs = [f"Paragraph {i}. " + "All work and no play. " * 20 for i in range(20)]
+    answer = "\n\n".join(paragraphs)
+    assert len(answer) > 9000
+    model.reply = lambda body: answer
+    async with running_bot(config):
+        telegram.push_text(ANN, "tell me a long story")
+        await telegram.wait_for_sent(ANN, 3)
+        await asyncio.sleep(0.2)
+    sent = telegram.sent_to(ANN)
+    assert len(sent) == 3
+    assert all(len(m["visible_text"]) <= 4096 for m in sent)
+    assert " ".join(m["visible_text"] for m in sent).split() == answer.split()
+    assert sent[1]["visible_text"].startswith("Paragraph")  # cut between paragraphs
+
+
+async def test_an_answer_full_of_markup_characters_is_delivered_verbatim(telegram, model, config):
+    answer = "if a < b && c > d: *stars* _under_ 2*3*4 <b>not a tag</b> &amp; snake_case_name"
+    model.reply = lambda body: answer
+    async with running_bot(config):
+        telegram.push_text(ANN, "show me symbols")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply["parse_mode"] == "HTML"
+    assert reply["visible_text"] == answer.replace("*stars*", "stars").replace("_under_", "under")
+
+
+async def test_a_reply_telegram_cannot_parse_is_resent_as_plain_text(telegram, model, config):
+    model.reply = lambda body: "**bold** answer"
+    telegram.fail_next("sendMessage", 400, "Bad Request: can't parse entities: unsupported start tag at byte offset 0")
+    async with running_bot(config):
+        telegram.push_text(ANN, "hi")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply.get("parse_mode") is None
+    assert reply["visible_text"] == "**bold** answer"
+
+
+async def test_an_openai_outage_gets_an_apology_and_keeps_the_history_consistent(telegram, model, config):
+    model.fail_always(503)
+    async with running_bot(config):
+        telegram.push_text(ANN, "are you there?")
+        [apology] = await telegram.wait_for_sent(ANN, 1)
+        assert "Sorry" in apology["visible_text"]
+        assert len(model.requests) >= 2  # retried before giving up
+        model.recover()
+        telegram.push_text(ANN, "hello again")
+        await telegram.wait_for_sent(ANN, 2)
+    assert conversation(model.requests[-1]) == [("user", "are you there?"), ("user", "hello again")]
+    assert "Traceback" not in apology["visible_text"]
+
+
+async def test_a_bad_openai_key_is_not_retried_and_the_user_gets_an_apology(telegram, model, config):
+    async with running_bot(replace(config, openai_api_key="sk-wrong")):
+        telegram.push_text(ANN, "hi")
+        [apology] = await telegram.wait_for_sent(ANN, 1)
+    assert "Sorry" in apology["visible_text"]
+    assert len(model.requests) == 1
+
+
+async def test_a_telegram_429_is_waited_out_and_the_message_still_arrives(telegram, model, config):
+    telegram.fail_next("sendMessage", 429, "Too Many Requests: retry after 1", retry_after=1)
+    async with running_bot(config):
+        started = time.monotonic()
+        telegram.push_text(ANN, "hi")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply["visible_text"] == "echo: hi"
+    assert time.monotonic() - started >= 1.0
+    attempts = [params for method, params in telegram.calls if method == "sendMessage"]
+    assert len(attempts) == 2
+
+
+async def test_a_sticker_gets_a_friendly_answer_and_never_reaches_the_model(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_message(ANN, {"sticker": telegram.sticker()})
+        telegram.push_message(ANN, {"photo": telegram.photo()})
+        telegram.push_message(ANN, {"voice": telegram.voice()})
+        replies = await telegram.wait_for_sent(ANN, 3)
+    assert "sticker" in replies[0]["visible_text"]
+    assert "pictures" in replies[1]["visible_text"]
+    assert "voice" in replies[2]["visible_text"]
+    assert model.requests == []
+
+
+async def test_edited_messages_and_unknown_updates_crash_nothing(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_edited_text(ANN, 1, "edited text")
+        chat = {"id": ANN, "type": "private", "first_name": "Ann"}
+        telegram.push_update({"message_reaction": {
+            "chat": chat, "message_id": 1, "date": int(time.time()), "user": {"id": ANN, "is_bot": False, "first_name": "Ann"},
+            "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": "👍"}]}})
+        telegram.push_update({"channel_post": {
+            "message_id": 5, "date": int(time.time()), "chat": {"id": -100777, "type": "channel", "title": "news"},
+            "text": "a channel post"}})
+        telegram.push_text(ANN, "still alive?")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply["visible_text"] == "echo: still alive?"
+    assert len(model.requests) == 1
+
+
+async def test_two_users_never_see_each_other(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_text(ANN, "my name is Ann and my secret is pineapple")
+        await telegram.wait_for_sent(ANN, 1)
+        telegram.push_text(BOB, "hello, who am I?", first_name="Bob")
+        [reply] = await telegram.wait_for_sent(BOB, 1)
+    bob_request = next(r for r in model.requests if conversation(r)[-1][1] == "hello, who am I?")
+    everything_bob_sent = str(bob_request)
+    assert "pineapple" not in everything_bob_sent and "Ann" not in everything_bob_sent
+    assert conversation(bob_request) == [("user", "hello, who am I?")]
+    assert "pineapple" not in reply["visible_text"]
+
+
+async def test_ten_users_are_served_concurrently_against_a_slow_model(telegram, model, config):
+    model.delay = 1.0
+    users = range(2000, 2010)
+    async with running_bot(config):
+        started = time.monotonic()
+        for user in users:
+            telegram.push_text(user, f"hi from {user}")
+        for user in users:
+            [reply] = await telegram.wait_for_sent(user, 1)
+            assert reply["visible_text"] == f"echo: hi from {user}"
+        elapsed = time.monotonic() - started
+    assert elapsed < 3.0, f"ten 1-second turns took {elapsed:.1f}s: they were not concurrent"
+
+
+async def test_a_burst_from_one_user_keeps_its_order(telegram, model, config):
+    model.delay = 0.05
+    texts = [f"burst {i}" for i in range(12)]
+    async with running_bot(config):
+        for item in texts:
+            telegram.push_text(ANN, item)
+        replies = await telegram.wait_for_sent(ANN, len(texts))
+    assert [r["visible_text"] for r in replies] == [f"echo: {t}" for t in texts]
+    assert [conversation(r)[-1][1] for r in model.requests] == texts
+    # each turn saw every earlier message of the burst, in order, with its reply
+    last = conversation(model.requests[-1])
+    assert [content for role, content in last if role == "user"] == texts[-10:]
+
+
+async def test_typing_is_shown_and_renewed_while_the_model_thinks(telegram, model, config):
+    model.delay = 0.7
+    async with running_bot(config):
+        telegram.push_text(ANN, "think hard")
+        await telegram.wait_for_sent(ANN, 1)
+    actions = [p for method, p in telegram.calls if method == "sendChatAction"]
+    assert len(actions) >= 3  # every 0.2 s in tests, every 4 s in production
+    assert all(p["action"] == "typing" and p["chat_id"] == ANN for p in actions)
+
+
+async def test_in_a_group_the_bot_answers_only_when_mentioned_or_replied_to(telegram, model, config):
+    group = -100500
+    async with running_bot(config):
+        telegram.push_text(ANN, "just chatting with friends", chat_id=group, chat_type="group")
+        telegram.push_text(ANN, f"@{telegram.bot_username} how are you?", chat_id=group, chat_type="group")
+        telegram.push_text(BOB, "and what about me", chat_id=group, chat_type="group", reply_to_bot=True)
+        replies = await telegram.wait_for_sent(group, 2)
+        await asyncio.sleep(0.3)
+    assert len(telegram.sent_to(group)) == 2
+    assert sorted(conversation(r)[-1][1] for r in model.requests) == ["and what about me", "how are you?"]
+    assert {r["visible_text"] for r in replies} == {"echo: how are you?", "echo: and what about me"}
+
+
+async def test_strangers_are_refused_politely_and_nothing_of_theirs_is_kept(telegram, model, config, tmp_path):
+    from memory.store import Store
+
+    async with running_bot(replace(config, allowed_user_ids=frozenset({ANN}))):
+        telegram.push_text(BOB, "my name is Bob, let me in")
+        [refusal] = await telegram.wait_for_sent(BOB, 1)
+        telegram.push_text(ANN, "hi")
+        await telegram.wait_for_sent(ANN, 1)
+    assert "private bot" in refusal["visible_text"]
+    assert len(model.requests) == 1
+    store = await Store.open(config.database_path)
+    assert await store.history(BOB, 20) == [] and await store.user_name(BOB) is None
+    await store.close()
+
+
+async def test_start_and_help_and_the_command_menu(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_text(ANN, "/start")
+        telegram.push_text(ANN, "/help")
+        start, help_ = await telegram.wait_for_sent(ANN, 2)
+    assert "/profile" in start["visible_text"] and "/forget" in start["visible_text"]
+    assert "/profile" in help_["visible_text"]
+    menus = [p for method, p in telegram.calls if method == "setMyCommands"]
+    assert {c["command"] for c in menus[0]["commands"]} >= {"start", "help"}
+    assert model.requests == []
+
+
+async def test_a_failing_command_menu_registration_does_not_stop_the_bot(telegram, model, config):
+    telegram.fail_next("setMyCommands", 400, "Bad Request: something odd")
+    async with running_bot(config):
+        telegram.push_text(ANN, "hi")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply["visible_text"] == "echo: hi"

@@ -1,0 +1,116 @@
+"""The bot as a real process: start-up errors, the token in logs, and a graceful SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.doubles.openai_api import OpenAIDouble
+from tests.doubles.telegram_api import TelegramDouble
+
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS = (
+    "TELEGRAM_BOT_TOKEN OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL TELEGRAM_API_BASE_URL DATABASE_PATH "
+    "HISTORY_LIMIT BOT_TIMEZONE ALLOWED_USER_IDS LOG_LEVEL"
+).split()
+
+
+def environment(**settings: str) -> dict[str, str]:
+    """Every setting spelled out (empty = default), so that a developer's .env cannot leak in."""
+    env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
+    env.update({name: "" for name in SETTINGS})
+    env.update(settings)
+    return env
+
+
+async def start_bot(env: dict[str, str]) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "bot.py", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+
+
+@pytest.fixture
+async def telegram():
+    double = TelegramDouble()
+    await double.start()
+    yield double
+    await double.close()
+
+
+@pytest.fixture
+async def model():
+    double = OpenAIDouble()
+    await double.start()
+    yield double
+    await double.close()
+
+
+@pytest.fixture
+def env(telegram, model, tmp_path):
+    return environment(
+        TELEGRAM_BOT_TOKEN=telegram.token,
+        OPENAI_API_KEY="sk-test",
+        OPENAI_BASE_URL=model.base_url,
+        TELEGRAM_API_BASE_URL=telegram.base_url,
+        DATABASE_PATH=str(tmp_path / "db" / "bot.db"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({}, "TELEGRAM_BOT_TOKEN"),
+        ({"TELEGRAM_BOT_TOKEN": "123456:ABCDEFGHIJKLMNOP"}, "OPENAI_API_KEY"),
+        ({"TELEGRAM_BOT_TOKEN": "123456:ABCDEFGHIJKLMNOP", "OPENAI_API_KEY": "k", "HISTORY_LIMIT": "lots"},
+         "HISTORY_LIMIT"),
+        ({"TELEGRAM_BOT_TOKEN": "123456:ABCDEFGHIJKLMNOP", "OPENAI_API_KEY": "k", "BOT_TIMEZONE": "Nowhere/City"},
+         "BOT_TIMEZONE"),
+    ],
+)
+async def test_a_bad_setting_stops_start_up_with_one_line_and_exit_code_2(settings, named):
+    process = await start_bot(environment(**settings))
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0]
+    assert stdout == b""
+
+
+async def test_a_token_telegram_rejects_is_one_line_and_exit_code_2(env, telegram):
+    env["TELEGRAM_BOT_TOKEN"] = "999999:WRONG-TOKEN-VALUE"
+    process = await start_bot(env)
+    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    text = stderr.decode()
+    assert process.returncode == 2
+    assert "error: Telegram rejected TELEGRAM_BOT_TOKEN" in text
+    assert "Traceback" not in text and "WRONG-TOKEN-VALUE" not in text
+
+
+async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(env, telegram, model):
+    env["LOG_LEVEL"] = "DEBUG"
+    model.delay = 1.5
+    process = await start_bot(env)
+    try:
+        await telegram.wait_for_call("setMyCommands", timeout=30)
+        telegram.push_text(1001, "a slow question")
+        await model.wait_for_request(1, timeout=10)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+    assert process.returncode == 0
+    [reply] = telegram.sent_to(1001)
+    assert reply["visible_text"] == "echo: a slow question"
+    log = stderr.decode()
+    assert "bot stopped cleanly" in log
+    assert "Traceback" not in log
+    # httpx logs every request URL, and the URL holds the token: it must never show up.
+    assert telegram.token not in log and telegram.token.split(":")[1] not in log
+    assert "sk-test" not in log

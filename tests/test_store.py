@@ -1,0 +1,137 @@
+from datetime import datetime, timedelta, timezone
+
+import aiosqlite
+import pytest
+
+from memory.migrations import LATEST_VERSION, MIGRATIONS
+from memory.store import Store
+
+T0 = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
+
+
+async def schema(path):
+    async with aiosqlite.connect(path) as db:
+        rows = await (await db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name")).fetchall()
+        version = (await (await db.execute("PRAGMA user_version")).fetchone())[0]
+    return version, rows
+
+
+@pytest.fixture
+async def store(tmp_path):
+    store = await Store.open(tmp_path / "bot.db")
+    yield store
+    await store.close()
+
+
+async def turn(store, user_id, text, minutes=0, update_id=None, name=None, limit=20):
+    return await store.begin_turn(
+        user_id=user_id, first_name="Ann", language_code="en", text=text,
+        now=T0 + timedelta(minutes=minutes), update_id=update_id, history_limit=limit, name=name,
+    )
+
+
+async def test_a_blank_file_gets_the_latest_schema(tmp_path):
+    path = tmp_path / "nested" / "folder" / "bot.db"
+    store = await Store.open(path)
+    assert await store.schema_version() == LATEST_VERSION
+    await store.close()
+    version, rows = await schema(path)
+    names = {name for _type, name, _sql in rows}
+    assert {"users", "messages"} <= names
+
+
+async def test_pragmas(store):
+    async with store._db.execute("PRAGMA journal_mode") as cursor:
+        assert (await cursor.fetchone())[0] == "wal"
+    async with store._db.execute("PRAGMA foreign_keys") as cursor:
+        assert (await cursor.fetchone())[0] == 1
+
+
+@pytest.mark.parametrize("start", range(0, LATEST_VERSION + 1))
+async def test_every_older_schema_migrates_to_the_same_schema(tmp_path, start):
+    blank = tmp_path / "blank.db"
+    await (await Store.open(blank)).close()
+    old = tmp_path / "old.db"
+    store = await Store.open(old, migrate_to=start)
+    assert await store.schema_version() == start
+    if start >= 1:
+        await turn(store, 1, "kept across the migration", update_id=5)
+    await store.migrate()
+    assert await store.schema_version() == LATEST_VERSION
+    if start >= 1:
+        assert await store.history(1, 20) == [{"role": "user", "content": "kept across the migration"}]
+    await store.close()
+    assert await schema(old) == await schema(blank)
+
+
+async def test_reopening_a_migrated_database_changes_nothing(tmp_path):
+    path = tmp_path / "bot.db"
+    await (await Store.open(path)).close()
+    before = await schema(path)
+    await (await Store.open(path)).close()
+    assert await schema(path) == before
+
+
+def test_migrations_are_numbered_in_order():
+    assert [version for version, _name, _sql in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
+
+
+async def test_first_turn_has_no_previous_time_and_the_next_has(store):
+    first = await turn(store, 1, "hello")
+    assert first.previous_seen is None and first.name is None
+    second = await turn(store, 1, "again", minutes=90)
+    assert second.previous_seen == T0
+
+
+async def test_history_is_oldest_first_and_includes_replies(store):
+    await turn(store, 1, "one")
+    await store.add_reply(1, "reply one", T0, 20)
+    result = await turn(store, 1, "two", minutes=1)
+    assert result.history == [
+        {"role": "user", "content": "one"},
+        {"role": "assistant", "content": "reply one"},
+        {"role": "user", "content": "two"},
+    ]
+
+
+async def test_history_is_capped_and_older_messages_are_pruned(store):
+    for i in range(15):
+        await turn(store, 1, f"user {i}", minutes=i, limit=20)
+        await store.add_reply(1, f"bot {i}", T0, 20)
+    history = await store.history(1, 100)
+    assert len(history) == 20
+    assert history[0] == {"role": "user", "content": "user 5"}
+    assert history[-1] == {"role": "assistant", "content": "bot 14"}
+    async with store._db.execute("SELECT COUNT(*) FROM messages WHERE user_id = 1") as cursor:
+        assert (await cursor.fetchone())[0] == 20
+
+
+async def test_a_redelivered_update_is_not_a_new_turn(store):
+    assert await turn(store, 1, "hi", update_id=100) is not None
+    assert await turn(store, 1, "hi", update_id=100) is None
+    assert await store.history(1, 20) == [{"role": "user", "content": "hi"}]
+
+
+async def test_a_stated_name_is_kept_and_not_erased_by_later_turns(store):
+    result = await turn(store, 1, "my name is Bob", name="Bob")
+    assert result.name == "Bob"
+    assert (await turn(store, 1, "what's up")).name == "Bob"
+    assert await store.user_name(1) == "Bob"
+
+
+async def test_users_are_isolated(store):
+    await turn(store, 1, "secret of one", name="One")
+    other = await turn(store, 2, "hello from two")
+    assert other.history == [{"role": "user", "content": "hello from two"}]
+    assert other.name is None
+
+
+async def test_a_failed_transaction_leaves_nothing(store):
+    with pytest.raises(RuntimeError):
+        async with store._transaction() as db:
+            await db.execute(
+                "INSERT INTO users (id, first_seen, last_seen) VALUES (9, 'x', 'x')"
+            )
+            raise RuntimeError("boom")
+    async with store._db.execute("SELECT COUNT(*) FROM users WHERE id = 9") as cursor:
+        assert (await cursor.fetchone())[0] == 0

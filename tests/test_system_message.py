@@ -1,0 +1,129 @@
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from prompts import load_prompt
+from prompts.clock import describe_gap, season, time_of_day, zone_hemisphere
+from prompts.system import build_system_message
+
+UTC = ZoneInfo("UTC")
+NOW = datetime(2026, 11, 29, 15, 40, tzinfo=timezone.utc)  # a Sunday afternoon
+
+
+def build(**overrides):
+    arguments = dict(persona="PERSONA", name=None, facts=[], now=NOW, previous=None, timezone=UTC)
+    arguments.update(overrides)
+    return build_system_message(**arguments)
+
+
+def test_role_is_system_and_persona_comes_first():
+    message = build()
+    assert message["role"] == "system"
+    assert message["content"].startswith("PERSONA\n\n")
+
+
+def test_name_is_shown_when_known_and_not_invented_otherwise():
+    assert "Their name: Анна" in build(name="Анна")["content"]
+    unknown = build()["content"]
+    assert "don't know their name" in unknown
+    assert "Their name:" not in unknown
+
+
+def test_facts_are_listed_and_an_empty_memory_says_so():
+    content = build(facts=["has a cat named Murka", "lives in Kazan"])["content"]
+    assert "- has a cat named Murka\n- lives in Kazan" in content
+    assert "- nothing yet" in build()["content"]
+
+
+def test_date_weekday_time_of_day_and_season():
+    content = build()["content"]
+    assert "It is Sunday, 29 November 2026, 15:40 (afternoon) in UTC; the season is autumn." in content
+
+
+def test_now_is_shown_in_the_bot_timezone():
+    content = build(timezone=ZoneInfo("Asia/Vladivostok"))["content"]  # UTC+10: already Monday 01:40
+    assert "Monday, 30 November 2026, 01:40 (night) in Asia/Vladivostok" in content
+
+
+def test_southern_hemisphere_season():
+    content = build(timezone=ZoneInfo("Australia/Sydney"), hemisphere="south")["content"]
+    assert "the season is spring" in content
+
+
+def test_first_conversation_and_last_talked():
+    assert "This is your first conversation with them." in build()["content"]
+    content = build(previous=NOW - timedelta(days=3))["content"]
+    assert "You last talked 3 days ago (their previous message: Thursday, 26 November 2026, 15:40)." in content
+
+
+def test_same_inputs_give_the_same_message():
+    assert build(name="Bob", facts=["x"]) == build(name="Bob", facts=["x"])
+
+
+@pytest.mark.parametrize(
+    ("hour", "expected"),
+    [(0, "night"), (4, "night"), (5, "morning"), (11, "morning"), (12, "afternoon"), (16, "afternoon"),
+     (17, "evening"), (21, "evening"), (22, "night"), (23, "night")],
+)
+def test_time_of_day(hour, expected):
+    assert time_of_day(hour) == expected
+
+
+@pytest.mark.parametrize(
+    ("month", "north", "south"),
+    [(1, "winter", "summer"), (2, "winter", "summer"), (3, "spring", "autumn"), (5, "spring", "autumn"),
+     (6, "summer", "winter"), (8, "summer", "winter"), (9, "autumn", "spring"), (11, "autumn", "spring"),
+     (12, "winter", "summer")],
+)
+def test_seasons_in_both_hemispheres(month, north, south):
+    assert season(month, "north") == north
+    assert season(month, "south") == south
+
+
+@pytest.mark.parametrize(
+    ("delta", "expected"),
+    [
+        (timedelta(seconds=0), "less than a minute ago"),
+        (timedelta(seconds=59), "less than a minute ago"),
+        (timedelta(minutes=1), "1 minute ago"),
+        (timedelta(minutes=59), "59 minutes ago"),
+        (timedelta(hours=1), "1 hour ago"),
+        (timedelta(hours=23, minutes=59), "23 hours ago"),
+        (timedelta(days=1), "yesterday"),
+        (timedelta(days=3), "3 days ago"),
+        (timedelta(days=13), "13 days ago"),
+        (timedelta(days=14), "2 weeks ago"),
+        (timedelta(days=59), "8 weeks ago"),
+        (timedelta(days=60), "2 months ago"),
+        (timedelta(days=364), "12 months ago"),
+        (timedelta(days=365), "1 year ago"),
+        (timedelta(days=800), "2 years ago"),
+        (timedelta(seconds=-30), "less than a minute ago"),  # clock skew: never "in the future"
+    ],
+)
+def test_describe_gap(delta, expected):
+    assert describe_gap(NOW, NOW - delta) == expected
+
+
+def test_describe_gap_counts_calendar_days_after_a_day():
+    late = datetime(2026, 11, 29, 23, 0, tzinfo=UTC)
+    # 26 hours, but two calendar dates apart: "yesterday" would mislead.
+    assert describe_gap(datetime(2026, 12, 1, 1, 0, tzinfo=UTC), late) == "2 days ago"
+
+
+def test_describe_gap_without_previous_is_empty():
+    assert describe_gap(NOW, None) == ""
+
+
+@pytest.mark.parametrize(
+    ("zone", "hemisphere"),
+    [("UTC", "north"), ("Europe/Moscow", "north"), ("America/New_York", "north"), ("Australia/Sydney", "south"),
+     ("America/Argentina/Buenos_Aires", "south"), ("Africa/Johannesburg", "south"), ("Pacific/Auckland", "south")],
+)
+def test_zone_hemisphere(zone, hemisphere):
+    assert zone_hemisphere(zone) == hemisphere
+
+
+def test_persona_file_is_loaded():
+    assert "companion" in load_prompt("persona.md")
