@@ -16,6 +16,7 @@ import openai
 from dotenv import load_dotenv
 from telegram import BotCommand, Update
 from telegram.error import InvalidToken, NetworkError, TelegramError
+from telegram.request import BaseRequest
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
 
 import handlers
@@ -57,15 +58,20 @@ def setup_logging(config: Config) -> None:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
-def build_application(config: Config) -> Application:
-    """Return the python-telegram-bot Application with every handler registered; services come in post_init."""
+def build_application(config: Config, request: BaseRequest | None = None) -> Application:
+    """Return the python-telegram-bot Application with every handler registered; services come in post_init.
+
+    `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one).
+    """
+    builder = ApplicationBuilder()
+    if request is not None:
+        builder = builder.request(request)
     app = (
-        ApplicationBuilder()
-        .token(config.telegram_token)
+        builder.token(config.telegram_token)
         .base_url(config.telegram_api_base_url)
         .context_types(ContextTypes(bot_data=Services))
         .concurrent_updates(PerUserUpdateProcessor(config.max_concurrent_updates))
-        .rate_limiter(AIORateLimiter(max_retries=3))
+        .rate_limiter(AIORateLimiter(overall_max_rate=config.telegram_max_rate, max_retries=3))
         .post_init(post_init)
         .post_shutdown(post_shutdown)
         .build()

@@ -41,6 +41,8 @@ class Config:
     model_retry_budget_s: float = 60.0
     model_backoff_s: float = 1.0
     max_concurrent_updates: int = 4096
+    # Requests per second to Telegram across all chats (its broadcast limit); 0 turns the limiter off.
+    telegram_max_rate: float = 30.0
     hemisphere: str = field(default="north")
 
     @property

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from telegram import Update
-from telegram.ext import Application, CommandHandler, MessageHandler, TypeHandler, filters
+from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, TypeHandler, filters
 
 from handlers.access import refuse_strangers
 from handlers.chat import on_media, on_text
 from handlers.commands import help_command, start
 from handlers.errors import on_error
+from handlers.privacy import FORGET_CANCEL, FORGET_CONFIRM, forget, forget_answer, profile, stale_button
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE
 
@@ -18,6 +19,11 @@ def register(app: Application) -> None:
     app.add_handler(TypeHandler(Update, refuse_strangers), group=-1)
     app.add_handler(CommandHandler("start", start, filters=NEW_MESSAGES))
     app.add_handler(CommandHandler("help", help_command, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("profile", profile, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("forget", forget, filters=NEW_MESSAGES))
+    app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_CONFIRM}|{FORGET_CANCEL})$"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
     app.add_handler(MessageHandler(NEW_MESSAGES & ~filters.TEXT & ~filters.StatusUpdate.ALL, on_media))
+    app.add_handler(MessageHandler(NEW_MESSAGES & filters.COMMAND, help_command))  # unknown commands
+    app.add_handler(CallbackQueryHandler(stale_button))
     app.add_error_handler(on_error)

@@ -53,6 +53,32 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Я пока понимаю только текст. Напишешь мне?",
     },
     "empty": {"en": "Yes? I'm listening.", "ru": "Да? Я слушаю."},
+    "profile_empty": {
+        "en": "I don't know anything about you yet. I remember what you tell me about yourself, "
+        "and you can erase it any time with /forget.",
+        "ru": "Я пока ничего о тебе не знаю. Я запоминаю то, что ты рассказываешь о себе, "
+        "а стереть это можно в любой момент командой /forget.",
+    },
+    "profile": {
+        "en": "What I remember about you:\n• name: {name}\n• we first talked on {since}\n"
+        "• our recent conversation: {messages} messages (I keep the last {limit})\n\nErase it all with /forget.",
+        "ru": "Что я о тебе помню:\n• имя: {name}\n• впервые говорили {since}\n"
+        "• наш недавний разговор: {messages} сообщ. (храню последние {limit})\n\nСтереть всё: /forget.",
+    },
+    "no_name": {"en": "you haven't told me", "ru": "ты не говорил(а)"},
+    "forget_ask": {
+        "en": "Erase everything I remember about you, and our conversation? This cannot be undone.",
+        "ru": "Стереть всё, что я о тебе помню, и нашу переписку? Это нельзя отменить.",
+    },
+    "forget_yes": {"en": "Yes, erase", "ru": "Да, стереть"},
+    "forget_no": {"en": "Cancel", "ru": "Отмена"},
+    "forget_done": {
+        "en": "Done. I erased your name and {messages} messages. We start from a clean slate.",
+        "ru": "Готово. Я стёр твоё имя и {messages} сообщ. Начинаем с чистого листа.",
+    },
+    "forget_nothing": {"en": "There was nothing to erase: I keep nothing about you.", "ru": "Стирать нечего: я ничего о тебе не храню."},
+    "forget_cancelled": {"en": "Okay, I keep everything as it was.", "ru": "Хорошо, всё остаётся как было."},
+    "button_expired": {"en": "This button has expired.", "ru": "Эта кнопка устарела."},
 }
 
 COMMANDS: dict[str, list[tuple[str, str]]] = {

@@ -24,6 +24,15 @@ class Turn:
     history: list[dict[str, str]]
 
 
+@dataclass(frozen=True)
+class Profile:
+    """What the store keeps about a user, for /profile."""
+
+    name: str | None
+    first_seen: datetime
+    messages: int
+
+
 def _iso(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat()
 
@@ -33,7 +42,7 @@ def _parse(text: str | None) -> datetime | None:
 
 
 class Store:
-    """Async access to users and their session history; every write is one transaction."""
+    """Async access to users and their session history."""
 
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._db = connection
@@ -72,9 +81,8 @@ class Store:
 
     async def schema_version(self) -> int:
         """Return the number of the last migration applied."""
-        async with self._db.execute("PRAGMA user_version") as cursor:
-            row = await cursor.fetchone()
-        return int(row[0])
+        rows = await self._db.execute_fetchall("PRAGMA user_version")
+        return int(next(iter(rows))[0])
 
     async def migrate(self, target: int = LATEST_VERSION) -> None:
         """Apply, in order and each in its own transaction, the migrations above the current version."""
@@ -100,18 +108,19 @@ class Store:
     ) -> Turn | None:
         """Record the user's message and return the turn, or None if this update was already handled."""
         stamp = _iso(now)
-        async with self._transaction() as db:
-            async with db.execute("SELECT name, last_seen FROM users WHERE id = ?", (user_id,)) as cursor:
-                row = await cursor.fetchone()
-            if row is None:
-                await db.execute(
-                    "INSERT INTO users (id, first_name, language_code, first_seen, last_seen)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (user_id, first_name, language_code, stamp, stamp),
-                )
-                known_name, previous = None, None
-            else:
-                known_name, previous = row[0], _parse(row[1])
+        # No explicit transaction: each statement commits on its own, in an order where a crash
+        # between any two leaves a consistent database, and the turn costs four round trips.
+        async with self._lock:
+            db = self._db
+            rows = await db.execute_fetchall("SELECT name, last_seen FROM users WHERE id = ?", (user_id,))
+            known_name, previous = next(((row[0], _parse(row[1])) for row in rows), (None, None))
+            await db.execute(
+                "INSERT INTO users (id, first_name, language_code, name, first_seen, last_seen)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
+                " language_code = excluded.language_code, last_seen = excluded.last_seen,"
+                " name = COALESCE(excluded.name, users.name)",
+                (user_id, first_name, language_code, name, stamp, stamp),
+            )
             cursor = await db.execute(
                 "INSERT INTO messages (user_id, role, content, created_at, update_id) VALUES (?, 'user', ?, ?, ?)"
                 " ON CONFLICT(update_id) DO NOTHING",
@@ -119,23 +128,19 @@ class Store:
             )
             if cursor.rowcount == 0:
                 return None
-            await db.execute(
-                "UPDATE users SET first_name = ?, language_code = ?, last_seen = ?, name = COALESCE(?, name)"
-                " WHERE id = ?",
-                (first_name, language_code, stamp, name, user_id),
-            )
-            await self._prune(db, user_id, history_limit)
             history = await self._history(db, user_id, history_limit)
         return Turn(user_id=user_id, name=name or known_name, previous_seen=previous, history=history)
 
     async def add_reply(self, user_id: int, text: str, now: datetime, history_limit: int) -> None:
         """Store the assistant's reply and prune the session to `history_limit` messages."""
-        async with self._transaction() as db:
-            await db.execute(
+        # Two single-statement transactions: a crash between them leaves one message too many,
+        # which the next prune removes; it saves two round trips to SQLite's thread on every turn.
+        async with self._lock:
+            await self._db.execute(
                 "INSERT INTO messages (user_id, role, content, created_at) VALUES (?, 'assistant', ?, ?)",
                 (user_id, text, _iso(now)),
             )
-            await self._prune(db, user_id, history_limit)
+            await self._prune(self._db, user_id, history_limit)
 
     async def history(self, user_id: int, limit: int) -> list[dict[str, str]]:
         """Return the user's last `limit` messages, oldest first, as chat messages."""
@@ -144,16 +149,36 @@ class Store:
 
     async def user_name(self, user_id: int) -> str | None:
         """Return the name the user gave, if any."""
-        async with self._lock, self._db.execute("SELECT name FROM users WHERE id = ?", (user_id,)) as cursor:
-            row = await cursor.fetchone()
-        return row[0] if row else None
+        async with self._lock:
+            rows = await self._db.execute_fetchall("SELECT name FROM users WHERE id = ?", (user_id,))
+        return next((row[0] for row in rows), None)
+
+    async def profile(self, user_id: int) -> Profile | None:
+        """Return what is stored about the user, or None if nothing is."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT name, first_seen, (SELECT COUNT(*) FROM messages WHERE user_id = users.id)"
+                " FROM users WHERE id = ?",
+                (user_id,),
+            )
+        row = next(iter(rows), None)
+        if row is None:
+            return None
+        return Profile(name=row[0], first_seen=_parse(row[1]), messages=row[2])  # type: ignore[arg-type]
+
+    async def forget_user(self, user_id: int) -> int:
+        """Delete everything stored about the user in one transaction; return how many messages went."""
+        async with self._transaction() as db:
+            cursor = await db.execute("DELETE FROM messages WHERE user_id = ?", (user_id,))
+            messages = cursor.rowcount
+            await db.execute("DELETE FROM users WHERE id = ?", (user_id,))
+        return int(messages)
 
     @staticmethod
     async def _history(db: aiosqlite.Connection, user_id: int, limit: int) -> list[dict[str, str]]:
-        async with db.execute(
+        rows = await db.execute_fetchall(
             "SELECT role, content FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
-        ) as cursor:
-            rows = await cursor.fetchall()
+        )
         return [{"role": role, "content": content} for role, content in reversed(rows)]
 
     @staticmethod

@@ -1,0 +1,184 @@
+"""Per-turn cost of the bot minus the model and the network, and how it serves many users at once.
+
+Every turn goes through the real Application: update processor, handlers, store (SQLite on disk),
+system-message builder and reply formatting. Only two edges are replaced in-process: the Bot API
+transport (answers instantly) and the chat model (answers instantly, or after `--model-seconds`).
+
+    .venv/bin/python bench/turn.py            # full run (about a minute on 2 cores)
+    .venv/bin/python bench/turn.py --quick    # smaller, for a smoke check
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("PTB_TIMEDELTA", "true")
+
+from telegram import Update  # noqa: E402
+from telegram.request import BaseRequest, RequestData  # noqa: E402
+
+from bot import build_application  # noqa: E402
+from chat.companion import Speaker  # noqa: E402
+from chat.llm import ChatModel  # noqa: E402
+from config import Config  # noqa: E402
+
+BOT_USER = {"id": 42, "is_bot": True, "first_name": "Companion", "username": "companion_bench_bot"}
+
+
+class InstantBotApi(BaseRequest):
+    """A Bot API that answers every call at once, in-process, as Telegram would."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.message_id = 0
+
+    async def initialize(self) -> None:
+        """Nothing to open."""
+
+    async def shutdown(self) -> None:
+        """Nothing to close."""
+
+    @property
+    def read_timeout(self) -> float:
+        return 5.0
+
+    async def do_request(self, url, method, request_data: RequestData | None = None, **_timeouts):
+        """Return (status, JSON body) for a Bot API call."""
+        name = url.rsplit("/", 1)[-1]
+        params = request_data.parameters if request_data else {}
+        if name == "getMe":
+            result: object = BOT_USER
+        elif name == "sendMessage":
+            self.sent += 1
+            self.message_id += 1
+            chat = {"id": int(params["chat_id"]), "type": "private", "first_name": "U"}
+            result = {"message_id": self.message_id, "date": int(time.time()), "chat": chat, "from": BOT_USER,
+                      "text": params.get("text", "")}
+        else:
+            result = True
+        return 200, json.dumps({"ok": True, "result": result}).encode()
+
+
+class InstantModel(ChatModel):
+    """A chat model that answers after `seconds` (0: at once), without any network."""
+
+    def __init__(self, seconds: float, client) -> None:
+        super().__init__(client=client, model="bench")
+        self.seconds = seconds
+
+    async def complete(self, messages, **options) -> str:
+        if self.seconds:
+            await asyncio.sleep(self.seconds)
+        return "That sounds lovely. Tell me more about it?"
+
+
+def text_update(update_id: int, user_id: int, text: str) -> dict:
+    user = {"id": user_id, "is_bot": False, "first_name": "U", "language_code": "en"}
+    message = {"message_id": update_id, "date": int(time.time()), "chat": {"id": user_id, "type": "private"},
+               "from": user, "text": text}
+    return {"update_id": update_id, "message": message}
+
+
+async def start(database: Path, model_seconds: float):
+    config = Config(telegram_token="42:BENCHMARK-TOKEN", openai_api_key="none", database_path=database,
+                    typing_interval_s=4.0, telegram_max_rate=0)
+    api = InstantBotApi()
+    app = build_application(config, request=api)
+    await app.initialize()
+    await app.post_init(app)
+    app.bot_data.model = InstantModel(model_seconds, app.bot_data.model.client)
+    app.bot_data.companion.model = app.bot_data.model
+    return app, api
+
+
+async def stop(app) -> None:
+    await app.shutdown()
+    await app.post_shutdown(app)
+
+
+async def populate(app, users: int) -> None:
+    """Give `users` users a first turn and reply each, through the store's own API."""
+    companion = app.bot_data.companion
+    for user_id in range(1, users + 1):
+        await companion.reply(Speaker(user_id, "U", "en"), f"hello, I am user {user_id}")
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.value = 10_000_000
+
+    def next(self) -> int:
+        self.value += 1
+        return self.value
+
+
+async def one_turn(app, ids: Counter, user_id: int) -> float:
+    update = Update.de_json(text_update(ids.next(), user_id, "How was your day? I went for a walk."), app.bot)
+    started = time.perf_counter()
+    await app.update_processor.process_update(update, app.process_update(update))
+    return time.perf_counter() - started
+
+
+async def per_turn_cost(app, ids: Counter, active: int, turns: int) -> list[float]:
+    """Return the seconds of `turns` sequential turns spread round-robin over `active` users."""
+    for user_id in range(1, active + 1):  # warm up: a full 20-message session for everyone measured
+        for _ in range(10):
+            await one_turn(app, ids, user_id)
+    return [await one_turn(app, ids, 1 + i % active) for i in range(turns)]
+
+
+async def concurrent_wall_time(app, ids: Counter, users: int) -> float:
+    """Return seconds until `users` users, all writing at once, are all answered."""
+    started = time.perf_counter()
+    await asyncio.gather(*(one_turn(app, ids, 50_000 + n) for n in range(users)))  # de_json is timed too
+    return time.perf_counter() - started
+
+
+def summary(samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    return f"p50 {statistics.median(ms):6.2f} ms   p99 {p99:6.2f} ms   {len(ms) / sum(samples):7.0f} turns/s"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer users and turns")
+    args = parser.parse_args()
+    population = 1_000 if args.quick else 10_000
+    turns = 300 if args.quick else 2_000
+    with tempfile.TemporaryDirectory() as folder:
+        database = Path(folder) / "bench.db"
+        app, api = await start(database, 0.0)
+        started = time.perf_counter()
+        await populate(app, population)
+        print(f"populated {population:,} users in {time.perf_counter() - started:.1f}s")
+        ids = Counter()
+        print(f"per-turn cost, {turns} turns each, database of {population:,} users:")
+        for active in (1, 100, 1_000):
+            print(f"  {active:>5} active users: {summary(await per_turn_cost(app, ids, active, turns))}")
+        await stop(app)
+
+        app, api = await start(database, 1.0)
+        for users in (10, 100, 1_000):
+            runs = []
+            for _ in range(5):
+                before = api.sent
+                runs.append(await concurrent_wall_time(app, ids, users))
+                assert api.sent - before == users, "every user must be answered"
+            spread = " ".join(f"{seconds:.2f}" for seconds in runs)
+            print(f"{users:>5} users at once, model takes 1 s: all answered in {statistics.median(runs):.2f}s"
+                  f" (median of 5: {spread})")
+        await stop(app)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
