@@ -16,8 +16,8 @@ import openai
 from dotenv import load_dotenv
 from telegram import BotCommand, Update
 from telegram.error import InvalidToken, NetworkError, TelegramError
-from telegram.request import BaseRequest
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+from telegram.request import BaseRequest
 
 import handlers
 from chat.companion import Companion

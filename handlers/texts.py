@@ -35,7 +35,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Sorry, this is a private bot and I can't talk with you.",
         "ru": "Извини, это частный бот, и я не могу с тобой общаться.",
     },
-    "sticker": {"en": "Nice sticker! 😊 Tell me in words, though.", "ru": "Классный стикер! 😊 Но лучше расскажи словами."},
+    "sticker": {
+        "en": "Nice sticker! 😊 Tell me in words, though.",
+        "ru": "Классный стикер! 😊 Но лучше расскажи словами.",
+    },
     "photo": {
         "en": "I can't see pictures yet. Tell me what's in it?",
         "ru": "Я пока не умею смотреть картинки. Расскажешь, что там?",
@@ -76,7 +79,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Done. I erased your name and {messages} messages. We start from a clean slate.",
         "ru": "Готово. Я стёр твоё имя и {messages} сообщ. Начинаем с чистого листа.",
     },
-    "forget_nothing": {"en": "There was nothing to erase: I keep nothing about you.", "ru": "Стирать нечего: я ничего о тебе не храню."},
+    "forget_nothing": {
+        "en": "There was nothing to erase: I keep nothing about you.",
+        "ru": "Стирать нечего: я ничего о тебе не храню.",
+    },
     "forget_cancelled": {"en": "Okay, I keep everything as it was.", "ru": "Хорошо, всё остаётся как было."},
     "button_expired": {"en": "This button has expired.", "ru": "Эта кнопка устарела."},
 }

@@ -12,7 +12,6 @@ import pytest
 from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, Conflict, InvalidToken, RetryAfter
 
-from tests.doubles import OpenAIDouble, TelegramDouble
 from tests.doubles.openai_api import trigram_embedding
 from tests.doubles.telegram_markup import ParseError, parse_html, parse_markdown_v2
 
@@ -20,11 +19,8 @@ ANN, GROUP = 1001, -100500
 
 
 @pytest.fixture
-async def tg():
-    double = TelegramDouble()
-    await double.start()
-    yield double
-    await double.close()
+def tg(telegram):
+    return telegram
 
 
 @pytest.fixture
@@ -34,11 +30,8 @@ async def bot(tg):
 
 
 @pytest.fixture
-async def oai():
-    double = OpenAIDouble()
-    await double.start()
-    yield double
-    await double.close()
+def oai(model):
+    return model
 
 
 @pytest.fixture

@@ -8,27 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from tests.doubles.openai_api import OpenAIDouble
-from tests.doubles.telegram_api import TelegramDouble
 from tests.harness import make_config, running_bot
 
 ANN, BOB = 1001, 1002
-
-
-@pytest.fixture
-async def telegram():
-    double = TelegramDouble()
-    await double.start()
-    yield double
-    await double.close()
-
-
-@pytest.fixture
-async def model():
-    double = OpenAIDouble()
-    await double.start()
-    yield double
-    await double.close()
 
 
 @pytest.fixture

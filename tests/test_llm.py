@@ -7,21 +7,17 @@ import pytest
 
 from bot import RedactSecrets
 from chat.llm import ChatModel, ModelUnavailable, backoff_delay, is_retryable
-from tests.doubles.openai_api import OpenAIDouble
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi"}]
 
 
 @pytest.fixture
-async def server():
-    double = OpenAIDouble()
-    await double.start()
-    yield double
-    await double.close()
+def server(model):
+    return model
 
 
 @pytest.fixture
-async def model(server):
+async def chat(server):
     client = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
     yield ChatModel(client, "gpt-4o-mini", attempt_timeout=0.5, budget=2.0, backoff=0.02)
     await client.close()
@@ -42,31 +38,31 @@ def test_what_is_retried():
     assert not is_retryable(ValueError("bug"))
 
 
-async def test_a_completion(model, server):
-    assert await model.complete(MESSAGES) == "echo: hi"
+async def test_a_completion(chat, server):
+    assert await chat.complete(MESSAGES) == "echo: hi"
     assert server.requests[0]["messages"] == MESSAGES
 
 
-async def test_5xx_and_429_are_retried_until_an_answer(model, server):
+async def test_5xx_and_429_are_retried_until_an_answer(chat, server):
     server.fail_next(500)
     server.fail_next(429, retry_after=0.1)
     server.fail_next(503)
-    assert await model.complete(MESSAGES) == "echo: hi"
+    assert await chat.complete(MESSAGES) == "echo: hi"
     assert len(server.requests) == 4
 
 
-async def test_a_hanging_request_times_out_and_is_retried(model, server):
+async def test_a_hanging_request_times_out_and_is_retried(chat, server):
     server.hang_next()
     started = time.monotonic()
-    assert await model.complete(MESSAGES) == "echo: hi"
+    assert await chat.complete(MESSAGES) == "echo: hi"
     assert 0.5 <= time.monotonic() - started < 1.5
 
 
-async def test_an_outage_ends_within_the_budget(model, server):
+async def test_an_outage_ends_within_the_budget(chat, server):
     server.fail_always(502)
     started = time.monotonic()
     with pytest.raises(ModelUnavailable):
-        await model.complete(MESSAGES)
+        await chat.complete(MESSAGES)
     assert time.monotonic() - started <= 2.5
     assert len(server.requests) >= 3
 
@@ -79,21 +75,22 @@ async def test_a_bad_key_is_not_retried(server):
     assert len(server.requests) == 1
 
 
-async def test_once_stopping_no_new_attempt_starts(model, server):
+async def test_once_stopping_no_new_attempt_starts(chat, server):
     server.fail_always(500)
-    model.stopping.set()
+    chat.stopping.set()
     with pytest.raises(ModelUnavailable):
-        await model.complete(MESSAGES)
+        await chat.complete(MESSAGES)
     assert len(server.requests) == 1
 
 
-async def test_an_empty_answer_is_not_passed_on(model, server):
+async def test_an_empty_answer_is_not_passed_on(chat, server):
     server.reply = lambda body: "   "
     with pytest.raises(ModelUnavailable, match="empty"):
-        await model.complete(MESSAGES)
+        await chat.complete(MESSAGES)
 
 
 def test_secrets_are_redacted_from_log_records():
-    record = logging.LogRecord("httpx", logging.INFO, __file__, 1, "POST %s", ("https://x/bot123:SECRET-TOKEN/getMe",), None)
+    url = "https://x/bot123:SECRET-TOKEN/getMe"
+    record = logging.LogRecord("httpx", logging.INFO, __file__, 1, "POST %s", (url,), None)
     RedactSecrets("123:SECRET-TOKEN", "sk-abcdefghij").filter(record)
     assert record.getMessage() == "POST https://x/bot[redacted]/getMe"

@@ -10,9 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.doubles.openai_api import OpenAIDouble
-from tests.doubles.telegram_api import TelegramDouble
-
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = (
     "TELEGRAM_BOT_TOKEN OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL TELEGRAM_API_BASE_URL DATABASE_PATH "
@@ -33,22 +30,6 @@ async def start_bot(env: dict[str, str]) -> asyncio.subprocess.Process:
         sys.executable, "bot.py", cwd=ROOT, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
-
-
-@pytest.fixture
-async def telegram():
-    double = TelegramDouble()
-    await double.start()
-    yield double
-    await double.close()
-
-
-@pytest.fixture
-async def model():
-    double = OpenAIDouble()
-    await double.start()
-    yield double
-    await double.close()
 
 
 @pytest.fixture
