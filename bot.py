@@ -24,9 +24,12 @@ from chat.companion import Companion
 from chat.llm import ChatModel
 from config import Config, ConfigError, load_config
 from handlers.context import Services
+from handlers.jobs import schedule_pending_work
 from handlers.ordering import PerUserUpdateProcessor
 from handlers.texts import COMMANDS
+from memory.extraction import LLMExtractor
 from memory.store import Store
+from memory.upkeep import MemoryKeeper
 from prompts import load_prompt
 
 log = logging.getLogger("bot")
@@ -100,7 +103,9 @@ async def post_init(app: Application) -> None:
         backoff=config.model_backoff_s,
     )
     services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"))
+    services.keeper = MemoryKeeper(services.store, LLMExtractor(services.model), config)
     await register_commands(app)
+    await schedule_pending_work(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_path)
 
 

@@ -35,6 +35,10 @@ class Config:
     timezone: str = "UTC"
     allowed_user_ids: frozenset[int] = frozenset()
     log_level: str = "INFO"
+    memory_extract_delay_s: float = 30.0
+    memory_extract_every: int = 10
+    memory_max_facts: int = 100
+    memory_prompt_facts: int = 20
     # Tuning that is not read from the environment; tests shorten it.
     typing_interval_s: float = 4.0
     model_attempt_timeout_s: float = 20.0
@@ -43,6 +47,8 @@ class Config:
     max_concurrent_updates: int = 4096
     # Requests per second to Telegram across all chats (its broadcast limit); 0 turns the limiter off.
     telegram_max_rate: float = 30.0
+    memory_retry_s: float = 300.0  # a failed extraction is tried again after this long
+    memory_batch: int = 30  # messages per extraction call
     hemisphere: str = field(default="north")
 
     @property
@@ -94,6 +100,10 @@ def load_config(env: Mapping[str, str]) -> Config:
         timezone=timezone,
         allowed_user_ids=_user_ids(env),
         log_level=log_level,
+        memory_extract_delay_s=_int(env, "MEMORY_EXTRACT_DELAY_SECONDS", 30, low=0, high=86_400),
+        memory_extract_every=_int(env, "MEMORY_EXTRACT_EVERY", 10, low=1, high=1_000),
+        memory_max_facts=_int(env, "MEMORY_MAX_FACTS", 100, low=1, high=10_000),
+        memory_prompt_facts=_int(env, "MEMORY_PROMPT_FACTS", 20, low=0, high=1_000),
         hemisphere=zone_hemisphere(timezone),
     )
 

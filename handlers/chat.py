@@ -8,6 +8,7 @@ from telegram.constants import ChatType
 from chat.companion import Speaker
 from chat.llm import ModelUnavailable
 from handlers.context import Context
+from handlers.jobs import after_user_message
 from handlers.replies import send_text, typing_indicator
 from handlers.texts import text
 
@@ -59,6 +60,7 @@ async def on_text(update: Update, context: Context) -> None:
             answer = text("model_down", user.language_code)
     if answer is not None:
         await send_text(context.bot, message.chat_id, answer)
+        await after_user_message(services, context.job_queue, user.id)
 
 
 MEDIA_KINDS = (

@@ -10,6 +10,7 @@ from chat.companion import Companion
 from chat.llm import ChatModel
 from config import Config
 from memory.store import Store
+from memory.upkeep import MemoryKeeper
 
 
 @dataclass
@@ -20,6 +21,7 @@ class Services:
     store: Store | None = None
     model: ChatModel | None = None
     companion: Companion | None = None
+    keeper: MemoryKeeper | None = None
 
 
 Context = CallbackContext[ExtBot[None], dict, dict, Services]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Awaitable
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
+
+from chat.locks import KeyedLocks
 
 
 def ordering_key(update: object) -> int | None:
@@ -25,8 +26,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
 
     def __init__(self, max_concurrent_updates: int) -> None:
         super().__init__(max_concurrent_updates)
-        self._locks: dict[int, asyncio.Lock] = {}
-        self._waiting: dict[int, int] = {}
+        self._locks = KeyedLocks()
 
     async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
@@ -37,15 +37,8 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
             return
         # Taking the lock is this task's first suspension point, and tasks start in the
         # order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
-        lock = self._locks.setdefault(key, asyncio.Lock())
-        self._waiting[key] = self._waiting.get(key, 0) + 1
-        try:
-            async with lock, self._semaphore:
-                await coroutine
-        finally:
-            self._waiting[key] -= 1
-            if not self._waiting[key]:
-                del self._waiting[key], self._locks[key]
+        async with self._locks.hold(key), self._semaphore:
+            await coroutine
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Await the update's coroutine (ordering happens in process_update)."""

@@ -60,8 +60,11 @@ async def forget_answer(update: Update, context: Context) -> None:
         return
     await query.answer()
     if query.data == FORGET_CONFIRM:
-        erased = await context.bot_data.store.forget_user(query.from_user.id)
-        done = text("forget_done", language, messages=str(erased)) if erased else text("forget_nothing", language)
+        messages, facts = await context.bot_data.store.forget_user(query.from_user.id)
+        if messages or facts:
+            done = text("forget_done", language, messages=str(messages), facts=str(facts))
+        else:
+            done = text("forget_nothing", language)
     else:
         done = text("forget_cancelled", language)
     await query.edit_message_text(done)

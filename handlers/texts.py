@@ -76,8 +76,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "forget_yes": {"en": "Yes, erase", "ru": "Да, стереть"},
     "forget_no": {"en": "Cancel", "ru": "Отмена"},
     "forget_done": {
-        "en": "Done. I erased your name and {messages} messages. We start from a clean slate.",
-        "ru": "Готово. Я стёр твоё имя и {messages} сообщ. Начинаем с чистого листа.",
+        "en": "Done. Erased everything I kept about you (facts: {facts}, messages: {messages}). "
+        "We start from a clean slate.",
+        "ru": "Готово. Я стёр всё, что о тебе хранил (фактов: {facts}, сообщений: {messages}). "
+        "Начинаем с чистого листа.",
     },
     "forget_nothing": {
         "en": "There was nothing to erase: I keep nothing about you.",

@@ -32,6 +32,54 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX messages_by_user ON messages(user_id, id)",
         ),
     ),
+    (
+        2,
+        "facts, their history and relations",
+        (
+            """
+            CREATE TABLE facts (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                category TEXT NOT NULL,
+                key TEXT NOT NULL,                   -- a slot ('city') or a slot with a discriminator ('pet:murka')
+                value TEXT NOT NULL,                 -- in the user's language
+                importance INTEGER NOT NULL CHECK (importance BETWEEN 1 AND 10),
+                confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+                source TEXT NOT NULL CHECK (source IN ('rule', 'llm')),
+                source_message_id INTEGER,           -- messages.id; the message itself may be pruned later
+                created_at TEXT NOT NULL,
+                updated_at TEXT NOT NULL,
+                UNIQUE (user_id, key)
+            )
+            """,
+            """
+            CREATE TABLE fact_history (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+                user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                value TEXT NOT NULL,                 -- what the fact said before it was replaced
+                source TEXT NOT NULL,
+                valid_from TEXT NOT NULL,
+                valid_until TEXT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE fact_relations (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                source_fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+                target_fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+                relation TEXT NOT NULL,
+                strength REAL NOT NULL CHECK (strength BETWEEN 0 AND 1),
+                UNIQUE (source_fact_id, target_fact_id, relation)
+            )
+            """,
+            "CREATE INDEX fact_history_by_fact ON fact_history(fact_id)",
+            "CREATE INDEX fact_relations_by_user ON fact_relations(user_id)",
+            # The id of the last message the LLM extractor has read; later messages are pending.
+            "ALTER TABLE users ADD COLUMN extracted_upto INTEGER NOT NULL DEFAULT 0",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

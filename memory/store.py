@@ -12,6 +12,10 @@ from typing import AsyncIterator
 import aiosqlite
 
 from memory.migrations import LATEST_VERSION, MIGRATIONS
+from memory.store_facts import FactQueries
+
+# However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
+UNREAD_CAP = 10
 
 
 @dataclass(frozen=True)
@@ -19,6 +23,7 @@ class Turn:
     """What the store knows at the start of a turn: who, since when, and the session so far."""
 
     user_id: int
+    message_id: int
     name: str | None
     previous_seen: datetime | None
     history: list[dict[str, str]]
@@ -41,8 +46,8 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-class Store:
-    """Async access to users and their session history."""
+class Store(FactQueries):
+    """Async access to users, their session history and (through FactQueries) their facts."""
 
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._db = connection
@@ -129,7 +134,10 @@ class Store:
             if cursor.rowcount == 0:
                 return None
             history = await self._history(db, user_id, history_limit)
-        return Turn(user_id=user_id, name=name or known_name, previous_seen=previous, history=history)
+        return Turn(
+            user_id=user_id, message_id=cursor.lastrowid or 0, name=name or known_name,
+            previous_seen=previous, history=history,
+        )
 
     async def add_reply(self, user_id: int, text: str, now: datetime, history_limit: int) -> None:
         """Store the assistant's reply and prune the session to `history_limit` messages."""
@@ -166,13 +174,14 @@ class Store:
             return None
         return Profile(name=row[0], first_seen=_parse(row[1]), messages=row[2])  # type: ignore[arg-type]
 
-    async def forget_user(self, user_id: int) -> int:
-        """Delete everything stored about the user in one transaction; return how many messages went."""
+    async def forget_user(self, user_id: int) -> tuple[int, int]:
+        """Delete everything stored about the user in one transaction; return (messages, facts) deleted."""
         async with self._transaction() as db:
-            cursor = await db.execute("DELETE FROM messages WHERE user_id = ?", (user_id,))
-            messages = cursor.rowcount
+            facts = (await db.execute("DELETE FROM facts WHERE user_id = ?", (user_id,))).rowcount
+            messages = (await db.execute("DELETE FROM messages WHERE user_id = ?", (user_id,))).rowcount
+            # Relations and fact history went with the facts (ON DELETE CASCADE).
             await db.execute("DELETE FROM users WHERE id = ?", (user_id,))
-        return int(messages)
+        return int(messages), int(facts)
 
     @staticmethod
     async def _history(db: aiosqlite.Connection, user_id: int, limit: int) -> list[dict[str, str]]:
@@ -183,11 +192,14 @@ class Store:
 
     @staticmethod
     async def _prune(db: aiosqlite.Connection, user_id: int, keep: int) -> None:
-        # Keeps the newest `keep` messages; update ids of pruned messages go with them,
-        # which is fine: Telegram never redelivers an update that old.
+        # Keeps the newest `keep` messages, and older ones the fact extractor has not read yet
+        # (up to a hard cap). Update ids of pruned messages go with them, which is fine:
+        # Telegram never redelivers an update that old.
         await db.execute(
             "DELETE FROM messages WHERE user_id = ? AND id <= ("
-            " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)",
-            (user_id, user_id, keep),
+            " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
+            " AND (id <= (SELECT extracted_upto FROM users WHERE id = ?) OR id <= ("
+            " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?))",
+            (user_id, user_id, keep, user_id, user_id, keep * UNREAD_CAP),
         )
 

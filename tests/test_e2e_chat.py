@@ -44,7 +44,7 @@ async def test_a_name_stated_in_this_message_is_already_in_this_turns_system_mes
     async with running_bot(config):
         telegram.push_text(ANN, "Привет! Меня зовут Анна.", language_code="ru")
         await telegram.wait_for_sent(ANN, 1)
-    assert "Their name: Анна" in system_zero(model.requests[0])
+    assert 'Their name: "Анна"' in system_zero(model.requests[0])
 
 
 async def test_restart_with_the_same_database_keeps_name_and_history(telegram, model, config):
@@ -55,7 +55,7 @@ async def test_restart_with_the_same_database_keeps_name_and_history(telegram, m
         telegram.push_text(ANN, "do you remember me?")
         await telegram.wait_for_sent(ANN, 2)
     last = model.requests[-1]
-    assert "Their name: Ann" in system_zero(last)
+    assert 'Their name: "Ann"' in system_zero(last)
     assert "You last talked less than a minute ago" in system_zero(last)
     assert conversation(last) == [
         ("user", "my name is Ann"),
@@ -298,7 +298,7 @@ async def test_profile_shows_the_name_and_forget_erases_everything_after_confirm
     stale = [p for m, p in telegram.calls if m == "answerCallbackQuery"][0]
     assert "expired" in stale.get("text", "")
     [done] = [p for m, p in telegram.calls if m == "editMessageText"]
-    assert "erased your name and 2 messages" in done["text"]
+    assert "(facts: 1, messages: 2)" in done["text"]
     last = model.requests[-1]
     assert "Their name:" not in system_zero(last) and "first conversation" in system_zero(last)
     assert conversation(last) == [("user", "hello again")]

@@ -4,7 +4,8 @@ import aiosqlite
 import pytest
 
 from memory.migrations import LATEST_VERSION, MIGRATIONS
-from memory.store import Store
+from memory.facts import Extraction
+from memory.store import UNREAD_CAP, Store
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
@@ -94,16 +95,38 @@ async def test_history_is_oldest_first_and_includes_replies(store):
     ]
 
 
-async def test_history_is_capped_and_older_messages_are_pruned(store):
-    for i in range(15):
-        await turn(store, 1, f"user {i}", minutes=i, limit=20)
-        await store.add_reply(1, f"bot {i}", T0, 20)
-    history = await store.history(1, 100)
-    assert len(history) == 20
-    assert history[0] == {"role": "user", "content": "user 5"}
-    assert history[-1] == {"role": "assistant", "content": "bot 14"}
-    async with store._db.execute("SELECT COUNT(*) FROM messages WHERE user_id = 1") as cursor:
-        assert (await cursor.fetchone())[0] == 20
+async def count_messages(store, user_id):
+    rows = await store._db.execute_fetchall("SELECT COUNT(*) FROM messages WHERE user_id = ?", (user_id,))
+    return rows[0][0]
+
+
+async def chat(store, user_id, turns, limit=20):
+    for i in range(turns):
+        await turn(store, user_id, f"user {i}", minutes=i, limit=limit)
+        await store.add_reply(user_id, f"bot {i}", T0, limit)
+
+
+async def test_the_history_sent_is_capped(store):
+    await chat(store, 1, 15)
+    result = await turn(store, 1, "last", minutes=99)
+    assert len(result.history) == 20
+    assert result.history[0] == {"role": "assistant", "content": "bot 5"}
+    assert result.history[-1] == {"role": "user", "content": "last"}
+
+
+async def test_messages_are_pruned_only_once_the_extractor_has_read_them(store):
+    await chat(store, 1, 15)
+    assert await count_messages(store, 1) == 30  # nothing read yet: nothing pruned
+    [*_, newest] = await store.pending_messages(1, 100)
+    await store.save_facts(1, Extraction(), T0, 100, extracted_upto=newest["id"])
+    await store.add_reply(1, "one more", T0, 20)
+    assert await count_messages(store, 1) == 20
+    assert await store.pending_messages(1, 100) == [{"id": newest["id"] + 1, "role": "assistant", "content": "one more"}]
+
+
+async def test_unread_messages_are_kept_only_up_to_a_hard_cap(store):
+    await chat(store, 1, 30, limit=4)
+    assert await count_messages(store, 1) == 4 * UNREAD_CAP
 
 
 async def test_a_redelivered_update_is_not_a_new_turn(store):

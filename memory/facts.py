@@ -1,0 +1,136 @@
+"""The fact model and the pure rules that clean, merge, choose and show facts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Iterable, Sequence
+
+CATEGORIES = ("personal", "career", "interests", "pets", "family", "preferences", "location", "state", "other")
+RELATIONS = ("owns", "likes", "dislikes", "works_at", "family_with", "located_in", "related_to")
+# Slots that hold one value per user: a new value replaces the old one (which goes to fact_history).
+# Every other key carries its own discriminator ("pet:murka", "likes:coffee") and never overwrites another.
+SINGLE_VALUED = frozenset(
+    {"name", "age", "birthday", "gender", "city", "country", "hometown", "job_title", "employer",
+     "school", "field_of_study", "marital_status", "native_language"}
+)
+MAX_VALUE_LENGTH = 200
+STATE_DAYS = 3  # a mood or condition ("tired") is shown for this many days, then dropped
+KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(?::[\w-]+)?$")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One durable thing the user said about themselves."""
+
+    category: str
+    key: str
+    value: str
+    importance: int = 5
+    confidence: float = 0.9
+    source: str = "rule"  # "rule" or "llm"
+    source_message_id: int | None = None
+    # Filled in by the store:
+    id: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Relation:
+    """An edge of the fact graph between two of one user's facts, named by their keys."""
+
+    source_key: str
+    target_key: str
+    relation: str
+    strength: float = 0.8
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one extraction pass found: facts and the relations among them."""
+
+    facts: list[Fact] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+
+
+def slug(text: str) -> str:
+    """Return a lowercase key suffix for a free phrase: 'Мурка' -> 'мурка', 'ice cream' -> 'ice_cream'."""
+    words = re.findall(r"[^\W_]+", text.lower())
+    return "_".join(words)[:40]
+
+
+def normalize_value(value: str) -> str:
+    """Return `value` on one line, with collapsed whitespace, capped at MAX_VALUE_LENGTH characters."""
+    value = " ".join(value.split())
+    value = value.strip(" \t.,;:!-—–\"'«»“”")
+    if len(value) > MAX_VALUE_LENGTH:
+        value = value[: MAX_VALUE_LENGTH - 1].rstrip() + "…"
+    return value
+
+
+def comparable(value: str) -> str:
+    """Return the form used to spot duplicates: lowercase letters and digits only, ё as е."""
+    return "".join(re.findall(r"[^\W_]+", value.lower().replace("ё", "е")))
+
+
+def clean_fact(fact: Fact) -> Fact | None:
+    """Return the fact normalised and clamped, or None when it is unusable."""
+    value = normalize_value(fact.value)
+    key = fact.key.strip().lower()
+    if not value or not KEY_PATTERN.match(key):
+        return None
+    category = fact.category if fact.category in CATEGORIES else "other"
+    importance = min(10, max(1, int(fact.importance)))
+    confidence = min(1.0, max(0.0, float(fact.confidence)))
+    return replace(fact, key=key, value=value, category=category, importance=importance, confidence=confidence)
+
+
+def normalize_facts(facts: Iterable[Fact]) -> list[Fact]:
+    """Return cleaned facts, one per key (the last wins), and no value repeated under two keys (seed 004)."""
+    by_key: dict[str, Fact] = {}
+    for fact in facts:
+        cleaned = clean_fact(fact)
+        if cleaned is not None:
+            by_key.pop(cleaned.key, None)
+            by_key[cleaned.key] = cleaned
+    seen: set[tuple[str, str]] = set()
+    result = []
+    for fact in by_key.values():
+        marker = (fact.key.split(":")[0], comparable(fact.value))
+        if marker not in seen:
+            seen.add(marker)
+            result.append(fact)
+    return result
+
+
+def is_current(fact: Fact, now: datetime) -> bool:
+    """False for a state ("tired") older than STATE_DAYS; every other fact stays current."""
+    if fact.category != "state" or fact.updated_at is None:
+        return True
+    return now - fact.updated_at <= timedelta(days=STATE_DAYS)
+
+
+def choose_for_prompt(facts: Sequence[Fact], now: datetime, limit: int) -> list[Fact]:
+    """Return at most `limit` current facts, most important first, then the most recently updated."""
+    current = [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
+    current.sort(key=lambda f: (f.importance, _stamp(f)), reverse=True)
+    return current[:limit]
+
+
+def _stamp(fact: Fact) -> float:
+    return fact.updated_at.timestamp() if fact.updated_at else 0.0
+
+
+def merge_action(existing: Fact | None, new: Fact, same_family: Iterable[str]) -> str:
+    """Return what to do with `new`: 'insert', 'skip' (a duplicate), 'touch' (same value again) or 'replace'.
+
+    `same_family` holds the comparable values of the user's other facts whose key has the same prefix
+    ("likes:"), so "likes:coffee" and "likes:кофе_по_утрам" with the same text are not stored twice.
+    """
+    if existing is None:
+        return "skip" if comparable(new.value) in set(same_family) else "insert"
+    if comparable(existing.value) == comparable(new.value):
+        return "touch"
+    return "replace"

@@ -1,0 +1,187 @@
+"""The store's fact tables: facts, their history and relations (part of Store; only the store touches SQLite)."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+import aiosqlite
+
+from memory.facts import STATE_DAYS, Extraction, Fact, Relation, comparable, merge_action
+
+FACT_COLUMNS = (
+    "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at"
+)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat()
+
+
+def _fact(row: tuple) -> Fact:
+    return Fact(
+        id=row[0], category=row[1], key=row[2], value=row[3], importance=row[4], confidence=row[5],
+        source=row[6], source_message_id=row[7],
+        created_at=datetime.fromisoformat(row[8]), updated_at=datetime.fromisoformat(row[9]),
+    )
+
+
+class FactQueries:
+    """Reading and writing a user's facts; mixed into Store, which provides the connection and lock."""
+
+    _db: aiosqlite.Connection
+    _lock: asyncio.Lock
+    _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+
+    async def facts(self, user_id: int) -> list[Fact]:
+        """Return all of the user's facts, oldest first."""
+        async with self._lock:
+            return await self._facts(self._db, user_id)
+
+    async def fact_graph(self, user_id: int) -> tuple[list[Fact], list[Relation]]:
+        """Return the user's facts and the relations among them (seed 001's get_fact_graph)."""
+        async with self._lock:
+            facts = await self._facts(self._db, user_id)
+            rows = await self._db.execute_fetchall(
+                "SELECT s.key, t.key, r.relation, r.strength FROM fact_relations r"
+                " JOIN facts s ON s.id = r.source_fact_id JOIN facts t ON t.id = r.target_fact_id"
+                " WHERE r.user_id = ? AND s.user_id = ? AND t.user_id = ? ORDER BY r.id",
+                (user_id, user_id, user_id),
+            )
+        return facts, [Relation(*row) for row in rows]
+
+    async def fact_history(self, user_id: int, key: str) -> list[tuple[str, datetime, datetime]]:
+        """Return the earlier values of a fact as (value, valid_from, valid_until), oldest first."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT h.value, h.valid_from, h.valid_until FROM fact_history h JOIN facts f ON f.id = h.fact_id"
+                " WHERE f.user_id = ? AND f.key = ? ORDER BY h.id",
+                (user_id, key),
+            )
+        return [(value, datetime.fromisoformat(start), datetime.fromisoformat(end)) for value, start, end in rows]
+
+    async def save_facts(
+        self,
+        user_id: int,
+        extraction: Extraction,
+        now: datetime,
+        max_facts: int,
+        extracted_upto: int | None = None,
+    ) -> list[Fact]:
+        """Merge facts and relations into the user's memory in one transaction; return the new or changed facts.
+
+        With `extracted_upto`, the same transaction records that the user's messages up to that id were read.
+        """
+        stamp = _iso(now)
+        saved: list[Fact] = []
+        async with self._transaction() as db:
+            known = {fact.key: fact for fact in await self._facts(db, user_id)}
+            for fact in extraction.facts:
+                family = fact.key.split(":")[0] + ":"
+                siblings = [comparable(f.value) for k, f in known.items() if ":" in fact.key and k.startswith(family)]
+                action = merge_action(known.get(fact.key), fact, siblings)
+                if action == "insert":
+                    await db.execute(
+                        "INSERT INTO facts (user_id, category, key, value, importance, confidence, source,"
+                        " source_message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (user_id, fact.category, fact.key, fact.value, fact.importance, fact.confidence,
+                         fact.source, fact.source_message_id, stamp, stamp),
+                    )
+                elif action == "touch":
+                    await db.execute(
+                        "UPDATE facts SET updated_at = ?, importance = MAX(importance, ?) WHERE user_id = ? AND key = ?",
+                        (stamp, fact.importance, user_id, fact.key),
+                    )
+                elif action == "replace":
+                    old = known[fact.key]
+                    await db.execute(
+                        "INSERT INTO fact_history (fact_id, user_id, value, source, valid_from, valid_until)"
+                        " VALUES (?, ?, ?, ?, ?, ?)",
+                        (old.id, user_id, old.value, old.source, _iso(old.updated_at or now), stamp),
+                    )
+                    await db.execute(
+                        "UPDATE facts SET category = ?, value = ?, importance = ?, confidence = ?, source = ?,"
+                        " source_message_id = ?, updated_at = ? WHERE id = ?",
+                        (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
+                         fact.source_message_id, stamp, old.id),
+                    )
+                if action in ("insert", "replace"):
+                    saved.append(fact)
+                    known[fact.key] = fact
+                if fact.key == "name" and action != "skip":
+                    await db.execute("UPDATE users SET name = ? WHERE id = ?", (fact.value, user_id))
+            await self._save_relations(db, user_id, extraction.relations)
+            await self._evict(db, user_id, now, max_facts)
+            if extracted_upto is not None:
+                await db.execute(
+                    "UPDATE users SET extracted_upto = MAX(extracted_upto, ?) WHERE id = ?", (extracted_upto, user_id)
+                )
+        return saved
+
+    async def delete_fact(self, user_id: int, fact_id: int) -> bool:
+        """Delete one of the user's facts (with its history and relations); False if it is not theirs."""
+        async with self._transaction() as db:
+            cursor = await db.execute("DELETE FROM facts WHERE id = ? AND user_id = ?", (fact_id, user_id))
+        return cursor.rowcount > 0
+
+    async def pending_messages(self, user_id: int, limit: int) -> list[dict]:
+        """Return up to `limit` of the user's messages the extractor has not read yet, oldest first."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT m.id, m.role, m.content FROM messages m JOIN users u ON u.id = m.user_id"
+                " WHERE m.user_id = ? AND m.id > u.extracted_upto ORDER BY m.id LIMIT ?",
+                (user_id, limit),
+            )
+        return [{"id": row[0], "role": row[1], "content": row[2]} for row in rows]
+
+    async def unread_count(self, user_id: int) -> int:
+        """Return how many of the user's own messages the extractor has not read yet."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT COUNT(*) FROM messages m JOIN users u ON u.id = m.user_id"
+                " WHERE m.user_id = ? AND m.role = 'user' AND m.id > u.extracted_upto",
+                (user_id,),
+            )
+        return int(next(iter(rows))[0])
+
+    async def users_with_pending(self) -> list[int]:
+        """Return the users who wrote something the extractor has not read yet (work that survives a restart)."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT DISTINCT u.id FROM users u JOIN messages m ON m.user_id = u.id"
+                " WHERE m.role = 'user' AND m.id > u.extracted_upto"
+            )
+        return [row[0] for row in rows]
+
+    @staticmethod
+    async def _facts(db: aiosqlite.Connection, user_id: int) -> list[Fact]:
+        rows = await db.execute_fetchall(f"SELECT {FACT_COLUMNS} FROM facts WHERE user_id = ? ORDER BY id", (user_id,))
+        return [_fact(row) for row in rows]
+
+    @staticmethod
+    async def _save_relations(db: aiosqlite.Connection, user_id: int, relations: list[Relation]) -> None:
+        for relation in relations:
+            await db.execute(
+                "INSERT INTO fact_relations (user_id, source_fact_id, target_fact_id, relation, strength)"
+                " SELECT ?, s.id, t.id, ?, ? FROM facts s, facts t"
+                " WHERE s.user_id = ? AND s.key = ? AND t.user_id = ? AND t.key = ? AND s.id != t.id"
+                " ON CONFLICT (source_fact_id, target_fact_id, relation) DO UPDATE SET strength = excluded.strength",
+                (user_id, relation.relation, min(1.0, max(0.0, relation.strength)),
+                 user_id, relation.source_key, user_id, relation.target_key),
+            )
+
+    @staticmethod
+    async def _evict(db: aiosqlite.Connection, user_id: int, now: datetime, max_facts: int) -> None:
+        # Old moods go first; then, past the cap, the least important and oldest facts.
+        await db.execute(
+            "DELETE FROM facts WHERE user_id = ? AND category = 'state' AND updated_at < ?",
+            (user_id, _iso(now - timedelta(days=STATE_DAYS))),
+        )
+        await db.execute(
+            "DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ?"
+            " ORDER BY importance, updated_at, id"
+            " LIMIT MAX(0, (SELECT COUNT(*) FROM facts WHERE user_id = ?) - ?))",
+            (user_id, user_id, max_facts),
+        )

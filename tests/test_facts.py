@@ -1,0 +1,79 @@
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memory.facts import (
+    MAX_VALUE_LENGTH, Fact, choose_for_prompt, clean_fact, comparable, is_current, merge_action,
+    normalize_facts, normalize_value, slug,
+)
+
+NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [("  Berlin. ", "Berlin"), ("кошка\n  Мурка", "кошка Мурка"), ('"quoted"', "quoted"), ("«Казань»", "Казань"),
+     ("", ""), ("...", "")],
+)
+def test_normalize_value(raw, clean):
+    assert normalize_value(raw) == clean
+
+
+def test_long_values_are_capped():
+    value = normalize_value("word " * 100)
+    assert len(value) == MAX_VALUE_LENGTH and value.endswith("…")
+
+
+def test_slug_and_comparable():
+    assert slug("Ice Cream!") == "ice_cream"
+    assert slug("Мурка") == "мурка"
+    assert comparable("Ёлка, зелёная!") == comparable("елка зеленая")
+
+
+def test_clean_fact_clamps_and_rejects():
+    fact = clean_fact(Fact("nonsense", " City ", " Kazan ", importance=42, confidence=3))
+    assert (fact.category, fact.key, fact.value, fact.importance, fact.confidence) == ("other", "city", "Kazan", 10, 1.0)
+    assert clean_fact(Fact("location", "city", "   ")) is None
+    assert clean_fact(Fact("location", "City Name With Spaces", "x")) is None
+    assert clean_fact(Fact("pets", "pet:мурка", "кошка Мурка")) is not None
+
+
+def test_normalize_facts_keeps_one_per_key_and_drops_repeated_values():
+    facts = normalize_facts([
+        Fact("location", "city", "Moscow"),
+        Fact("location", "city", "Kazan"),
+        Fact("preferences", "likes:coffee", "coffee"),
+        Fact("preferences", "likes:coffee_drink", "Coffee!"),
+        Fact("preferences", "dislikes:coffee", "coffee"),
+    ])
+    assert [(f.key, f.value) for f in facts] == [("city", "Kazan"), ("likes:coffee", "coffee"), ("dislikes:coffee", "coffee")]
+
+
+@pytest.mark.parametrize(
+    ("existing", "new", "family", "action"),
+    [
+        (None, "Kazan", [], "insert"),
+        (None, "coffee", ["coffee"], "skip"),
+        ("Kazan", "kazan.", [], "touch"),
+        ("Moscow", "Berlin", [], "replace"),
+    ],
+)
+def test_merge_action(existing, new, family, action):
+    old = Fact("location", "city", existing) if existing else None
+    assert merge_action(old, Fact("location", "city", new), family) == action
+
+
+def test_states_expire_after_a_few_days_and_traits_never():
+    tired = Fact("state", "state:tired", "tired", updated_at=NOW - timedelta(days=2))
+    assert is_current(tired, NOW)
+    assert not is_current(Fact("state", "state:tired", "tired", updated_at=NOW - timedelta(days=4)), NOW)
+    assert is_current(Fact("location", "city", "Kazan", updated_at=NOW - timedelta(days=4000)), NOW)
+
+
+def test_prompt_gets_the_most_important_then_most_recent_facts_without_the_name():
+    def at(days, key, importance):
+        return Fact("other", key, key, importance=importance, updated_at=NOW - timedelta(days=days))
+
+    facts = [at(1, "name", 9), at(5, "a", 5), at(1, "b", 5), at(9, "c", 8), at(0, "d", 2)]
+    assert [f.key for f in choose_for_prompt(facts, NOW, 3)] == ["c", "b", "a"]
+    assert choose_for_prompt(facts, NOW, 0) == []

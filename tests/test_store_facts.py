@@ -1,0 +1,144 @@
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memory.facts import Extraction, Fact, Relation
+from memory.store import Store
+
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+async def store(tmp_path):
+    store = await Store.open(tmp_path / "bot.db")
+    for user_id in (1, 2):
+        await store.begin_turn(user_id=user_id, first_name="U", language_code="en", text="hi", now=T0,
+                               update_id=None, history_limit=20)
+    yield store
+    await store.close()
+
+
+def fact(key, value, category="location", importance=5, **kw):
+    return Fact(category, key, value, importance=importance, **kw)
+
+
+async def save(store, *facts, user_id=1, now=T0, max_facts=100, relations=()):
+    return await store.save_facts(user_id, Extraction(list(facts), list(relations)), now, max_facts)
+
+
+async def values(store, user_id=1):
+    return {f.key: f.value for f in await store.facts(user_id)}
+
+
+async def test_a_new_fact_is_stored_with_its_fields(store):
+    [saved] = await save(store, fact("city", "Kazan", importance=7, confidence=0.8, source="llm", source_message_id=3))
+    [stored] = await store.facts(1)
+    assert (stored.category, stored.key, stored.value, stored.importance, stored.confidence) == (
+        "location", "city", "Kazan", 7, 0.8)
+    assert (stored.source, stored.source_message_id, stored.created_at) == ("llm", 3, T0)
+    assert saved.value == "Kazan"
+
+
+async def test_a_new_value_for_a_single_slot_replaces_the_old_one_which_goes_to_history(store):
+    await save(store, fact("city", "Moscow"))
+    moved = T0 + timedelta(days=40)
+    await save(store, fact("city", "Berlin"), now=moved)
+    assert await values(store) == {"city": "Berlin"}
+    assert await store.fact_history(1, "city") == [("Moscow", T0, moved)]
+    [city] = await store.facts(1)
+    assert city.created_at == T0 and city.updated_at == moved  # the bot can say since when
+
+
+async def test_saying_the_same_thing_again_only_refreshes_it(store):
+    await save(store, fact("city", "Berlin", importance=5))
+    saved = await save(store, fact("city", "berlin!", importance=7), now=T0 + timedelta(days=1))
+    assert saved == []
+    [city] = await store.facts(1)
+    assert city.value == "Berlin" and city.importance == 7 and city.updated_at == T0 + timedelta(days=1)
+    assert await store.fact_history(1, "city") == []
+
+
+async def test_multi_valued_facts_never_overwrite_each_other(store):
+    await save(store, fact("pet:murka", "кошка Мурка", "pets"), fact("pet:rex", "dog Rex", "pets"))
+    await save(store, fact("likes:coffee", "coffee", "preferences"), fact("likes:jazz", "jazz", "preferences"))
+    assert await values(store) == {"pet:murka": "кошка Мурка", "pet:rex": "dog Rex", "likes:coffee": "coffee",
+                                   "likes:jazz": "jazz"}
+
+
+async def test_a_near_duplicate_under_another_key_of_the_same_family_is_skipped(store):
+    await save(store, fact("likes:coffee", "Coffee", "preferences"))
+    assert await save(store, fact("likes:black_coffee_drink", "coffee.", "preferences")) == []
+    assert await values(store) == {"likes:coffee": "Coffee"}
+
+
+async def test_a_stated_name_becomes_the_users_name(store):
+    await save(store, fact("name", "Анна", "personal", 9))
+    assert await store.user_name(1) == "Анна"
+
+
+async def test_relations_link_facts_and_the_graph_returns_them(store):
+    await save(
+        store,
+        fact("job_title", "engineer", "career"),
+        fact("employer", "Acme", "career"),
+        relations=[Relation("job_title", "employer", "works_at", 0.9), Relation("job_title", "nowhere", "likes")],
+    )
+    facts, relations = await store.fact_graph(1)
+    assert {f.key for f in facts} == {"job_title", "employer"}
+    assert relations == [Relation("job_title", "employer", "works_at", 0.9)]
+    assert (await store.fact_graph(2)) == ([], [])
+
+
+async def test_over_the_cap_the_least_important_and_oldest_go_first(store):
+    for i in range(5):
+        await save(store, fact(f"likes:thing{i}", f"thing {i}", "preferences", importance=5),
+                   now=T0 + timedelta(minutes=i), max_facts=5)
+    await save(store, fact("city", "Kazan", importance=7), now=T0 + timedelta(minutes=9), max_facts=5)
+    keys = set(await values(store))
+    assert keys == {"city", "likes:thing1", "likes:thing2", "likes:thing3", "likes:thing4"}
+
+
+async def test_old_states_are_dropped(store):
+    await save(store, fact("state:tired", "tired", "state", 4))
+    await save(store, fact("city", "Kazan"), now=T0 + timedelta(days=4))
+    assert set(await values(store)) == {"city"}
+
+
+async def test_facts_are_per_user(store):
+    await save(store, fact("city", "Kazan"), user_id=1)
+    await save(store, fact("city", "Oslo"), user_id=2)
+    assert await values(store, 1) == {"city": "Kazan"}
+    assert await values(store, 2) == {"city": "Oslo"}
+
+
+async def test_deleting_a_fact_needs_its_owner(store):
+    await save(store, fact("city", "Kazan"), user_id=1)
+    [city] = await store.facts(1)
+    assert not await store.delete_fact(2, city.id)
+    assert await store.delete_fact(1, city.id)
+    assert await store.facts(1) == []
+
+
+async def test_unread_messages_and_who_has_them(store):
+    assert await store.unread_count(1) == 1
+    assert sorted(await store.users_with_pending()) == [1, 2]
+    [message] = await store.pending_messages(1, 10)
+    await store.save_facts(1, Extraction(), T0, 100, extracted_upto=message["id"])
+    assert await store.unread_count(1) == 0
+    assert await store.users_with_pending() == [2]
+
+
+async def test_forget_leaves_no_row_of_the_user_in_any_table(store):
+    await save(store, fact("city", "Moscow"), fact("job_title", "cook", "career"),
+               relations=[Relation("job_title", "city", "located_in")])
+    await save(store, fact("city", "Berlin"), now=T0 + timedelta(days=1))
+    await save(store, fact("city", "Oslo"), user_id=2)
+    assert await store.forget_user(1) == (1, 2)
+    tables = [row[0] for row in await store._db.execute_fetchall(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    assert set(tables) >= {"users", "messages", "facts", "fact_history", "fact_relations"}
+    for table in tables:
+        column = "id" if table == "users" else "user_id"
+        rows = await store._db.execute_fetchall(f"SELECT COUNT(*) FROM {table} WHERE {column} = 1")
+        assert rows[0][0] == 0, table
+    assert await values(store, 2) == {"city": "Oslo"}
