@@ -5,6 +5,7 @@ from __future__ import annotations
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
 
 from handlers.context import Context
+from handlers.replies import send_text
 from handlers.texts import text
 
 FORGET_CONFIRM, FORGET_CANCEL = "forget:yes", "forget:no"
@@ -21,11 +22,17 @@ async def profile(update: Update, context: Context) -> None:
     if stored is None:
         await message.reply_text(text("profile_empty", language))
         return
-    await message.reply_text(
+    facts = [fact for fact in await services.store.facts(user.id) if fact.key != "name"]
+    lines = "".join(f"• {fact.key.split(':')[0].replace('_', ' ')}: {fact.value}\n" for fact in facts)
+    # A long profile can pass Telegram's 4096 characters: send_text splits it.
+    await send_text(
+        context.bot,
+        message.chat_id,
         text(
             "profile",
             language,
             name=stored.name or text("no_name", language),
+            facts=lines,
             since=stored.first_seen.astimezone(services.config.tz).strftime("%Y-%m-%d"),
             messages=str(stored.messages),
             limit=str(services.config.history_limit),

@@ -63,9 +63,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "а стереть это можно в любой момент командой /forget.",
     },
     "profile": {
-        "en": "What I remember about you:\n• name: {name}\n• we first talked on {since}\n"
+        "en": "What I remember about you:\n• name: {name}\n{facts}• we first talked on {since}\n"
         "• our recent conversation: {messages} messages (I keep the last {limit})\n\nErase it all with /forget.",
-        "ru": "Что я о тебе помню:\n• имя: {name}\n• впервые говорили {since}\n"
+        "ru": "Что я о тебе помню:\n• имя: {name}\n{facts}• впервые говорили {since}\n"
         "• наш недавний разговор: {messages} сообщ. (храню последние {limit})\n\nСтереть всё: /forget.",
     },
     "no_name": {"en": "you haven't told me", "ru": "ты не говорил(а)"},

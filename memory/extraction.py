@@ -1,0 +1,251 @@
+"""The LLM layer of fact extraction: one structured-output call over a user's not-yet-processed messages."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import re
+from typing import Any, Iterable
+
+import openai
+
+from chat.llm import ChatModel, ModelUnavailable
+from memory.facts import (
+    CATEGORIES,
+    KEY_PATTERN,
+    RELATIONS,
+    SINGLE_VALUED,
+    Extraction,
+    Fact,
+    Relation,
+    normalize_facts,
+    slug,
+)
+from memory.secrets import contains_secret, mask_secrets
+from prompts import load_prompt
+
+log = logging.getLogger(__name__)
+
+FACT_FIELDS = frozenset({"category", "key", "value", "importance", "confidence", "source_message_id"})
+RELATION_FIELDS = frozenset({"source_key", "target_key", "relation", "strength"})
+FACTS_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "category": {"type": "string", "enum": list(CATEGORIES)},
+                    "key": {"type": "string"},
+                    "value": {"type": "string"},
+                    "importance": {"type": "integer"},
+                    "confidence": {"type": "number"},
+                    "source_message_id": {"type": "integer"},
+                },
+                "required": sorted(FACT_FIELDS),
+                "additionalProperties": False,
+            },
+        },
+        "relations": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "source_key": {"type": "string"},
+                    "target_key": {"type": "string"},
+                    "relation": {"type": "string", "enum": list(RELATIONS)},
+                    "strength": {"type": "number"},
+                },
+                "required": sorted(RELATION_FIELDS),
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["facts", "relations"],
+    "additionalProperties": False,
+}
+SCHEMA_FORMAT = {"type": "json_schema", "json_schema": {"name": "facts", "strict": True, "schema": FACTS_SCHEMA}}
+JSON_OBJECT_FORMAT = {"type": "json_object"}
+
+# A "fact" that talks to the assistant is an injection attempt, not something about the user.
+INSTRUCTION = re.compile(
+    r"\b(?:ignore|disregard|forget)\s+(?:(?:all|any|the|your|my|previous|prior|above|earlier)\s+)+"
+    r"(?:instructions|rules|prompts?)\b"
+    r"|\bsystem\s+prompt|\byou\s+must\b|\bты\s+долж(?:ен|на)\b|\bвы\s+должны\b|\bигнорир\w*|\bсистемн\w*\s+промпт",
+    re.IGNORECASE,
+)
+FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
+
+
+class ExtractionError(Exception):
+    """The model's answer held no JSON, so nothing can be stored from it; try again later."""
+
+
+def build_extraction_messages(messages: list[dict], known: list[Fact]) -> list[dict]:
+    """Return the chat messages of one extraction call: the system prompt and one user message with the input."""
+    system = load_prompt("extract_facts.md")
+    for name, values in (
+        ("{categories}", CATEGORIES),
+        ("{relations}", RELATIONS),
+        ("{single_valued}", sorted(SINGLE_VALUED)),
+    ):
+        system = system.replace(name, ", ".join(values))
+    known_lines = [f"- {fact.key} ({fact.category}): {fact.value}" for fact in known] or ["(none yet)"]
+    lines = ["Known facts about the user:", *known_lines, "", "Conversation:"]
+    lines += [conversation_line(message) for message in messages]
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
+
+
+def conversation_line(message: dict) -> str:
+    """Return one message as marked input: '[user #ID] text' or '[assistant, context only] text'."""
+    if message["role"] == "user":
+        marker = f"[user #{message['id']}]"
+    else:
+        marker = f"[{message['role']}, context only]"
+    # Masked again in case a caller forgot: secrets never reach the model.
+    # Continuation lines are indented so no text can forge a marker at the start of a line.
+    text_lines = mask_secrets(message["content"]).splitlines() or [""]
+    return "\n".join([f"{marker} {text_lines[0]}", *(f"    {line}" for line in text_lines[1:])])
+
+
+def parse_extraction(raw: str, allowed_message_ids: set[int], known_keys: Iterable[str] = ()) -> Extraction:
+    """Return the valid facts and relations in the model's answer; raise ExtractionError when it holds no JSON."""
+    data = first_json(raw)
+    if isinstance(data, list):
+        fact_items, relation_items = data, []
+    else:
+        fact_items, relation_items = data.get("facts"), data.get("relations")
+    fact_items = fact_items if isinstance(fact_items, list) else []
+    relation_items = relation_items if isinstance(relation_items, list) else []
+    facts = normalize_facts(
+        fact for fact in (parse_fact(item, allowed_message_ids) for item in fact_items) if fact is not None
+    )
+    keys = {fact.key for fact in facts} | set(known_keys)
+    relations: dict[tuple[str, str, str], Relation] = {}
+    for item in relation_items:
+        relation = parse_relation(item, keys)
+        if relation is not None:
+            relations[(relation.source_key, relation.target_key, relation.relation)] = relation
+    return Extraction(facts=facts, relations=list(relations.values()))
+
+
+def first_json(raw: str) -> dict | list:
+    """Return the first JSON object (or list of objects) in `raw`, inside ``` fences or prose; else raise."""
+    fenced = FENCE.search(raw)
+    decoder = json.JSONDecoder()
+    for text in ([fenced.group(1)] if fenced else []) + [raw]:
+        for start, char in enumerate(text):
+            if char not in "{[":
+                continue
+            try:
+                data = decoder.raw_decode(text, start)[0]
+            except (ValueError, RecursionError):
+                continue
+            # A list of numbers in prose ("see [12]") is not the answer.
+            if isinstance(data, dict) or (isinstance(data, list) and all(isinstance(item, dict) for item in data)):
+                return data
+    raise ExtractionError(f"no JSON in the model's answer: {raw[:80]!r}")
+
+
+def parse_fact(item: Any, allowed_message_ids: set[int]) -> Fact | None:
+    """Return the fact an answer item describes, or None when it is malformed, unsourced or unsafe."""
+    if not isinstance(item, dict) or set(item) != FACT_FIELDS:
+        return None
+    category, key, value = item["category"], item["key"], as_text(item["value"])
+    importance, confidence = as_number(item["importance"]), as_number(item["confidence"])
+    message_id = as_integer(item["source_message_id"])
+    if not isinstance(category, str) or not isinstance(key, str) or value is None:
+        return None
+    if importance is None or confidence is None or message_id not in allowed_message_ids:
+        return None  # an id outside the user's messages means the fact came from the assistant
+    if INSTRUCTION.search(value) or contains_secret(value):
+        return None
+    return Fact(
+        category=category.strip().lower(),
+        key=repair_key(key),
+        value=value,
+        importance=round(importance),
+        confidence=confidence,
+        source="llm",
+        source_message_id=message_id,
+    )
+
+
+def parse_relation(item: Any, keys: set[str]) -> Relation | None:
+    """Return the relation an answer item describes, or None when malformed or naming a key not in `keys`."""
+    if not isinstance(item, dict) or set(item) != RELATION_FIELDS:
+        return None
+    source, target, kind = item["source_key"], item["target_key"], item["relation"]
+    strength = as_number(item["strength"])
+    if not all(isinstance(part, str) for part in (source, target, kind)) or strength is None:
+        return None
+    source, target, kind = repair_key(source), repair_key(target), kind.strip().lower()
+    if kind not in RELATIONS or source not in keys or target not in keys or source == target:
+        return None
+    return Relation(source_key=source, target_key=target, relation=kind, strength=min(1.0, max(0.0, strength)))
+
+
+def repair_key(key: str) -> str:
+    """Return `key` lowercased, and when malformed ("Job Title", "family:sister:olya") rebuilt from its words."""
+    key = key.strip().lower()
+    if KEY_PATTERN.match(key):
+        return key
+    slot, _, discriminator = key.partition(":")
+    return f"{slug(slot)}:{slug(discriminator)}" if discriminator else slug(slot)
+
+
+def as_text(value: Any) -> str | None:
+    """Return a string value as is and a number as text ("age": 30); None for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    return None
+
+
+def as_number(value: Any) -> float | None:
+    """Return a finite number given as a number or numeric string; None for anything else."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def as_integer(value: Any) -> int | None:
+    """Return a whole number given as a number or numeric string; None for anything else."""
+    number = as_number(value)
+    return int(number) if number is not None and number.is_integer() else None
+
+
+class LLMExtractor:
+    """Asks the chat model for the durable facts in a batch of a user's messages."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+        # Cleared once the server refuses json_schema and accepts json_object instead.
+        self.use_json_schema = True
+
+    async def extract(self, messages: list[dict], known: list[Fact]) -> Extraction:
+        """Return the facts the user's messages state; raise ModelUnavailable or ExtractionError to retry later."""
+        user_ids = {message["id"] for message in messages if message["role"] == "user"}
+        if not user_ids:
+            return Extraction()
+        raw = await self._complete(build_extraction_messages(messages, known))
+        return parse_extraction(raw, user_ids, [fact.key for fact in known])
+
+    async def _complete(self, request: list[dict]) -> str:
+        if self.use_json_schema:
+            try:
+                return await self.model.complete(request, response_format=SCHEMA_FORMAT, temperature=0)
+            except ModelUnavailable as error:
+                if not isinstance(error.__cause__, openai.BadRequestError):
+                    raise
+                log.warning("the model refused json_schema output (%s); trying json_object", error)
+        raw = await self.model.complete(request, response_format=JSON_OBJECT_FORMAT, temperature=0)
+        self.use_json_schema = False
+        return raw
