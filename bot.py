@@ -24,7 +24,7 @@ from chat.companion import Companion
 from chat.llm import ChatModel
 from config import Config, ConfigError, load_config
 from handlers.context import Services
-from handlers.jobs import schedule_pending_work
+from handlers.jobs import start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
 from handlers.texts import COMMANDS
 from memory.extraction import LLMExtractor
@@ -105,7 +105,7 @@ async def post_init(app: Application) -> None:
     services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"))
     services.keeper = MemoryKeeper(services.store, LLMExtractor(services.model), config)
     await register_commands(app)
-    await schedule_pending_work(app)
+    start_memory_upkeep(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_path)
 
 

@@ -27,13 +27,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.facts import Fact, comparable  # noqa: E402
-from memory.rules import extract_rule_facts  # noqa: E402
+from memory.facts import Fact, comparable
+from memory.rules import extract_rule_facts
 
 CORPUS = Path(__file__).with_name("extraction_corpus.json")
 COMMAND = ".venv/bin/python bench/extraction.py"

@@ -1,7 +1,8 @@
 """Per-turn cost of the bot minus the model and the network, and how it serves many users at once.
 
-Every turn goes through the real Application: update processor, handlers, store (SQLite on disk),
-system-message builder and reply formatting. Only two edges are replaced in-process: the Bot API
+Every turn goes through the real Application: update processor, handlers, secret masking, rule
+extraction, store (SQLite on disk), system-message builder, reply formatting, and scheduling of the
+memory extraction job on the running JobQueue. Only two edges are replaced in-process: the Bot API
 transport (answers instantly) and the chat model (answers instantly, or after `--model-seconds`).
 
     .venv/bin/python bench/turn.py            # full run (about a minute on 2 cores)
@@ -78,6 +79,8 @@ class InstantModel(ChatModel):
     async def complete(self, messages, **options) -> str:
         if self.seconds:
             await asyncio.sleep(self.seconds)
+        if "response_format" in options:  # a memory extraction call
+            return '{"facts": [], "relations": []}'
         return "That sounds lovely. Tell me more about it?"
 
 
@@ -97,10 +100,13 @@ async def start(database: Path, model_seconds: float):
     await app.post_init(app)
     app.bot_data.model = InstantModel(model_seconds, app.bot_data.model.client)
     app.bot_data.companion.model = app.bot_data.model
+    app.bot_data.keeper.extractor.model = app.bot_data.model
+    await app.job_queue.start()  # memory extraction runs in the background, as in production
     return app, api
 
 
 async def stop(app) -> None:
+    await app.job_queue.stop(wait=True)
     await app.shutdown()
     await app.post_shutdown(app)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Callable
@@ -14,6 +15,8 @@ from memory.secrets import mask_secrets
 from memory.store import Store
 from prompts.system import build_system_message
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Speaker:
@@ -22,6 +25,14 @@ class Speaker:
     id: int
     first_name: str | None = None
     language_code: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The model's reply, and how many of the user's messages await the fact extractor."""
+
+    text: str
+    unread: int
 
 
 def utc_now() -> datetime:
@@ -46,7 +57,16 @@ class Companion:
         self.persona = persona
         self.clock = clock
 
-    async def reply(self, speaker: Speaker, text: str, update_id: int | None = None) -> str | None:
+    @staticmethod
+    def _rule_facts(text: str) -> Extraction:
+        """Return what the rules find; a bug in a rule costs a fact, never the reply."""
+        try:
+            return extract_rule_facts(text)
+        except Exception:  # noqa: BLE001
+            log.exception("a fact rule failed on a message; continuing without rule facts")
+            return Extraction()
+
+    async def reply(self, speaker: Speaker, text: str, update_id: int | None = None) -> Answer | None:
         """Return the answer to `text`, or None if this update was answered before.
 
         Secrets are masked before anything is stored or sent; facts the rules find are saved and are
@@ -54,7 +74,7 @@ class Companion:
         the user's message stays in the session.
         """
         text = mask_secrets(text)
-        found = extract_rule_facts(text)
+        found = self._rule_facts(text)
         now = self.clock()
         turn = await self.store.begin_turn(
             user_id=speaker.id,
@@ -68,11 +88,13 @@ class Companion:
         )
         if turn is None:
             return None
+        known = turn.facts
         if found.facts:
             cited = [replace(fact, source_message_id=turn.message_id) for fact in found.facts]
             extraction = Extraction(cited, found.relations)
-            await self.store.save_facts(speaker.id, extraction, now, self.config.memory_max_facts)
-        facts = choose_for_prompt(await self.store.facts(speaker.id), now, self.config.memory_prompt_facts)
+            if await self.store.save_facts(speaker.id, extraction, now, self.config.memory_max_facts):
+                known = await self.store.facts(speaker.id)
+        facts = choose_for_prompt(known, now, self.config.memory_prompt_facts)
         system = build_system_message(
             self.persona,
             turn.name,
@@ -85,4 +107,4 @@ class Companion:
         )
         answer = await self.model.complete([system, *turn.history])
         await self.store.add_reply(speaker.id, answer, self.clock(), self.config.history_limit)
-        return answer
+        return Answer(answer, turn.unread)

@@ -8,7 +8,7 @@ from telegram.constants import ChatType
 from chat.companion import Speaker
 from chat.llm import ModelUnavailable
 from handlers.context import Context
-from handlers.jobs import after_user_message
+from handlers.jobs import after_turn
 from handlers.replies import send_text, typing_indicator
 from handlers.texts import text
 
@@ -57,10 +57,11 @@ async def on_text(update: Update, context: Context) -> None:
         try:
             answer = await services.companion.reply(speaker, content, update.update_id)
         except ModelUnavailable:
-            answer = text("model_down", user.language_code)
+            await send_text(context.bot, message.chat_id, text("model_down", user.language_code))
+            return
     if answer is not None:
-        await send_text(context.bot, message.chat_id, answer)
-        await after_user_message(services, context.job_queue, user.id)
+        await send_text(context.bot, message.chat_id, answer.text)
+        after_turn(services, context.job_queue, user.id, answer.unread)
 
 
 MEDIA_KINDS = (

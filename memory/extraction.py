@@ -6,7 +6,8 @@ import json
 import logging
 import math
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import openai
 

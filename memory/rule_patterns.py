@@ -1,4 +1,8 @@
-"""Word lists, case tables and trigger patterns for the fact rules in memory/rules.py."""
+"""Word lists, case tables, word-form helpers and trigger patterns for the fact rules in memory/rules.py.
+
+rules.py decides (is this the user's own plain statement?); this module only knows words: which ones are
+cities, jobs, animals or relatives, how Russian declines them, and what a trigger phrase looks like.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import re
 I = re.IGNORECASE
 WORD = r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})?"
 I_AM = r"\bi(?:['’]?m|\s+am)"  # "I'm", "I’m", "im", "I am"
-I_HAVE = r"\b(?:i|we)(?:\s+(?:also\s+|still\s+|now\s+|even\s+)?(?:have\s+got|have|got|own)|['’]ve(?:\s+(?:also\s+)?got)?)\s+"
+CLAUSE_START = r"(?<![^\W\d_]\s)"  # not right after "word ": at the start of the text or after punctuation
+I_HAVE = (r"\b(?:i|we)(?:\s+(?:also\s+|still\s+|now\s+|even\s+)?(?:have\s+got|have|got|own)"
+          r"|['’]ve(?:\s+(?:also\s+)?got)?)\s+")
 
 
 def words(text: str) -> frozenset[str]:
@@ -33,6 +39,34 @@ def ru_case_forms(noun: str) -> set[str]:
     return {noun, noun + "а", noun + "у", noun + "ом", noun + "ем", noun + "е"}
 
 
+def capitalise(name: str) -> str:
+    """Return a name with each hyphenated part capitalised: 'анна-мария' -> 'Анна-Мария'."""
+    return "-".join(part[:1].upper() + part[1:] for part in name.split("-"))
+
+
+def gerund(verb: str) -> str:
+    """Return the -ing form of an English verb: cook -> cooking, dance -> dancing, swim -> swimming."""
+    lowered, vowels = verb.lower(), "aeiou"
+    if lowered.endswith("ie"):
+        return verb[:-2] + "ying"
+    if lowered.endswith("e") and not lowered.endswith(("ee", "ye", "oe")) and len(lowered) > 2:
+        return verb[:-1] + "ing"
+    # A short verb ending consonant-vowel-consonant doubles its last letter: swim -> swimming.
+    short = 3 <= len(lowered) <= 4
+    if short and lowered[-1] not in vowels + "wxy" and lowered[-2] in vowels and lowered[-3] not in vowels:
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
+def ru_adjective(word: str, noun: str) -> str:
+    """Return the nominative of an instrumental adjective before a job ("старшим" -> "старший "), or ""."""
+    feminine = noun.endswith("а")
+    for ending, nominative in {"ым": "ый", "им": "ий", "ой": "ая", "ей": "ая"}.items():
+        if len(word) > 4 and word.endswith(ending) and (ending in ("ой", "ей")) == feminine:
+            return word[: -len(ending)] + nominative + " "
+    return ""
+
+
 def form_table(entries: dict[str, str], irregular: dict[str, str] | None = None) -> dict[str, str]:
     """Return {lowercase case form: canonical} for `entries` ({nominative: canonical}) and irregular forms."""
     table: dict[str, str] = {}
@@ -43,6 +77,50 @@ def form_table(entries: dict[str, str], irregular: dict[str, str] | None = None)
         table[form.lower()] = canonical
     return table
 
+
+# ---- names ------------------------------------------------------------------------------------------
+
+# (pattern, strict): a strict pattern ("call me ...") is ambiguous, so its name must be
+# capitalised or end the sentence ("call me back later" is not a name).
+NAME_PATTERNS: list[tuple[re.Pattern[str], bool]] = [
+    (re.compile(rf"\bменя\s+зовут\s+(?P<name>{WORD})", I), False),
+    (re.compile(rf"\bмо[её]\s+имя\s*[-—:]?\s*(?P<name>{WORD})", I), False),
+    (re.compile(rf"\b(?:зови|зовите|называй|называйте)\s+меня\s+(?P<name>{WORD})", I), True),
+    (re.compile(rf"\bmy\s+name\s*(?:is|'s|’s)\s+(?P<name>{WORD})", I), False),
+    (re.compile(rf"\bcall\s+me\s+(?P<name>{WORD})", I), True),
+]
+# "Hi, I'm Anna!" / "Я Аня.": a whole sentence that is only a greeting and a capitalised name.
+INTRODUCTION = re.compile(
+    r"^\W*(?:(?:hi|hello|hey|hiya|привет|приветик|здравствуй(?:те)?|добрый\s+(?:день|вечер)|доброе\s+утро)"
+    rf"(?:\s+there)?\W+)?(?:i['’]?m|i\s+am|я)\s+(?P<name>{WORD})(?:\s+(?P<surname>{WORD}))?\s*(?:,.*|\W*)$", I)
+NOT_NAMES = words("""
+not no never a an the later back tomorrow today tonight now please maybe when if soon again
+anytime sometime anything whatever nothing it what that this at on in by any some just also
+really actually too crazy silly names name i
+не ни нет никак потом позже завтра сегодня сейчас пожалуйста как когда если так просто тоже
+уже всё все это что кто вот ещё еще иначе никто зовут
+""")
+# Capitalised words that follow "I'm"/"я" without being a name ("I'm Fine.", "Я Дома").
+NOT_INTRODUCED = words("""
+fine ok okay good great well alright home here there done ready sorry sure new free busy alone single married
+divorced pregnant retired unemployed alive lost serious kidding joking glad afraid back still only always
+already listening waiting working coming leaving going trying thinking bored hungry full late early awake
+asleep male female old young cold hot confused curious dead in out
+тоже дома здесь тут там рядом согласна согласен готов готова рад рада один одна сам сама против за снова опять
+ок норм хорошо плохо занят занята свободен свободна жив жива болен больна москвич москвичка русский русская
+""")
+# "I'm Dutch": nationalities, faiths and the like, which follow "I'm" capitalised without being names.
+NATIONALITIES = words("""
+dutch polish swedish danish finnish irish scottish welsh greek turkish japanese korean indian mexican brazilian
+canadian australian israeli georgian armenian belarusian kazakh uzbek swiss austrian czech hungarian romanian
+bulgarian serbian croatian portuguese norwegian belgian latvian lithuanian estonian thai vietnamese filipino
+nigerian kenyan egyptian moroccan arab persian iranian pakistani asian european african latino latina hispanic
+black white jewish catholic christian muslim buddhist hindu atheist agnostic russian english american british
+german french ukrainian italian spanish chinese vegan vegetarian gay lesbian bi trans queer straight
+""")
+
+# Right before a stated name: "не называй меня …", "don't call me …".
+NAME_NEGATION = re.compile(r"(?:^|\W)(?:не|никогда|don'?t|do\s+not|never|stop|перестань|хватит)\s*$", I)
 
 # ---- places -------------------------------------------------------------------------------------------
 
@@ -96,7 +174,9 @@ _EN_PLACE_ALIASES = {
     "the us": "USA", "the usa": "USA", "united states": "USA", "the united states": "USA", "the states": "USA",
     "the uk": "UK", "united kingdom": "UK", "the united kingdom": "UK", "the netherlands": "Netherlands",
     "czech republic": "Czechia", "the czech republic": "Czechia", "new zealand": "New Zealand",
-    "south korea": "South Korea", "south africa": "South Africa", "the uae": "UAE", "st. petersburg": "Saint Petersburg",
+    "south korea": "South Korea", "south africa": "South Africa", "the uae": "UAE",
+    "st. petersburg": "Saint Petersburg",
+    "nyc": "New York", "la": "Los Angeles", "sf": "San Francisco", "dc": "Washington",
 }
 
 RU_PLACES = form_table({c: c for c in _RU_CITIES.split() + _RU_COUNTRIES.split()}, _RU_PLACE_IRREGULAR)
@@ -110,14 +190,19 @@ PLACE_JOINERS = words("de del da do dos la le upon on am im al el")
 # Residence: what follows is the user's city (or country). Russian past-tense verbs carry no person,
 # so "переехал" needs "я" or the start of the clause (checked in rules.py via the "subj" group).
 LIVE_TRIGGERS = [
-    re.compile(r"\b(?:i|we)\s+(?:currently\s+|now\s+|still\s+|actually\s+|also\s+|happen\s+to\s+)?(?:live|reside)\s+in\s+", I),
+    re.compile(r"\b(?:i|we)\s+(?:currently\s+|now\s+|still\s+|actually\s+|also\s+|happen\s+to\s+)?"
+               r"(?:live|reside)\s+in\s+", I),
     re.compile(r"\b(?:i|we)(?:['’]?m|['’]re|\s+am|\s+are|['’]ve\s+been|\s+have\s+been)\s+(?:currently\s+|now\s+)?"
                r"(?:living|based|located)\s+in\s+", I),
-    re.compile(r"\b(?:i|we)(?:\s+have|['’]ve)?\s+(?:just\s+|recently\s+|finally\s+|already\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+", I),
-    re.compile(r"(?:\b(?:я|мы)\s+)?(?:сейчас\s+|теперь\s+|уже\s+|давно\s+|тоже\s+|вообще\s+)?(?:живу|живём|живем|проживаю)\s+"
+    re.compile(r"\b(?:i|we)(?:\s+have|['’]ve)?\s+(?:just\s+|recently\s+|finally\s+|already\s+)?"
+               r"(?:moved|relocated)\s+(?:back\s+)?to\s+", I),
+    re.compile(r"(?:\b(?:я|мы)\s+)?(?:сейчас\s+|теперь\s+|уже\s+|давно\s+|тоже\s+|вообще\s+)?"
+               r"(?:живу|живём|живем|проживаю)\s+"
                r"(?:сейчас\s+|теперь\s+|уже\s+|давно\s+)?(?:с\s+[^\W\d_]+\s+(?:и\s+[^\W\d_]+\s+)?)?(?:в|во)\s+", I),
-    re.compile(r"(?P<subj>\bя\s+)?(?:недавно\s+|уже\s+|наконец\s+|тоже\s+)?(?:переехал|переехала)\s+(?:из\s+\S+\s+)?(?:в|во)\s+", I),
-    re.compile(r"\bмы\s+(?:с\s+[^\W\d_]+\s+)?(?:недавно\s+|уже\s+|наконец\s+)?переехали\s+(?:из\s+\S+\s+)?(?:в|во)\s+", I),
+    re.compile(r"(?P<subj>\bя\s+)?(?:недавно\s+|уже\s+|наконец\s+|тоже\s+)?(?:переехал|переехала)\s+"
+               r"(?:из\s+\S+\s+)?(?:в|во)\s+", I),
+    re.compile(r"\bмы\s+(?:с\s+[^\W\d_]+\s+)?(?:недавно\s+|уже\s+|наконец\s+)?переехали\s+"
+               r"(?:из\s+\S+\s+)?(?:в|во)\s+", I),
 ]
 # Origin: what follows is the user's hometown.
 FROM_TRIGGERS = [
@@ -128,6 +213,8 @@ FROM_TRIGGERS = [
     re.compile(r"\bя\s+(?:(?:сам|сама|вообще|вообще-то|тоже|родом)\s+)*из\s+|\bродом\s+из\s+", I),
     re.compile(r"(?P<subj>\bя\s+)?(?:родился|родилась|вырос|выросла)\s+(?:и\s+вырос(?:ла)?\s+)?(?:в|во)\s+", I),
 ]
+# "I'm from Google support": after a plain "I'm from", an unknown name must end the clause.
+PLACE_CLAUSE_END = re.compile(r"^\s*(?:$|[,.!;:)]|(?:and|but|originally|though|btw)\b)", I)
 PLACE_TOKEN = re.compile(r"[^\W\d_][\w'’-]*")
 # "я из Москвы приехала": where they came from today, not where they are from.
 NEXT_IS_PAST_VERB = re.compile(r"^\s+[^\W\d_]+(?:л|ла|ли|лся|лась)\b", I)
@@ -135,6 +222,26 @@ NEXT_IS_PAST_VERB = re.compile(r"^\s+[^\W\d_]+(?:л|ла|ли|лся|лась)\b
 TEMPORARY_STAY = re.compile(
     r"^\W*(?:for\s+(?:the|a|two|a\s+few|some)\s+(?:weekend|week|days?|months?|holidays?|trip|while)|temporarily|"
     r"на\s+(?:выходные|неделю|пару|несколько|время|месяц)|временно|в\s+командировке|в\s+отпуске)\b", I)
+
+# ---- age ----------------------------------------------------------------------------------------------
+
+AGE_TRIGGERS = [
+    re.compile(rf"{I_AM}\s+(?:now\s+|already\s+|only\s+)?(?P<age>\d{{1,3}})"
+               r"(?P<unit>\s*(?:years?|yrs?)\s+old\b|\s*y\.?\s?o\b\.?)?", I),
+    re.compile(rf"{I_AM}\s+an?\s+(?P<age>\d{{1,3}})(?P<unit>[-\s]years?[-\s]old)\b", I),
+    re.compile(r"\bi\s+(?:just\s+)?turned\s+(?P<age>\d{1,3})(?P<unit>\s*years?\s+old\b)?", I),
+    re.compile(r"\bмне\s+(?:уже\s+|сейчас\s+|(?:только\s+что\s+|недавно\s+)?исполнилось\s+)?(?P<age>\d{1,3})"
+               r"(?P<unit>\s*(?:лет|года|год)\b)?", I),
+]
+# Before an age: it is not yet, or not exactly, the user's age.
+AGE_NOT_BEFORE = re.compile(r"\b(?:скоро|почти|около|almost|nearly|soon|about|через|next\s+year)\b", I)
+# With a unit the age is clear unless it is in the future or past ("мне 30 лет исполнится").
+AGE_NOT_AFTER = re.compile(r"^\s*(?:исполнится|будет|было|стукнет|назад|ago|from\s+now|next|в\s+следующем)\b", I)
+# Without one the number must end the clause: "I'm 25, and…", not "I'm 5 minutes late".
+AGE_CLAUSE_END = re.compile(
+    r"^\s*(?:$|[,.!;:)(]|(?:and|but|now|already|today|yesterday|last\s+(?:week|month)|this\s+(?:week|month|year)|"
+    r"btw|lol|"
+    r"haha|too|myself|и|а|но|уже|сейчас|сегодня|вчера)\b)", I)
 
 # ---- jobs ---------------------------------------------------------------------------------------------
 
@@ -165,31 +272,35 @@ _RU_JOBS = """
 маркетолог курьер кассир охранник администратор директор руководитель тренер ветеринар стоматолог хирург
 фармацевт редактор копирайтер блогер консультант рекрутер сисадмин студент студентка пилот стюардесса
 бариста няня инженер-программист фронтендер бэкендер тимлид аспирант аспирантка педиатр терапевт
+айтишник фрилансер предприниматель бизнесмен сварщик слесарь логист риелтор визажист косметолог массажист
+кондитер пекарь столяр плотник грузчик таксист дальнобойщик
 """
 RU_JOBS = form_table({job: job for job in _RU_JOBS.split()})
 RU_JOB_NOMINATIVES = frozenset(_RU_JOBS.split())
-# Adjectives before a Russian job in the instrumental ("старшим менеджером") and their nominative.
-RU_JOB_ADJECTIVE_ENDINGS = {"ым": "ый", "им": "ий", "ой": "ая", "ей": "ая"}
 # "I'm a teacher by training" / "я врач по образованию": what they studied, not what they do.
-JOB_NOT_CURRENT = re.compile(r"^\W*(?:by\s+(?:training|education|trade)|in\s+the\s+past|по\s+образованию|в\s+прошлом|в\s+душе)\b", I)
+JOB_NOT_CURRENT = re.compile(
+    r"^\W*(?:by\s+(?:training|education)|in\s+the\s+past|по\s+образованию|в\s+прошлом|в\s+душе)\b", I)
 EN_JOB_STOPS = words("""
 at in for with since and but who from on because so which that where when here there now full part during
 over to by of as or while till until than my your his her their our this btw lol haha though actually too
 myself currently anyway
 """)
-RU_COMPANIES = form_table(
-    {c: c for c in "Яндекс Сбер Сбербанк Газпром Озон Мегафон Ростелеком Лукойл Аэрофлот Тинькофф Авито МТС ВТБ".split()},
-)
+RU_COMPANIES = form_table({c: c for c in words("Яндекс Сбер Сбербанк Газпром Озон Мегафон Ростелеком Лукойл Аэрофлот "
+                                                "Тинькофф Авито МТС ВТБ")})
+# "As a teacher, I get summers off."
+AS_JOB_EN = re.compile(r"^\W*as\s+(?=an?\s)", I)
 JOB_TRIGGERS_EN = [
     re.compile(r"\bi\s+(?:currently\s+|now\s+|also\s+|still\s+|actually\s+)?work\s+(?P<prep>as|at|for)\s+", I),
-    re.compile(rf"{I_AM}\s+(?:currently\s+|now\s+|also\s+|actually\s+)?(?:an?|the)\s+", I),
+    re.compile(rf"{I_AM}\s+(?:currently\s+|now\s+|also\s+|actually\s+)?an?\s+", I),
 ]
 JOB_TRIGGER_RU = re.compile(r"(?:\bя\s+)?(?:сейчас\s+|теперь\s+|уже\s+|тоже\s+|официально\s+)?работаю\s+", I)
 JOB_NOMINATIVE_RU = re.compile(
-    r"(?:\bя\s*(?:[—–-]\s*)?(?:тоже\s+|сейчас\s+|вообще\s+|по\s+профессии\s+)?|\bпо\s+профессии\s+я\s+)(?P<job>[^\W\d_]+(?:-[^\W\d_]+)?)", I)
+    r"(?:\bя\s*(?:[—–-]\s*)?(?:(?:тоже|сейчас|вообще|вот|как|по\s+профессии)\s+)?|\bпо\s+профессии\s+я\s+)"
+    r"(?P<job>[^\W\d_]+(?:-[^\W\d_]+)?)(?P<of>\s+[^\W\d_]+(?:ого|его|и|ы))?", I)
 JOB_TOKEN = re.compile(r"[^\W\d_][\w-]*")
 ORGANISATION = re.compile(
-    r"\s*(?:the\s+)?(?P<name>«[^»]+»|\"[^\"]+\"|“[^”]+”|[^\W_][\w&'’-]*(?:\.[\w-]+)*(?:\s+(?:[A-ZА-ЯЁ0-9][\w&'’-]*|&)){0,3})")
+    r"\s*(?:the\s+)?(?P<name>«[^»]+»|\"[^\"]+\"|“[^”]+”|"
+    r"[^\W_][\w&'’-]*(?:\.[\w-]+)*(?:\s+(?:[A-ZА-ЯЁ0-9][\w&'’-]*|&)){0,3})")
 NOT_EMPLOYERS = words("IT ИТ HR QA PR ML AI UX UI SMM SEO DevOps Devops")
 RU_CLAUSE_END = re.compile(r"[,.!;:()]|\s(?:и|а|но|зато|хотя|потому)\s", I)
 RU_INSTRUMENTAL_PREPOSITIONS = words("с со над под за перед между рядом вместе")
@@ -255,7 +366,7 @@ _RU_RELATIVES_IRREGULAR = {
     "ребенок": "child", "ребёнка": "child", "ребенка": "child", "сыновья": "son", "сыновей": "son",
     "дочки": "daughter", "дочерей": "daughter", "сестры": "sister", "сестёр": "sister", "сестер": "sister",
     "братья": "brother", "братьев": "brother", "родители": "parents", "родителей": "parents", "внуки": "grandchildren",
-    "внуков": "grandchildren", "сестрой": "sister", "сестру": "sister",
+    "внуков": "grandchildren", "сёстры": "sister",
 }
 RU_RELATIVES = form_table(_RU_RELATIVES, _RU_RELATIVES_IRREGULAR)
 RU_RELATIVE_NOMINATIVE = {form: nom for nom in _RU_RELATIVES for form in ru_case_forms(nom)}
@@ -264,7 +375,8 @@ RU_RELATIVE_NOMINATIVE.update({"отца": "отец", "отцу": "отец", "
                                "парнем": "парень", "ребёнка": "ребёнок", "ребенка": "ребенок"})
 # One word allowed between "my"/"a" and the relative or animal ("my little sister", "a black cat").
 EN_RELATIVE_MODIFIERS = words("little older younger big elder baby twin step half eldest oldest youngest")
-EN_PET_MODIFIERS = words("little black white ginger grey gray orange tabby fluffy big small new rescue lazy pet tiny cute")
+EN_PET_MODIFIERS = words("little black white ginger grey gray orange tabby fluffy big small new rescue lazy pet tiny "
+                         "cute")
 RU_MODIFIERS = words("""
 младшая младший старшая старший маленькая маленький взрослая взрослый любимая любимый родная родной младшую
 старшую младшего старшего рыжий рыжая чёрный черный чёрная черная белый белая серый серая пушистый пушистая
@@ -273,7 +385,7 @@ RU_MODIFIERS = words("""
 COMPOUND_HEADS = words("""
 allergy allergies person people food toy toys bed video videos meme memes sitter walker tattoo mug shirt picture
 pictures photo photos costume hair tongue land country board ship figure joke jokes nature in-law hen show
-years days friend friends
+years days friend friends bite bites breed park owner owners lover lovers treat treats collar leash sitting
 """)
 MODIFIERS = {"pet": EN_PET_MODIFIERS | RU_MODIFIERS, "family": EN_RELATIVE_MODIFIERS | RU_MODIFIERS}
 NUMBER_WORDS = words("""
@@ -297,9 +409,15 @@ NOMINATIVES = frozenset(set(EN_SPECIES) | set(EN_RELATIVES) | set(_RU_SPECIES) |
 # "I have rabbit stew": in English a singular animal or relative needs "a" or a number after "I have".
 EN_SINGULAR = frozenset(w for w in set(EN_SPECIES) | set(EN_RELATIVES) if not w.endswith(("s", "ren")))
 RU_NEGATED_AFTER = re.compile(r"^\s+(?:нет|не\s+было|больше\s+нет|уже\s+нет)\b", I)
+# "Муж у меня врач", "Кот у меня рыжий": the relative or animal comes first, "у меня" after it.
+INVERTED_HAVE_RU = re.compile(r"(?:^|[,;—–]\s*|\b(?:а|и|но)\s+)(?P<head>[^\W\d_]+)\s+у\s+(?:меня|нас)\b", I)
 IDIOMS = re.compile(
     r"\b(?:partner\s+in\s+crime|mother\s+nature|brother\s+from\s+another\s+mother|sick\s+as\s+a\s+dog|"
-    r"raining\s+cats\s+and\s+dogs|dog\s+days|cat\s+got\s+your\s+tongue|big\s+brother\s+is)\b", I)
+    r"raining\s+cats\s+and\s+dogs|dog\s+days|cat\s+got\s+your\s+tongue|big\s+brother\s+is|"
+    r"dog\s+in\s+(?:the|this)\s+fight|"
+    r"let\s+the\s+cat\s+out)\b", I)
+# In the clause before "my …": the bot is addressed ("You're my girlfriend", "ты моя девушка").
+ADDRESSEE = re.compile(r"\b(?:you|you['’]re|u|ur|be|become|ты|вы|тебя|тебе|будь|будьте|стань)\b", I)
 POSSESSIVE_EN = re.compile(r"\b(?:my|our)\s+", I)
 POSSESSIVE_RU = re.compile(r"\b(?:мой|моя|моё|мое|мои|моего|моему|моим|моём|моем|мою|моей|моих|моими|наш|наша|наши|"
                            r"нашего|нашему|нашим|нашу|нашей|наших)\s+", I)
@@ -308,40 +426,77 @@ HAVE_EN = re.compile(I_HAVE, I)
 # "мы с мужем", "живу с мамой и сестрой": the people the user lives or does things with.
 WITH_RU = re.compile(r"\b(?:мы|живу|живём|живем)\s+с\s+", I)
 LIST_JOINER = re.compile(r"\s*(?:,\s*(?:and\s+|и\s+)?|\s+and\s+|\s+и\s+|\s+а\s+ещё\s+|\s+plus\s+)", I)
-DEATH = re.compile(r"\b(?:died|dead|passed\s+away|passed|rip|lost|умер|умерла|умерли|погиб|погибла|не\s+стало|скончал\w*|сдох\w*)\b", I)
+DEATH = re.compile(
+    r"\b(?:died|dead|passed\s+away|passed|rip|lost|умер|умерла|умерли|погиб|погибла|не\s+стало|скончал\w*|"
+    r"сдох\w*)\b", I)
+
+
+
+def kind_of(word: str) -> tuple[str | None, str]:
+    """Return ("pet", species) or ("family", relation) for an animal or relative word, else (None, "")."""
+    lowered = word.lower()
+    for kind, table in (("pet", EN_SPECIES), ("pet", RU_SPECIES), ("family", EN_RELATIVES), ("family", RU_RELATIVES)):
+        if lowered in table:
+            return kind, table[lowered]
+    return None, ""
+
+
+def ru_nominative(word: str) -> str | None:
+    """Return the nominative singular of a Russian animal or relative word ("кота" -> "кот"), or None."""
+    lowered = word.lower()
+    return RU_SPECIES_NOMINATIVE.get(lowered) or RU_RELATIVE_NOMINATIVE.get(lowered)
 
 # ---- likes and dislikes -------------------------------------------------------------------------------
 
-_ADV_EN = r"(?:(?:really|absolutely|just|truly|also|totally|genuinely|do|still|honestly|simply|so|kinda|always|both|all)\s+)*"
-_ADV_RU = r"(?:(?:очень|просто|реально|тоже|ещё|еще|безумно|так|всегда|правда|вообще|прям|сильно|совсем|категорически|честно)\s+)*"
+_ADV_EN = (r"(?:(?:really|absolutely|just|truly|also|totally|genuinely|do|still|honestly|simply|so|kinda|always|"
+           r"both|all)\s+)*")
+_ADV_RU = (r"(?:(?:очень|просто|реально|тоже|ещё|еще|безумно|так|всегда|правда|вообще|прям|сильно|совсем|"
+           r"категорически|честно)\s+)*")
+# A run of adverbs before a Russian verb may start only after "я" or at a clause start: a match that could
+# start anywhere inside "очень очень очень…" would make the search quadratic in the message length.
+_LEAD_RU = rf"(?:(?:\bя\s+|{CLAUSE_START}){_ADV_RU})?"
 LIKE_TRIGGERS = [
     re.compile(rf"\bi\s+{_ADV_EN}(?:love|like|adore|enjoy)\s+", I),
     re.compile(rf"{I_AM}\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+|massive\s+)?fan\s+of\s+", I),
-    re.compile(rf"{I_AM}\s+(?:really\s+|very\s+|super\s+|totally\s+)?(?:into|obsessed\s+with|passionate\s+about|crazy\s+about)\s+", I),
+    re.compile(rf"{I_AM}\s+(?:really\s+|very\s+|super\s+|totally\s+)?"
+               r"(?:into|obsessed\s+with|passionate\s+about|crazy\s+about)\s+", I),
     re.compile(r"\bmy\s+favou?rite\s+(?:[a-z]+\s+){1,2}(?:is|are)\s+", I),
-    re.compile(rf"(?:\bя\s+)?{_ADV_RU}(?:люблю|обожаю)\s+", I),
+    re.compile(r"\bя\s+(?:(?:большой|огромный|большая|огромная|настоящий|настоящая)\s+)?"
+               r"(?:фанат|фанатка|поклонник|поклонница)\s+", I),
+    re.compile(rf"{_LEAD_RU}(?:люблю|обожаю)\s+", I),
     re.compile(rf"\bмне\s+{_ADV_RU}(?:нравится|нравятся)\s+", I),
     re.compile(r"\bмо[йяеёи]\s+любим(?:ый|ая|ое|ые)\s+[^\W\d_]+\s*(?:[—–:-]\s*(?:это\s+)?|это\s+|\s)", I),
 ]
 DISLIKE_TRIGGERS = [
     re.compile(rf"\bi\s+{_ADV_EN}(?:hate|dislike|detest|loathe|despise)\s+", I),
     re.compile(rf"\bi\s+{_ADV_EN}(?:can['’]?t|cannot|can\s+not)\s+stand\s+", I),
-    re.compile(rf"\bi\s+{_ADV_EN}(?:don['’]?t|do\s+not)\s+(?:really\s+|much\s+|particularly\s+)?(?:like|love|enjoy)\s+", I),
+    re.compile(rf"\bi\s+{_ADV_EN}(?:don['’]?t|do\s+not)\s+(?:really\s+|much\s+|particularly\s+)?"
+               r"(?:like|love|enjoy)\s+", I),
     re.compile(rf"{I_AM}\s+not\s+(?:a\s+)?(?:big\s+|huge\s+|great\s+)?fan\s+of\s+", I),
-    re.compile(rf"(?:\bя\s+)?{_ADV_RU}не\s+(?:очень\s+)?(?:люблю|перевариваю|выношу|переношу)\s+", I),
-    re.compile(rf"(?:\bя\s+)?{_ADV_RU}(?:ненавижу|терпеть\s+не\s+могу)\s+", I),
+    re.compile(rf"{_LEAD_RU}не\s+(?:очень\s+)?(?:люблю|перевариваю|выношу|переношу)\s+", I),
+    re.compile(rf"{_LEAD_RU}(?:ненавижу|терпеть\s+не\s+могу)\s+", I),
     re.compile(rf"\bмне\s+{_ADV_RU}не\s+нрав(?:ится|ятся)\s+", I),
+    re.compile(rf"\bменя\s+{_ADV_RU}(?:бесит|бесят|раздражает|раздражают)\s+", I),
 ]
+# "I'm a huge Arsenal fan": the thing comes before "fan".
+FAN_NOT_THINGS = words("a an the not no such big huge real true total biggest number one")
+FAN_EN = re.compile(
+    rf"{I_AM}\s+(?:an?\s+)?(?:(?:big|huge|massive|great|die-hard|lifelong)\s+)?"
+    r"(?P<thing>[^\W\d_][\w'’-]*(?:\s+[^\W\d_][\w'’-]*)?)"
+    r"\s+fan\b(?!\s+of)", I)
 # A liked thing ends at the first of these; what follows is another clause.
 OBJECT_END = re.compile(
     r"[.!?;:()\"«»“”]|\s[—–]\s|\b(?:but|because|cause|cuz|since|when|whenever|if|though|although|while|which|that|"
-    r"who|where|so|especially|particularly|except|unless|но|а|потому|поскольку|когда|если|хотя|который|которая|"
-    r"которое|которые|что|чтобы|зато|ведь|особенно|кроме|пока)\b", I)
+    r"who|where|so|especially|particularly|except|unless|than|instead|но|а|потому|поскольку|когда|если|хотя|"
+    r"который|которая|которое|которые|что|чтобы|зато|ведь|особенно|кроме|пока|чем|больше|меньше|вместо)\b|"
+    r"\b(?:more|better|less)\s+than\b", I)
 OBJECT_SPLIT = re.compile(r"\s*,\s*(?:and\s+|и\s+|or\s+|или\s+)?|\s+(?:and|or|и|или|&)\s+|\s*/\s*", I)
 # "A, B and C" is a list; "coffee, it wakes me up" is one thing and another clause.
 LIST_END = re.compile(r",[^,]*\s(?:and|or|и|или|&)\s[^,]*$", I)
-FIXED_PHRASES = ["rock and roll", "rock'n'roll", "mac and cheese", "fish and chips", "drum and bass", "rhythm and blues",
-                 "salt and pepper", "peanut butter and jelly", "dungeons and dragons", "pride and prejudice"]
+# Things whose name holds "and", kept whole when a list is split.
+FIXED_PHRASES = re.compile(
+    r"rock\s+and\s+roll|mac\s+and\s+cheese|fish\s+and\s+chips|drum\s+and\s+bass|rhythm\s+and\s+blues|"
+    r"salt\s+and\s+pepper|peanut\s+butter\s+and\s+jelly|dungeons\s+and\s+dragons|pride\s+and\s+prejudice", I)
 # A liked "thing" that starts like this is about the bot, the moment or another person, or is another clause.
 OBJECT_REJECT_START = words("""
 you u ya your yours it it's its this that these those them him her how when what the-way why there here
@@ -351,6 +506,9 @@ my our his their one another each every such whatever
 его её ее их как когда что чтобы так свою свой своё свое свои своего моего мою мой моя мои моих меня мне я
 мы он она они кого всё все всех ничего
 """)
+# A liked thing that mentions the bot anywhere is about the conversation ("the way you talk", "болтать с тобой").
+ABOUT_THE_BOT = words("you u ya your yours you're тебя тебе тобой твой твоя твою твоё твое твои твоих твоим "
+                      "вас вам вами ваш")
 OBJECT_TRAILING = re.compile(
     r"(?:\s+(?:too|also|as\s+well|so\s+much|very\s+much|a\s+lot|a\s+ton|lately|the\s+most|more\s+than\s+anything|"
     r"to\s+death|a\s+bunch|тоже|очень|сильно|больше\s+всего|безумно|также|просто|всегда|до\s+безумия))+$", I)
@@ -364,45 +522,36 @@ RU_VERB_STARTS = words("""
 часто обычно никогда
 """)
 RU_VERB_ENDINGS = ("аю", "яю", "ею", "ую", "юсь", "усь", "ишь", "ешь")
+# "cooking for my family and friends": after a preposition, "and" continues that phrase, not the list.
+OBJECT_PREPOSITIONS = words("for with to in on about at from of по с со для на в во о об у от из за")
+ACTIVITY_ENDINGS = ("ing", "ть", "ться", "чь")  # gerunds and infinitives name activities
 NOT_A_LIKING = words("think believe imagine say know pretend assume call point help")  # "I like to think ..."
-
-# ---- age ----------------------------------------------------------------------------------------------
-
-AGE_TRIGGERS = [
-    re.compile(rf"{I_AM}\s+(?:now\s+|already\s+|only\s+)?(?P<age>\d{{1,3}})(?P<unit>\s*(?:years?|yrs?)\s+old\b|\s*y\.?\s?o\b\.?)?", I),
-    re.compile(rf"{I_AM}\s+an?\s+(?P<age>\d{{1,3}})(?P<unit>[-\s]years?[-\s]old)\b", I),
-    re.compile(r"\bi\s+(?:just\s+)?turned\s+(?P<age>\d{1,3})(?P<unit>\s*years?\s+old\b)?", I),
-    re.compile(r"\bмне\s+(?:уже\s+|сейчас\s+|(?:только\s+что\s+|недавно\s+)?исполнилось\s+)?(?P<age>\d{1,3})"
-               r"(?P<unit>\s*(?:лет|года|год)\b)?", I),
-]
-# With a unit the age is clear unless it is in the future or past ("мне 30 лет исполнится").
-AGE_NOT_AFTER = re.compile(r"^\s*(?:исполнится|будет|было|стукнет|назад|ago|from\s+now|next|в\s+следующем)\b", I)
-# Without one the number must end the clause: "I'm 25, and…", not "I'm 5 minutes late".
-AGE_CLAUSE_END = re.compile(
-    r"^\s*(?:$|[,.!;:)(]|(?:and|but|now|already|today|yesterday|last\s+(?:week|month)|this\s+(?:week|month|year)|btw|lol|"
-    r"haha|too|myself|и|а|но|уже|сейчас|сегодня|вчера)\b)", I)
 
 # ---- states -------------------------------------------------------------------------------------------
 
-EN_STATES = """
+EN_STATES = words("""
 tired exhausted sleepy sad depressed lonely bored stressed anxious nervous worried upset angry frustrated
 overwhelmed sick ill unwell happy excited scared heartbroken hungover homesick grumpy miserable relaxed
-jetlagged jet-lagged exhausted drained
-"""
+jetlagged jet-lagged drained
+""")
 EN_STATE_PHRASES = ["stressed out", "burned out", "burnt out", "worn out", "under the weather", "feeling down"]
 _STATE_ADV_EN = (r"(?:(?:so|really|very|a\s+bit|a\s+little(?:\s+bit)?|kind\s+of|kinda|sort\s+of|pretty|super|quite|"
                  r"dead|totally|completely|extremely|incredibly|too|just|honestly|rather|absolutely|utterly|insanely|"
                  r"bloody|damn|feeling|getting|still|also|seriously|literally|somewhat|soo+)\s+)*")
 _EN_STATE_WORDS = "|".join(sorted([re.escape(p).replace(r"\ ", r"\s+") for p in EN_STATE_PHRASES]
-                                  + EN_STATES.split(), key=len, reverse=True))
+                                  + sorted(EN_STATES), key=len, reverse=True))
 STATE_TRIGGERS_EN = [
-    re.compile(rf"{I_AM}\s+{_STATE_ADV_EN}(?P<state>{_EN_STATE_WORDS})\b", I),
-    re.compile(rf"\bi\s+(?:feel|['’]ve\s+been\s+feeling|have\s+been\s+feeling)\s+{_STATE_ADV_EN}(?P<state>{_EN_STATE_WORDS})\b", I),
-    re.compile(r"\bi\s+(?:have|['’]ve\s+got|have\s+got|got)\s+(?:a\s+|the\s+)?(?:bad\s+|terrible\s+|slight\s+|little\s+)?"
+    re.compile(rf"{I_AM}\s+{_STATE_ADV_EN}(?P<state>{_EN_STATE_WORDS})(?![\w-])", I),
+    re.compile(rf"\bi(?:\s+feel|['’]ve\s+been\s+feeling|\s+have\s+been\s+feeling)\s+{_STATE_ADV_EN}"
+               rf"(?P<state>{_EN_STATE_WORDS})(?![\w-])", I),
+    re.compile(r"\bi\s+(?:have|['’]ve\s+got|have\s+got|got)\s+(?:a\s+|the\s+)?"
+               r"(?:bad\s+|terrible\s+|slight\s+|little\s+)?"
                r"(?P<state>cold|flu|fever|headache|migraine|hangover|covid|sore\s+throat|toothache|stomachache)\b", I),
 ]
 # "tired of", "happy to help", "happy for you", "sick and tired": not the user's condition.
-STATE_NOT_AFTER = re.compile(r"^\s*(?:of|to|for|and\s+tired|enough|as|with\s+(?:you|it|this|that))\b", I)
+STATE_NOT_AFTER = re.compile(
+    r"^\s*(?:of|to|for|and\s+tired|enough|as|with\s+(?:you|it|this|that)|от\s+(?:тебя|вас|этого|всего|всех|тво\w+|"
+    r"людей|жизни|разговор\w*))\b", I)
 _RU_STATES = {
     "устал": "устал", "устала": "устал", "вымотался": "вымотался", "вымоталась": "вымотался",
     "заболел": "болею", "заболела": "болею", "болею": "болею", "простыл": "простыл", "простыла": "простыл",
@@ -414,19 +563,23 @@ _RU_STATES = {
 RU_STATES = _RU_STATES
 # Past tense and short adjectives carry no person ("она устала"), so they need "я" or a clause start.
 RU_STATES_NEED_SUBJECT = frozenset(form for form in _RU_STATES if not form.endswith(("ю", "усь", "юсь")))
-RU_FEELINGS = words("грустно плохо одиноко скучно тревожно страшно тоскливо весело хреново паршиво обидно тяжело нехорошо")
+RU_FEELINGS = words("грустно плохо одиноко скучно тревожно страшно тоскливо весело хреново паршиво обидно тяжело "
+                    "нехорошо")
 RU_AILMENTS = {"стресс": "стресс", "депрессия": "депрессия", "температура": "температура", "простуда": "простуда",
                "похмелье": "похмелье", "мигрень": "мигрень", "насморк": "насморк", "болит голова": "болит голова",
                "болит горло": "болит горло", "болит живот": "болит живот"}
 _STATE_ADV_RU = (r"(?:(?:так|очень|сильно|немного|немножко|ужасно|жутко|совсем|дико|страшно|капец|прям|реально|просто|"
-                 r"уже|опять|снова|чуть|что-то|вообще|сегодня|сейчас|чертовски|смертельно|адски|как-то|тоже|ещё|еще)\s+)*")
+                 r"уже|опять|снова|чуть|что-то|вообще|сегодня|сейчас|чертовски|смертельно|адски|как-то|тоже|"
+                 r"ещё|еще)\s+)*")
 _RU_STATE_WORDS = "|".join(sorted((re.escape(s).replace(r"\ ", r"\s+") for s in _RU_STATES), key=len, reverse=True))
-STATE_TRIGGER_RU = re.compile(rf"(?P<subj>\bя\s+)?{_STATE_ADV_RU}(?P<state>{_RU_STATE_WORDS})\b", I)
+STATE_TRIGGER_RU = re.compile(
+    rf"(?:(?:(?P<subj>\bя\s+)|{CLAUSE_START}){_STATE_ADV_RU})?(?P<state>{_RU_STATE_WORDS})(?![\w-])", I)
 FEELING_TRIGGER_RU = re.compile(rf"\bмне\s+{_STATE_ADV_RU}(?P<state>{'|'.join(sorted(RU_FEELINGS))})\b", I)
 _RU_AILMENT_WORDS = "|".join(a.replace(" ", r"\s+") for a in RU_AILMENTS)
 AILMENT_TRIGGER_RU = re.compile(rf"\bу\s+меня\s+{_STATE_ADV_RU}(?P<state>{_RU_AILMENT_WORDS})\b", I)
 # "Весь день болит голова": an ache with no owner named is the user's, at the start of a clause.
-ACHE_TRIGGER_RU = re.compile(rf"(?P<subj>){_STATE_ADV_RU}(?P<state>болит\s+(?:голова|горло|живот|спина|зуб))\b", I)
+ACHE_TRIGGER_RU = re.compile(
+    rf"(?:{CLAUSE_START}{_STATE_ADV_RU})?(?P<state>болит\s+(?:голова|горло|живот|спина|зуб))\b", I)
 # "летом мне плохо", "when it rains I'm sad": a habit, not how the user is now.
 HABITUAL = re.compile(
     r"\b(?:обычно|часто|иногда|всегда|постоянно|летом|зимой|весной|осенью|по\s+утрам|по\s+вечерам|по\s+ночам|"
@@ -442,13 +595,17 @@ NEGATION = re.compile(
     r"(?:^|[^\w'’])(?:не|нет|ни|никогда|not|never|no|n['’]t|dont|doesnt|didnt|cant|isnt|no\s+longer|hardly)(?:$|\W)|"
     r"\w+n['’]t\b", I)
 PAST = re.compile(
-    r"\b(?:used\s+to|раньше|когда-то|в\s+детстве|as\s+a\s+(?:kid|child)|back\s+then|previously|formerly|in\s+the\s+past|"
+    r"\b(?:used\s+to|раньше|когда-то|в\s+детстве|as\s+a\s+(?:kid|child)|back\s+then|previously|formerly|"
+    r"in\s+the\s+past|"
     r"до\s+того|once)\b", I)
 # Anywhere before a match in the sentence: a wish, a plan, a condition, a story or a game.
 HYPOTHETICAL = re.compile(
-    r"(?:^|\W)(?:if|imagine|suppose|would|wish|hope|maybe|perhaps|might|could|should|want|wanna|dream|dreaming|plan|"
+    r"(?:^|\W)(?:if(?!\s+(?:i['’]?m\s+(?:honest|being\s+honest)|you\s+ask\s+me))|imagine|suppose|would|wish|hope|"
+    r"maybe|perhaps|might|could|should|want|wanna|dream|dreaming|plan|"
     r"planning|going\s+to|gonna|will|someday|one\s+day|pretend|roleplay|role-play|let['’]s|say|when|whenever|unless|"
-    r"\w+['’](?:d|ll)|если|представь|представим|допустим|пусть|бы|хочу|хотела?|хотим|мечтаю|мечтала?|планирую|"
+    r"act\s+(?:as|like)|play\s+(?:the\s+)?(?:role|part)|притворись|сыграй|играй|будь|будьте|стань|"
+    r"\w+['’](?:d|ll)|если(?!\s+честно)|представь|представим|допустим|пусть|бы|хочу|хотела?|хотим|мечтаю|мечтала?|"
+    r"планирую|"
     r"собираюсь|может|возможно|наверное|когда-нибудь|вдруг|когда|давай|игра\w*)(?:\W|$)", I)
 REPORTED = re.compile(
     r"\b(?:said|says|told|tells|asked|asks|wrote|writes|claims|claimed|quote|quoting|movie|film|book|song|lyrics|"
@@ -469,6 +626,7 @@ QUESTION_START = re.compile(
 QUESTION_PARTICLE = re.compile(r"\bли\b", I)
 # "I live in Berlin, and you?": only the tag is a question.
 TAG_QUESTION = re.compile(
-    r"^(?P<body>.+?)[,;—–-]\s*(?:(?:and|what\s+about|how\s+about|а|и)\s+)?(?:you|u|yours|ты|вы|тебя|тебе|у\s+тебя|у\s+вас)"
+    r"^(?P<body>.+?)[,;—–-]\s*(?:(?:and|what\s+about|how\s+about|а|и)\s+)?"
+    r"(?:you|u|yours|ты|вы|тебя|тебе|у\s+тебя|у\s+вас)"
     r"\s*\?+\W*$", I)
 SENTENCE = re.compile(r"[^.!?\n;]+[.!?\n;]*")

@@ -34,9 +34,9 @@ IBAN_CANDIDATE = re.compile(
 )
 # A run of digits joined by single spaces or dashes; a leading "+" marks a phone number.
 DIGIT_RUN = re.compile(r"(?<![\w+])\+?[0-9](?:[ -]?[0-9])*")
+NOT_A_PLACEHOLDER = r"(?!\[[^\]\n]{0,30} hidden\])"
 # Separators are taken possessively ("++"): backtracking into them would let "is:" pass for the value
 # of an already masked "password: is: [password hidden]".
-NOT_A_PLACEHOLDER = r"(?!\[[^\]\n]{0,30} hidden\])"
 PASSWORD_VALUE = re.compile(
     rf"(?<!\[)\b(?:(?:password|passwd|pwd|парол\w*)\b{QUALIFIERS}(?:\s*(?:\bis\b|\bwas\b|\bэто\b|[:=—–-]))++"
     rf"|pass\s*[:=])\s*{NOT_A_PLACEHOLDER}(?P<value>[^\s:=—–]\S*)",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import AsyncIterator
 
 import aiosqlite
 
+from memory.facts import Fact
 from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.store_facts import FactQueries
 
@@ -27,6 +28,8 @@ class Turn:
     name: str | None
     previous_seen: datetime | None
     history: list[dict[str, str]]
+    facts: list[Fact] = field(default_factory=list)
+    unread: int = 0  # the user's own messages in the session the fact extractor has not read yet
 
 
 @dataclass(frozen=True)
@@ -114,11 +117,15 @@ class Store(FactQueries):
         """Record the user's message and return the turn, or None if this update was already handled."""
         stamp = _iso(now)
         # No explicit transaction: each statement commits on its own, in an order where a crash
-        # between any two leaves a consistent database, and the turn costs four round trips.
+        # between any two leaves a consistent database, and the turn costs five round trips.
         async with self._lock:
             db = self._db
-            rows = await db.execute_fetchall("SELECT name, last_seen FROM users WHERE id = ?", (user_id,))
-            known_name, previous = next(((row[0], _parse(row[1])) for row in rows), (None, None))
+            rows = await db.execute_fetchall(
+                "SELECT name, last_seen, extracted_upto FROM users WHERE id = ?", (user_id,)
+            )
+            known_name, previous, read_upto = next(
+                ((row[0], _parse(row[1]), row[2]) for row in rows), (None, None, 0)
+            )
             await db.execute(
                 "INSERT INTO users (id, first_name, language_code, name, first_seen, last_seen)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
@@ -133,10 +140,19 @@ class Store(FactQueries):
             )
             if cursor.rowcount == 0:
                 return None
-            history = await self._history(db, user_id, history_limit)
+            rows = await db.execute_fetchall(
+                "SELECT id, role, content FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+                (user_id, history_limit),
+            )
+            facts = await self._facts(db, user_id)
         return Turn(
-            user_id=user_id, message_id=cursor.lastrowid or 0, name=name or known_name,
-            previous_seen=previous, history=history,
+            user_id=user_id,
+            message_id=cursor.lastrowid or 0,
+            name=name or known_name,
+            previous_seen=previous,
+            history=[{"role": role, "content": content} for _id, role, content in reversed(rows)],
+            facts=facts,
+            unread=sum(1 for message_id, role, _ in rows if role == "user" and message_id > read_upto),
         )
 
     async def add_reply(self, user_id: int, text: str, now: datetime, history_limit: int) -> None:

@@ -146,12 +146,16 @@ class FactQueries:
             )
         return int(next(iter(rows))[0])
 
-    async def users_with_pending(self) -> list[int]:
-        """Return the users who wrote something the extractor has not read yet (work that survives a restart)."""
+    async def users_due_for_extraction(self, idle_since: datetime) -> list[int]:
+        """Return users silent since `idle_since` who wrote something the extractor has not read yet.
+
+        This is all the scheduling state there is: it lives in the database, so it survives restarts.
+        """
         async with self._lock:
             rows = await self._db.execute_fetchall(
-                "SELECT DISTINCT u.id FROM users u JOIN messages m ON m.user_id = u.id"
-                " WHERE m.role = 'user' AND m.id > u.extracted_upto"
+                "SELECT u.id FROM users u WHERE u.last_seen < ? AND EXISTS (SELECT 1 FROM messages m"
+                " WHERE m.user_id = u.id AND m.role = 'user' AND m.id > u.extracted_upto) ORDER BY u.last_seen",
+                (_iso(idle_since),),
             )
         return [row[0] for row in rows]
 

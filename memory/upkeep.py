@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from datetime import datetime, timezone
 from typing import Callable
 
-from chat.locks import KeyedLocks
+from chat.llm import ModelUnavailable
 from config import Config
-from memory.extraction import LLMExtractor
+from memory.extraction import ExtractionError, LLMExtractor
 from memory.facts import Extraction, Fact
 from memory.store import Store
 
 log = logging.getLogger(__name__)
+
+CONCURRENT_EXTRACTIONS = 4
 
 
 def _utc_now() -> datetime:
@@ -20,7 +24,7 @@ def _utc_now() -> datetime:
 
 
 class MemoryKeeper:
-    """Runs LLM extraction for one user at a time per user; nothing is stored half-way."""
+    """Runs LLM extraction, one pass per user at a time and a few users at once; nothing is stored half-way."""
 
     def __init__(
         self, store: Store, extractor: LLMExtractor, config: Config, clock: Callable[[], datetime] = _utc_now
@@ -29,8 +33,35 @@ class MemoryKeeper:
         self.extractor = extractor
         self.config = config
         self.clock = clock
-        self._locks = KeyedLocks()
         self.calls = 0  # extraction calls made, for the cost report
+        self._running: set[int] = set()
+        self._slots = asyncio.Semaphore(CONCURRENT_EXTRACTIONS)
+        # After a failure a user waits memory_retry_s; kept in memory, so a restart simply tries once more.
+        self._retry_at: dict[int, float] = {}
+
+    async def sweep(self) -> None:
+        """Extract for every user who has been idle long enough and has unread messages."""
+        idle_since = self.clock().timestamp() - self.config.memory_extract_delay_s
+        due = await self.store.users_due_for_extraction(datetime.fromtimestamp(idle_since, timezone.utc))
+        await asyncio.gather(*(self.extract_quietly(user_id) for user_id in due))
+
+    async def extract_quietly(self, user_id: int) -> list[Fact]:
+        """Extract for one user unless a pass is already running or a failure is recent; log errors."""
+        if user_id in self._running or self._retry_at.get(user_id, 0) > time.monotonic():
+            return []
+        self._running.add(user_id)
+        try:
+            async with self._slots:
+                saved = await self.extract_pending(user_id)
+        except (ModelUnavailable, ExtractionError) as error:
+            log.warning("fact extraction failed (%s); trying again in %.0fs", type(error).__name__,
+                        self.config.memory_retry_s)
+            self._retry_at[user_id] = time.monotonic() + self.config.memory_retry_s
+            return []
+        finally:
+            self._running.discard(user_id)
+        self._retry_at.pop(user_id, None)
+        return saved
 
     async def extract_pending(self, user_id: int) -> list[Fact]:
         """Read the user's unread messages in batches and save the facts found; return the new or changed ones.
@@ -38,22 +69,18 @@ class MemoryKeeper:
         Errors from the model or its output propagate; the messages stay unread and are tried again later.
         """
         saved: list[Fact] = []
-        async with self._locks.hold(user_id):
-            while True:
-                pending = await self.store.pending_messages(user_id, self.config.memory_batch)
-                if not pending:
-                    return saved
-                last_id = pending[-1]["id"]
-                if any(message["role"] == "user" for message in pending):
-                    known = await self.store.facts(user_id)
-                    self.calls += 1
-                    extraction = await self.extractor.extract(pending, known)
-                else:  # only the bot's own replies: nothing to learn from them
-                    extraction = Extraction()
-                saved += await self.store.save_facts(
-                    user_id, extraction, self.clock(), self.config.memory_max_facts, extracted_upto=last_id
-                )
-                if len(pending) < self.config.memory_batch:
-                    if saved:
-                        log.info("learned %d facts for a user", len(saved))
-                    return saved
+        while True:
+            pending = await self.store.pending_messages(user_id, self.config.memory_batch)
+            if not pending:
+                return saved
+            if any(message["role"] == "user" for message in pending):
+                known = await self.store.facts(user_id)
+                self.calls += 1
+                extraction = await self.extractor.extract(pending, known)
+            else:  # only the bot's own replies: nothing to learn from them
+                extraction = Extraction()
+            saved += await self.store.save_facts(
+                user_id, extraction, self.clock(), self.config.memory_max_facts, extracted_upto=pending[-1]["id"]
+            )
+            if len(pending) < self.config.memory_batch:
+                return saved

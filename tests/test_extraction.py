@@ -105,7 +105,8 @@ def test_malformed_items_are_dropped_and_the_rest_kept(item):
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.sampled_from(sorted(fact()) + ["facts", "x"]), inner),
+    lambda inner: st.lists(inner, max_size=5)
+    | st.dictionaries(st.sampled_from(sorted(fact()) + ["facts", "relations"]), inner),
     max_leaves=30,
 )
 

@@ -55,12 +55,18 @@ async def test_every_older_schema_migrates_to_the_same_schema(tmp_path, start):
     old = tmp_path / "old.db"
     store = await Store.open(old, migrate_to=start)
     assert await store.schema_version() == start
-    if start >= 1:
-        await turn(store, 1, "kept across the migration", update_id=5)
+    if start >= 1:  # rows written with the schema of migration 1, which every later one must keep
+        await store._db.execute("INSERT INTO users (id, name, first_seen, last_seen) VALUES (1, 'Ann', 'x', 'x')")
+        await store._db.execute(
+            "INSERT INTO messages (user_id, role, content, created_at, update_id)"
+            " VALUES (1, 'user', 'kept across the migration', 'x', 5)"
+        )
     await store.migrate()
     assert await store.schema_version() == LATEST_VERSION
     if start >= 1:
         assert await store.history(1, 20) == [{"role": "user", "content": "kept across the migration"}]
+        assert await store.user_name(1) == "Ann"
+        assert await store.unread_count(1) == 1  # old messages are unread: the extractor will read them
     await store.close()
     assert await schema(old) == await schema(blank)
 

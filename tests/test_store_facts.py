@@ -121,11 +121,12 @@ async def test_deleting_a_fact_needs_its_owner(store):
 
 async def test_unread_messages_and_who_has_them(store):
     assert await store.unread_count(1) == 1
-    assert sorted(await store.users_with_pending()) == [1, 2]
+    assert await store.users_due_for_extraction(T0) == []  # both wrote at T0: not idle yet
+    assert sorted(await store.users_due_for_extraction(T0 + timedelta(seconds=1))) == [1, 2]
     [message] = await store.pending_messages(1, 10)
     await store.save_facts(1, Extraction(), T0, 100, extracted_upto=message["id"])
     assert await store.unread_count(1) == 0
-    assert await store.users_with_pending() == [2]
+    assert await store.users_due_for_extraction(T0 + timedelta(seconds=1)) == [2]
 
 
 async def test_forget_leaves_no_row_of_the_user_in_any_table(store):
