@@ -57,8 +57,10 @@ def setup_logging(config: Config) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets(config.telegram_token, config.openai_api_key))
     logging.basicConfig(level=config.log_level, handlers=[handler], force=True)
-    for noisy in ("httpx", "httpx2", "httpcore", "openai", "apscheduler"):
+    for noisy in ("httpx", "httpx2", "httpcore", "openai"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
+    # APScheduler warns when a memory sweep is skipped because the last one still runs: expected, not news.
+    logging.getLogger("apscheduler").setLevel(logging.ERROR)
 
 
 def build_application(config: Config, request: BaseRequest | None = None) -> Application:

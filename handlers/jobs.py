@@ -22,13 +22,17 @@ def start_memory_upkeep(app: Application) -> None:
 
 
 async def sweep_job(context: Context) -> None:
-    """Start extraction for every user who has been idle MEMORY_EXTRACT_DELAY_SECONDS with unread messages."""
-    context.application.create_task(context.bot_data.keeper.sweep(), name="memory-sweep")
+    """Extract for every user who has been idle MEMORY_EXTRACT_DELAY_SECONDS with unread messages."""
+    # Awaited, so that shutdown waits for it; a sweep still running when the next is due makes
+    # APScheduler skip that one (max_instances=1), which is what we want.
+    await context.bot_data.keeper.sweep()
 
 
 def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unread: int) -> None:
     """Extract at once, without waiting for the user to go idle, every MEMORY_EXTRACT_EVERY messages."""
-    if job_queue is not None and unread >= services.config.memory_extract_every:
+    every = services.config.memory_extract_every
+    # Only when the count reaches a multiple: a pass takes a while, and the next turns must not queue more.
+    if job_queue is not None and unread and unread % every == 0:
         job_queue.run_once(extraction_job, when=0, data=user_id, name=f"extract:{user_id}")
 
 

@@ -450,3 +450,23 @@ def test_russian_case_forms_cover_locative_genitive_and_instrumental():
     assert {"учителем"} <= ru_case_forms("учитель")
     assert {"продавцом"} <= ru_case_forms("продавец")
     assert ru_case_forms("Сочи") == {"Сочи"}
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from memory.facts import KEY_PATTERN, MAX_VALUE_LENGTH  # noqa: E402
+from memory.rules import extract_rule_facts  # noqa: E402
+
+PHRASES = ["меня зовут ", "я живу в ", "у меня есть кот ", "my name is ", "I live in ", "I love ", "не ", "?",
+           "«", "\"", "I'm ", "мне 25 лет", "\n", "\u202e", "\u0301", "👨‍👩‍👧", "\x00", "Anna", "Казани"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(PHRASES), st.text(max_size=20)), max_size=40).map("".join))
+def test_rules_never_crash_and_only_return_well_formed_facts(text):
+    found = extract_rule_facts(text, message_id=7)
+    for fact in found.facts:
+        assert KEY_PATTERN.match(fact.key)
+        assert fact.value and len(fact.value) <= MAX_VALUE_LENGTH and "\n" not in fact.value
+        assert fact.source == "rule" and fact.source_message_id == 7
