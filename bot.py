@@ -24,7 +24,7 @@ from chat.companion import Companion
 from chat.llm import ChatModel
 from config import Config, ConfigError, load_config
 from handlers.context import Services
-from handlers.jobs import start_memory_upkeep
+from handlers.jobs import remembered_notifier, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
 from handlers.texts import COMMANDS
 from memory.extraction import LLMExtractor
@@ -106,6 +106,7 @@ async def post_init(app: Application) -> None:
     )
     services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"))
     services.keeper = MemoryKeeper(services.store, LLMExtractor(services.model), config)
+    services.keeper.on_learned = remembered_notifier(app)
     await register_commands(app)
     start_memory_upkeep(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_path)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Callable
 
 from chat.llm import ChatModel
 from config import Config
-from memory.facts import Extraction, choose_for_prompt
+from memory.facts import Extraction, Fact, choose_for_prompt, memory_enabled
 from memory.rules import extract_rule_facts
 from memory.secrets import mask_secrets
 from memory.store import Store
@@ -29,10 +29,12 @@ class Speaker:
 
 @dataclass(frozen=True)
 class Answer:
-    """The model's reply, and how many of the user's messages await the fact extractor."""
+    """The model's reply, what the rules learned this turn, and how many messages await the extractor."""
 
     text: str
     unread: int
+    learned: list[Fact] = field(default_factory=list)
+    notify: bool = False  # the user asked to be told what is remembered (/memory notify on)
 
 
 def utc_now() -> datetime:
@@ -74,7 +76,6 @@ class Companion:
         the user's message stays in the session.
         """
         text = mask_secrets(text)
-        found = self._rule_facts(text)
         now = self.clock()
         turn = await self.store.begin_turn(
             user_id=speaker.id,
@@ -84,20 +85,24 @@ class Companion:
             now=now,
             update_id=update_id,
             history_limit=self.config.history_limit,
-            name=next((fact.value for fact in found.facts if fact.key == "name"), None),
         )
         if turn is None:
             return None
-        known = turn.facts
+        # With /memory off nothing new is learned; what is already known is still used.
+        found = self._rule_facts(text) if memory_enabled(turn.settings) else Extraction()
+        known, name, learned = turn.facts, turn.name, []
         if found.facts:
             cited = [replace(fact, source_message_id=turn.message_id) for fact in found.facts]
-            extraction = Extraction(cited, found.relations)
-            if await self.store.save_facts(speaker.id, extraction, now, self.config.memory_max_facts):
+            learned = await self.store.save_facts(
+                speaker.id, Extraction(cited, found.relations), now, self.config.memory_max_facts
+            )
+            if learned:
                 known = await self.store.facts(speaker.id)
+                name = next((fact.value for fact in learned if fact.key == "name"), name)
         facts = choose_for_prompt(known, now, self.config.memory_prompt_facts)
         system = build_system_message(
             self.persona,
-            turn.name,
+            name,
             facts,
             now=now,
             previous=turn.previous_seen,
@@ -107,4 +112,4 @@ class Companion:
         )
         answer = await self.model.complete([system, *turn.history])
         await self.store.add_reply(speaker.id, answer, self.clock(), self.config.history_limit)
-        return Answer(answer, turn.unread)
+        return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")))

@@ -9,7 +9,10 @@ from handlers.access import refuse_strangers
 from handlers.chat import on_media, on_text
 from handlers.commands import help_command, start
 from handlers.errors import on_error
-from handlers.privacy import FORGET_CANCEL, FORGET_CONFIRM, forget, forget_answer, profile, stale_button
+from handlers.privacy import (
+    FORGET_ALL, FORGET_CANCEL, FORGET_MATCHING, export, forget, forget_answer, memory_command, profile,
+    profile_button, stale_button,
+)
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE
 
@@ -21,7 +24,10 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("help", help_command, filters=NEW_MESSAGES))
     app.add_handler(CommandHandler("profile", profile, filters=NEW_MESSAGES))
     app.add_handler(CommandHandler("forget", forget, filters=NEW_MESSAGES))
-    app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_CONFIRM}|{FORGET_CANCEL})$"))
+    app.add_handler(CommandHandler("memory", memory_command, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("export", export, filters=NEW_MESSAGES))
+    app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
+    app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
     app.add_handler(MessageHandler(NEW_MESSAGES & ~filters.TEXT & ~filters.StatusUpdate.ALL, on_media))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.COMMAND, help_command))  # unknown commands

@@ -8,7 +8,7 @@ from telegram.constants import ChatType
 from chat.companion import Speaker
 from chat.llm import ModelUnavailable
 from handlers.context import Context
-from handlers.jobs import after_turn
+from handlers.jobs import after_turn, remembered_note
 from handlers.replies import send_text, typing_indicator
 from handlers.texts import text
 
@@ -60,7 +60,10 @@ async def on_text(update: Update, context: Context) -> None:
             await send_text(context.bot, message.chat_id, text("model_down", user.language_code))
             return
     if answer is not None:
-        await send_text(context.bot, message.chat_id, answer.text)
+        reply = answer.text
+        if answer.notify and answer.learned:
+            reply += "\n\n" + remembered_note(answer.learned, user.language_code)
+        await send_text(context.bot, message.chat_id, reply)
         after_turn(services, context.job_queue, user.id, answer.unread)
 
 

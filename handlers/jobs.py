@@ -2,9 +2,38 @@
 
 from __future__ import annotations
 
+import logging
+from typing import Awaitable, Callable, Sequence
+
+from telegram.error import TelegramError
 from telegram.ext import Application, JobQueue
 
 from handlers.context import Context, Services
+from handlers.texts import text
+from memory.facts import Fact
+
+log = logging.getLogger(__name__)
+
+
+def remembered_note(facts: Sequence[Fact], language_code: str | None) -> str:
+    """Return the short "✎ remembered: …" line for newly saved facts."""
+    return text("remembered", language_code, facts="; ".join(fact.value for fact in facts))
+
+
+def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitable[None]]:
+    """Return the callback that tells a user (who asked for it) what the LLM extractor just remembered."""
+
+    async def notify(user_id: int, facts: list[Fact]) -> None:
+        store = app.bot_data.store
+        if not (await store.settings(user_id)).get("notify"):
+            return
+        profile = await store.profile(user_id)
+        try:
+            await app.bot.send_message(user_id, remembered_note(facts, profile.language_code if profile else None))
+        except TelegramError as error:
+            log.warning("could not send a remembered note: %s", error)
+
+    return notify
 
 
 def sweep_interval(delay: float) -> float:

@@ -1,80 +1,161 @@
-"""/profile and /forget: the user sees and erases what the bot keeps about them."""
+"""/profile, /forget, /memory and /export: the user sees and controls what the bot keeps about them."""
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+import json
+
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Update
 
 from handlers.context import Context
-from handlers.replies import send_text
+from handlers.profile_view import Buttons, render_profile
 from handlers.texts import text
+from memory.facts import facts_matching, memory_enabled as memory_on
 
-FORGET_CONFIRM, FORGET_CANCEL = "forget:yes", "forget:no"
+FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
+
+
+def keyboard(buttons: Buttons) -> InlineKeyboardMarkup | None:
+    """Return Telegram's inline keyboard for rows of (label, callback data), or None for no rows."""
+    rows = [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in buttons]
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+async def _profile_page(context: Context, user_id: int, language: str | None, page: int):
+    store, config = context.bot_data.store, context.bot_data.config
+    facts, relations = await store.fact_graph(user_id)
+    settings = await store.settings(user_id)
+    name = await store.user_name(user_id)
+    if not facts and not name:
+        return None
+    return render_profile(name, facts, relations, memory_on(settings), page, config.tz, language)
 
 
 async def profile(update: Update, context: Context) -> None:
-    """Show what is stored about the user: name, since when, and the size of the session."""
+    """Show the user's name and facts by category, with a delete button for each fact."""
     user, message = update.effective_user, update.effective_message
     if user is None or message is None:
         return
-    services = context.bot_data
-    stored = await services.store.profile(user.id)
-    language = user.language_code
-    if stored is None:
-        await message.reply_text(text("profile_empty", language))
+    page = await _profile_page(context, user.id, user.language_code, 0)
+    if page is None:
+        empty = text("profile_empty", user.language_code)
+        if not memory_on(await context.bot_data.store.settings(user.id)):
+            empty += "\n" + text("memory_is_off", user.language_code)
+        await message.reply_text(empty)
         return
-    facts = [fact for fact in await services.store.facts(user.id) if fact.key != "name"]
-    lines = "".join(f"• {fact.key.split(':')[0].replace('_', ' ')}: {fact.value}\n" for fact in facts)
-    # A long profile can pass Telegram's 4096 characters: send_text splits it.
-    await send_text(
-        context.bot,
-        message.chat_id,
-        text(
-            "profile",
-            language,
-            name=stored.name or text("no_name", language),
-            facts=lines,
-            since=stored.first_seen.astimezone(services.config.tz).strftime("%Y-%m-%d"),
-            messages=str(stored.messages),
-            limit=str(services.config.history_limit),
-        )
-    )
+    body, buttons = page
+    await message.reply_text(body, reply_markup=keyboard(buttons))
 
 
-async def forget(update: Update, context: Context) -> None:
-    """Ask, with two buttons, whether to erase everything stored about the user."""
-    user, message = update.effective_user, update.effective_message
-    if user is None or message is None:
-        return
-    language = user.language_code
-    buttons = InlineKeyboardMarkup(
-        [[
-            InlineKeyboardButton(text("forget_yes", language), callback_data=FORGET_CONFIRM),
-            InlineKeyboardButton(text("forget_no", language), callback_data=FORGET_CANCEL),
-        ]]
-    )
-    await message.reply_text(text("forget_ask", language), reply_markup=buttons)
+def _own_button(query: CallbackQuery) -> bool:
+    # A button acts only on the presser's own data, and only from the bot's message in their private chat.
+    return query.message is not None and query.message.chat.id == query.from_user.id
 
 
-async def forget_answer(update: Update, context: Context) -> None:
-    """Erase the presser's data on "yes"; a button outside the presser's own chat has expired."""
+async def profile_button(update: Update, context: Context) -> None:
+    """Turn a /profile page, or delete the fact whose button was pressed, then redraw the page."""
     query = update.callback_query
     if query is None:
         return
     language = query.from_user.language_code
-    # Only ever the presser's own data, and only from the prompt in their own private chat.
-    if query.message is None or query.message.chat.id != query.from_user.id:
+    parts = (query.data or "").split(":")
+    valid = _own_button(query) and (
+        (len(parts) == 3 and parts[1] == "pg" and parts[2].isdigit())
+        or (len(parts) == 4 and parts[1] == "del" and parts[2].isdigit() and parts[3].isdigit())
+    )
+    if valid and parts[1] == "del":
+        valid = await context.bot_data.store.delete_facts(query.from_user.id, [int(parts[2])]) == 1
+    if not valid:
         await query.answer(text("button_expired", language))
         return
     await query.answer()
-    if query.data == FORGET_CONFIRM:
-        messages, facts = await context.bot_data.store.forget_user(query.from_user.id)
+    page = await _profile_page(context, query.from_user.id, language, int(parts[-1]))
+    if page is None:
+        await query.edit_message_text(text("profile_empty", language))
+        return
+    body, buttons = page
+    await query.edit_message_text(body, reply_markup=keyboard(buttons))
+
+
+async def forget(update: Update, context: Context) -> None:
+    """Ask, with buttons, to erase everything, or with words ("/forget dog") only the facts that match."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    language, store = user.language_code, context.bot_data.store
+    words = " ".join(context.args or []).strip()[:100]
+    if not words:
+        ask, confirm = text("forget_ask", language), FORGET_ALL
+    else:
+        matches = facts_matching(await store.facts(user.id), words)
+        if not matches:
+            await message.reply_text(text("forget_no_match", language, words=words))
+            return
+        # The words wait in the user's settings; the button carries no data of theirs.
+        await store.set_setting(user.id, "forget_words", words, context.bot_data.companion.clock())
+        listing = "\n".join(f"• {fact.value}" for fact in matches[:20])
+        ask, confirm = text("forget_ask_words", language, facts=listing), FORGET_MATCHING
+    buttons = [[(text("forget_yes", language), confirm), (text("forget_no", language), FORGET_CANCEL)]]
+    await message.reply_text(ask, reply_markup=keyboard(buttons))
+
+
+async def forget_answer(update: Update, context: Context) -> None:
+    """Carry out or cancel a /forget; a button outside the presser's own chat has expired."""
+    query = update.callback_query
+    if query is None:
+        return
+    language, store = query.from_user.language_code, context.bot_data.store
+    if not _own_button(query):
+        await query.answer(text("button_expired", language))
+        return
+    await query.answer()
+    user_id = query.from_user.id
+    if query.data == FORGET_ALL:
+        messages, facts = await store.forget_user(user_id)
         if messages or facts:
             done = text("forget_done", language, messages=str(messages), facts=str(facts))
         else:
             done = text("forget_nothing", language)
+    elif query.data == FORGET_MATCHING:
+        words = (await store.settings(user_id)).get("forget_words", "")
+        matches = facts_matching(await store.facts(user_id), words) if words else []
+        count = await store.delete_facts(user_id, [fact.id for fact in matches if fact.id is not None])
+        done = text("forget_words_done", language, count=str(count))
     else:
         done = text("forget_cancelled", language)
     await query.edit_message_text(done)
+
+
+async def memory_command(update: Update, context: Context) -> None:
+    """/memory on|off and /memory notify on|off; without arguments, say how things stand."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    language, store = user.language_code, context.bot_data.store
+    now = context.bot_data.companion.clock()
+    args = [arg.lower() for arg in context.args or []]
+    if args in (["on"], ["off"]):
+        await store.set_setting(user.id, "memory", args[0], now)
+        await message.reply_text(text("memory_now_on" if args[0] == "on" else "memory_now_off", language))
+    elif len(args) == 2 and args[0] == "notify" and args[1] in ("on", "off"):
+        await store.set_setting(user.id, "notify", args[1] == "on", now)
+        await message.reply_text(text("notify_now", language, state=text(args[1], language)))
+    else:
+        settings = await store.settings(user.id)
+        state = text("on" if memory_on(settings) else "off", language)
+        notify = text("on" if settings.get("notify") else "off", language)
+        await message.reply_text(text("memory_status", language, state=state, notify=notify))
+
+
+async def export(update: Update, context: Context) -> None:
+    """Send the user a JSON file with everything stored about them."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    data = await context.bot_data.store.export_user(user.id)
+    document = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
+    await message.reply_document(
+        InputFile(document, filename=f"memory-{user.id}.json"), caption=text("export_caption", user.language_code)
+    )
 
 
 async def stale_button(update: Update, context: Context) -> None:

@@ -8,19 +8,23 @@ TEXTS: dict[str, dict[str, str]] = {
     "start": {
         "en": "Hi{name}! I'm your companion: tell me about your day, or anything at all.\n"
         "I remember what you tell me about yourself between our chats. "
-        "See what I know with /profile, erase it with /forget.",
+        "See what I know with /profile, erase it with /forget, stop me learning with /memory off.",
         "ru": "Привет{name}! Я твой собеседник: расскажи, как прошёл день, или о чём угодно.\n"
         "Я запоминаю то, что ты рассказываешь о себе. "
-        "Посмотреть, что я знаю: /profile, стереть: /forget.",
+        "Посмотреть, что я знаю: /profile, стереть: /forget, не запоминать: /memory off.",
     },
     "help": {
         "en": "Just write to me as you would to a friend.\n"
         "/profile – what I remember about you\n"
-        "/forget – erase what I remember\n"
+        "/forget – erase what I remember (/forget dog – only what matches)\n"
+        "/memory – turn memory off or on\n"
+        "/export – everything I keep about you, as a file\n"
         "/help – this message",
         "ru": "Просто пиши мне, как другу.\n"
         "/profile – что я о тебе помню\n"
-        "/forget – стереть то, что я помню\n"
+        "/forget – стереть то, что я помню (/forget собака – только похожее)\n"
+        "/memory – выключить или включить память\n"
+        "/export – всё, что я о тебе храню, файлом\n"
         "/help – эта подсказка",
     },
     "model_down": {
@@ -87,6 +91,58 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "forget_cancelled": {"en": "Okay, I keep everything as it was.", "ru": "Хорошо, всё остаётся как было."},
     "button_expired": {"en": "This button has expired.", "ru": "Эта кнопка устарела."},
+    "profile_title": {"en": "What I remember about you", "ru": "Что я о тебе помню"},
+    "profile_page": {"en": "page {page} of {pages}", "ru": "стр. {page} из {pages}"},
+    "profile_name": {"en": "Name: {name}", "ru": "Имя: {name}"},
+    "profile_links": {"en": "Connections:", "ru": "Связи:"},
+    "profile_hint": {
+        "en": "Tap ✕ to delete a fact. /forget erases everything.",
+        "ru": "Нажми ✕, чтобы удалить факт. /forget стирает всё.",
+    },
+    "memory_is_off": {
+        "en": "Memory is off: I learn nothing new (/memory on to turn it back on).",
+        "ru": "Память выключена: я ничего нового не запоминаю (/memory on — включить).",
+    },
+    "forget_ask_words": {
+        "en": "Delete these facts?\n{facts}",
+        "ru": "Удалить эти факты?\n{facts}",
+    },
+    "forget_no_match": {
+        "en": "I keep nothing that matches “{words}”. See what I keep with /profile.",
+        "ru": "Ничего похожего на «{words}» я не храню. Посмотреть всё: /profile.",
+    },
+    "forget_words_done": {"en": "Deleted: {count}.", "ru": "Удалено: {count}."},
+    "memory_status": {
+        "en": "Memory is {state}; “remembered” notes are {notify}.\n"
+        "/memory off – stop learning about you (the chat goes on)\n/memory on – learn again\n"
+        "/memory notify on|off – tell me each time I remember something",
+        "ru": "Память {state}; заметки «запомнил» {notify}.\n"
+        "/memory off – перестать запоминать (общение продолжится)\n/memory on – снова запоминать\n"
+        "/memory notify on|off – сообщать, когда я что-то запоминаю",
+    },
+    "on": {"en": "on", "ru": "включена"},
+    "off": {"en": "off", "ru": "выключена"},
+    "memory_now_off": {
+        "en": "Memory is off. I won't learn anything new about you; what I already know stays until you /forget it.",
+        "ru": "Память выключена. Я не буду ничего нового запоминать; то, что уже знаю, остаётся, пока ты не сотрёшь "
+        "это через /forget.",
+    },
+    "memory_now_on": {"en": "Memory is on again.", "ru": "Память снова включена."},
+    "notify_now": {"en": "“Remembered” notes: {state}.", "ru": "Заметки «запомнил»: {state}."},
+    "remembered": {"en": "✎ remembered: {facts}", "ru": "✎ запомнил: {facts}"},
+    "export_caption": {
+        "en": "Everything I keep about you, as JSON.",
+        "ru": "Всё, что я о тебе храню, в формате JSON.",
+    },
+}
+
+CATEGORY_NAMES: dict[str, dict[str, str]] = {
+    "en": {"personal": "About you", "career": "Work and study", "interests": "Interests", "pets": "Pets",
+           "family": "Family", "preferences": "Likes and dislikes", "location": "Places",
+           "state": "Lately", "other": "Other"},
+    "ru": {"personal": "О тебе", "career": "Работа и учёба", "interests": "Интересы", "pets": "Питомцы",
+           "family": "Семья", "preferences": "Любишь и не любишь", "location": "Места",
+           "state": "Недавно", "other": "Другое"},
 }
 
 COMMANDS: dict[str, list[tuple[str, str]]] = {
@@ -95,12 +151,16 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("help", "How to talk with me"),
         ("profile", "What I remember about you"),
         ("forget", "Erase what I remember"),
+        ("memory", "Turn memory off or on"),
+        ("export", "Everything I keep, as a file"),
     ],
     "ru": [
         ("start", "Поздороваться"),
         ("help", "Как со мной общаться"),
         ("profile", "Что я о тебе помню"),
         ("forget", "Стереть то, что я помню"),
+        ("memory", "Выключить или включить память"),
+        ("export", "Всё, что я храню, файлом"),
     ],
 }
 

@@ -134,3 +134,16 @@ def merge_action(existing: Fact | None, new: Fact, same_family: Iterable[str]) -
     if comparable(existing.value) == comparable(new.value):
         return "touch"
     return "replace"
+
+
+def memory_enabled(settings: dict) -> bool:
+    """True unless the user turned memory off (/memory off): then nothing new is learned."""
+    return settings.get("memory", "on") != "off"
+
+
+def facts_matching(facts: Sequence[Fact], words: str) -> list[Fact]:
+    """Return the facts whose key or value contains every word of `words` ("/forget dog")."""
+    wanted = [comparable(word) for word in words.split() if comparable(word)]
+    if not wanted:
+        return []
+    return [fact for fact in facts if all(word in comparable(f"{fact.key} {fact.value}") for word in wanted)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -30,6 +31,7 @@ class Turn:
     history: list[dict[str, str]]
     facts: list[Fact] = field(default_factory=list)
     unread: int = 0  # the user's own messages in the session the fact extractor has not read yet
+    settings: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Profile:
     name: str | None
     first_seen: datetime
     messages: int
+    language_code: str | None = None
 
 
 def _iso(moment: datetime) -> str:
@@ -121,10 +124,10 @@ class Store(FactQueries):
         async with self._lock:
             db = self._db
             rows = await db.execute_fetchall(
-                "SELECT name, last_seen, extracted_upto FROM users WHERE id = ?", (user_id,)
+                "SELECT name, last_seen, extracted_upto, settings FROM users WHERE id = ?", (user_id,)
             )
-            known_name, previous, read_upto = next(
-                ((row[0], _parse(row[1]), row[2]) for row in rows), (None, None, 0)
+            known_name, previous, read_upto, settings = next(
+                ((row[0], _parse(row[1]), row[2], json.loads(row[3])) for row in rows), (None, None, 0, {})
             )
             await db.execute(
                 "INSERT INTO users (id, first_name, language_code, name, first_seen, last_seen)"
@@ -152,6 +155,7 @@ class Store(FactQueries):
             previous_seen=previous,
             history=[{"role": role, "content": content} for _id, role, content in reversed(rows)],
             facts=facts,
+            settings=settings,
             unread=sum(1 for message_id, role, _ in rows if role == "user" and message_id > read_upto),
         )
 
@@ -181,14 +185,64 @@ class Store(FactQueries):
         """Return what is stored about the user, or None if nothing is."""
         async with self._lock:
             rows = await self._db.execute_fetchall(
-                "SELECT name, first_seen, (SELECT COUNT(*) FROM messages WHERE user_id = users.id)"
+                "SELECT name, first_seen, (SELECT COUNT(*) FROM messages WHERE user_id = users.id), language_code"
                 " FROM users WHERE id = ?",
                 (user_id,),
             )
         row = next(iter(rows), None)
         if row is None:
             return None
-        return Profile(name=row[0], first_seen=_parse(row[1]), messages=row[2])  # type: ignore[arg-type]
+        return Profile(name=row[0], first_seen=_parse(row[1]), messages=row[2], language_code=row[3])  # type: ignore[arg-type]
+
+    async def settings(self, user_id: int) -> dict:
+        """Return the user's settings (empty for someone the bot has never met)."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall("SELECT settings FROM users WHERE id = ?", (user_id,))
+        return next((json.loads(row[0]) for row in rows), {})
+
+    async def set_setting(self, user_id: int, key: str, value: object, now: datetime) -> None:
+        """Set one of the user's settings, creating their row if the bot has not met them yet."""
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO users (id, first_seen, last_seen, settings) VALUES (?, ?, ?, json_object(?, json(?)))"
+                " ON CONFLICT(id) DO UPDATE SET settings = json_set(users.settings, '$.' || ?, json(?))",
+                (user_id, _iso(now), _iso(now), key, json.dumps(value), key, json.dumps(value)),
+            )
+
+    async def export_user(self, user_id: int) -> dict:
+        """Return everything stored about the user, as plain data (for /export)."""
+        async with self._lock:
+            db = self._db
+            users = await db.execute_fetchall(
+                "SELECT id, first_name, name, language_code, first_seen, last_seen, settings FROM users WHERE id = ?",
+                (user_id,),
+            )
+            messages = await db.execute_fetchall(
+                "SELECT role, content, created_at FROM messages WHERE user_id = ? ORDER BY id", (user_id,)
+            )
+            history = await db.execute_fetchall(
+                "SELECT f.key, h.value, h.valid_from, h.valid_until FROM fact_history h"
+                " JOIN facts f ON f.id = h.fact_id WHERE h.user_id = ? ORDER BY h.id",
+                (user_id,),
+            )
+        facts, relations = await self.fact_graph(user_id)
+        user = dict(zip(("id", "first_name", "name", "language_code", "first_seen", "last_seen", "settings"),
+                        users[0])) if users else None
+        if user:
+            user["settings"] = json.loads(user["settings"])
+        return {
+            "user": user,
+            "facts": [
+                {"category": f.category, "key": f.key, "value": f.value, "importance": f.importance,
+                 "confidence": f.confidence, "source": f.source, "learned": _iso(f.created_at),
+                 "updated": _iso(f.updated_at)}
+                for f in facts if f.created_at and f.updated_at
+            ],
+            "fact_history": [dict(zip(("key", "value", "valid_from", "valid_until"), row)) for row in history],
+            "relations": [{"source": r.source_key, "target": r.target_key, "relation": r.relation,
+                           "strength": r.strength} for r in relations],
+            "messages": [dict(zip(("role", "content", "at"), row)) for row in messages],
+        }
 
     async def forget_user(self, user_id: int) -> tuple[int, int]:
         """Delete everything stored about the user in one transaction; return (messages, facts) deleted."""

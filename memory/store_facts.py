@@ -120,11 +120,14 @@ class FactQueries:
                 )
         return saved
 
-    async def delete_fact(self, user_id: int, fact_id: int) -> bool:
-        """Delete one of the user's facts (with its history and relations); False if it is not theirs."""
+    async def delete_facts(self, user_id: int, fact_ids: list[int]) -> int:
+        """Delete those of `fact_ids` that belong to the user, in one transaction; return how many went."""
+        deleted = 0
         async with self._transaction() as db:
-            cursor = await db.execute("DELETE FROM facts WHERE id = ? AND user_id = ?", (fact_id, user_id))
-        return cursor.rowcount > 0
+            for fact_id in fact_ids:
+                cursor = await db.execute("DELETE FROM facts WHERE id = ? AND user_id = ?", (fact_id, user_id))
+                deleted += cursor.rowcount
+        return deleted
 
     async def pending_messages(self, user_id: int, limit: int) -> list[dict]:
         """Return up to `limit` of the user's messages the extractor has not read yet, oldest first."""

@@ -6,12 +6,12 @@ import asyncio
 import logging
 import time
 from datetime import datetime, timezone
-from typing import Callable
+from typing import Awaitable, Callable
 
 from chat.llm import ModelUnavailable
 from config import Config
 from memory.extraction import ExtractionError, LLMExtractor
-from memory.facts import Extraction, Fact
+from memory.facts import Extraction, Fact, memory_enabled
 from memory.store import Store
 
 log = logging.getLogger(__name__)
@@ -38,6 +38,8 @@ class MemoryKeeper:
         self._slots = asyncio.Semaphore(CONCURRENT_EXTRACTIONS)
         # After a failure a user waits memory_retry_s; kept in memory, so a restart simply tries once more.
         self._retry_at: dict[int, float] = {}
+        # Told about new facts (the handlers use it for "✎ remembered" notes).
+        self.on_learned: Callable[[int, list[Fact]], Awaitable[None]] | None = None
 
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""
@@ -61,6 +63,8 @@ class MemoryKeeper:
         finally:
             self._running.discard(user_id)
         self._retry_at.pop(user_id, None)
+        if saved and self.on_learned is not None:
+            await self.on_learned(user_id, saved)
         return saved
 
     async def extract_pending(self, user_id: int) -> list[Fact]:
@@ -73,11 +77,12 @@ class MemoryKeeper:
             pending = await self.store.pending_messages(user_id, self.config.memory_batch)
             if not pending:
                 return saved
-            if any(message["role"] == "user" for message in pending):
+            remember = memory_enabled(await self.store.settings(user_id))
+            if remember and any(message["role"] == "user" for message in pending):
                 known = await self.store.facts(user_id)
                 self.calls += 1
                 extraction = await self.extractor.extract(pending, known)
-            else:  # only the bot's own replies: nothing to learn from them
+            else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
             saved += await self.store.save_facts(
                 user_id, extraction, self.clock(), self.config.memory_max_facts, extracted_upto=pending[-1]["id"]

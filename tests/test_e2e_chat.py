@@ -275,60 +275,6 @@ async def test_a_failing_command_menu_registration_does_not_stop_the_bot(telegra
     assert reply["visible_text"] == "echo: hi"
 
 
-async def test_profile_shows_the_name_and_forget_erases_everything_after_confirmation(telegram, model, config):
-    async with running_bot(config):
-        telegram.push_text(ANN, "/profile")
-        [empty] = await telegram.wait_for_sent(ANN, 1)
-        telegram.push_text(ANN, "my name is Ann")
-        await telegram.wait_for_sent(ANN, 2)
-        telegram.push_text(BOB, "my name is Bob", first_name="Bob")
-        await telegram.wait_for_sent(BOB, 1)
-        telegram.push_text(ANN, "/profile")
-        shown = (await telegram.wait_for_sent(ANN, 3))[-1]
-        telegram.push_text(ANN, "/forget")
-        ask = (await telegram.wait_for_sent(ANN, 4))[-1]
-        buttons = [b["callback_data"] for row in ask["reply_markup"]["inline_keyboard"] for b in row]
-        telegram.push_callback(BOB, buttons[0], ask["message_id"], chat_id=ANN)  # someone else's press
-        await telegram.wait_for_call("answerCallbackQuery", 1)
-        telegram.push_callback(ANN, buttons[0], ask["message_id"])
-        await telegram.wait_for_call("editMessageText", 1)
-        telegram.push_text(ANN, "hello again")
-        await telegram.wait_for_sent(ANN, 5)
-    assert "don't know anything about you" in empty["visible_text"]
-    assert "name: Ann" in shown["visible_text"] and "2 messages" in shown["visible_text"]
-    stale = [p for m, p in telegram.calls if m == "answerCallbackQuery"][0]
-    assert "expired" in stale.get("text", "")
-    [done] = [p for m, p in telegram.calls if m == "editMessageText"]
-    assert "(facts: 1, messages: 2)" in done["text"]
-    last = model.requests[-1]
-    assert "Their name:" not in system_zero(last) and "first conversation" in system_zero(last)
-    assert conversation(last) == [("user", "hello again")]
-    bob = [r for r in model.requests if "Bob" in str(r)]
-    assert bob, "Bob's data is untouched"
-    from memory.store import Store
-
-    store = await Store.open(config.database_path)
-    assert await store.user_name(BOB) == "Bob"
-    await store.close()
-
-
-async def test_forget_with_nothing_stored_is_harmless_and_junk_buttons_expire(telegram, model, config):
-    async with running_bot(config):
-        telegram.push_text(ANN, "/forget")
-        ask = (await telegram.wait_for_sent(ANN, 1))[-1]
-        telegram.push_callback(ANN, "forget:yes", ask["message_id"])
-        await telegram.wait_for_call("editMessageText", 1)
-        telegram.push_callback(ANN, "junk:'; DROP TABLE users;--", ask["message_id"])
-        await telegram.wait_for_call("answerCallbackQuery", 2)
-        telegram.push_text(ANN, "/nonsense_command with junk")
-        await telegram.wait_for_sent(ANN, 2)
-    [done] = [p for m, p in telegram.calls if m == "editMessageText"]
-    assert "nothing to erase" in done["text"]
-    junk = [p for m, p in telegram.calls if m == "answerCallbackQuery"][-1]
-    assert "expired" in junk["text"]
-    assert "/profile" in telegram.sent_to(ANN)[-1]["visible_text"]
-
-
 async def test_an_unexpected_error_is_logged_with_the_update_id_and_the_bot_keeps_going(
     telegram, model, config, caplog
 ):

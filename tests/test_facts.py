@@ -77,3 +77,14 @@ def test_prompt_gets_the_most_important_then_most_recent_facts_without_the_name(
     facts = [at(1, "name", 9), at(5, "a", 5), at(1, "b", 5), at(9, "c", 8), at(0, "d", 2)]
     assert [f.key for f in choose_for_prompt(facts, NOW, 3)] == ["c", "b", "a"]
     assert choose_for_prompt(facts, NOW, 0) == []
+
+
+def test_facts_matching_words():
+    from memory.facts import facts_matching
+
+    facts = [Fact("pets", "pet:rex", "dog Rex"), Fact("pets", "pet:murka", "кошка Мурка"), Fact("location", "city", "Kazan")]
+    assert [f.key for f in facts_matching(facts, "dog")] == ["pet:rex"]
+    assert [f.key for f in facts_matching(facts, "МУРКА")] == ["pet:murka"]
+    assert [f.key for f in facts_matching(facts, "pet")] == ["pet:rex", "pet:murka"]
+    assert facts_matching(facts, "dog kazan") == []
+    assert facts_matching(facts, "  !! ") == []

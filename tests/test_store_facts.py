@@ -114,8 +114,8 @@ async def test_facts_are_per_user(store):
 async def test_deleting_a_fact_needs_its_owner(store):
     await save(store, fact("city", "Kazan"), user_id=1)
     [city] = await store.facts(1)
-    assert not await store.delete_fact(2, city.id)
-    assert await store.delete_fact(1, city.id)
+    assert await store.delete_facts(2, [city.id]) == 0
+    assert await store.delete_facts(1, [city.id, 999]) == 1
     assert await store.facts(1) == []
 
 

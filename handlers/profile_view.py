@@ -1,0 +1,84 @@
+"""The pure /profile page: facts grouped by category with dates, relations, delete and page buttons."""
+
+from __future__ import annotations
+
+from typing import Sequence
+from zoneinfo import ZoneInfo
+
+from handlers.texts import CATEGORY_NAMES, language_of, text
+from memory.facts import CATEGORIES, Fact, Relation
+
+PAGE_SIZE = 8
+Buttons = list[list[tuple[str, str]]]  # rows of (label, callback data)
+
+
+def page_count(facts: Sequence[Fact]) -> int:
+    """Return how many pages the facts fill (at least one)."""
+    return max(1, -(-len(facts) // PAGE_SIZE))
+
+
+def profile_order(facts: Sequence[Fact]) -> list[Fact]:
+    """Return the facts shown on /profile (not the name, which has its own line), by category, then key."""
+    rank = {category: index for index, category in enumerate(CATEGORIES)}
+    shown = [fact for fact in facts if fact.key != "name"]
+    return sorted(shown, key=lambda f: (rank.get(f.category, len(rank)), f.key))
+
+
+def render_profile(
+    name: str | None,
+    facts: Sequence[Fact],
+    relations: Sequence[Relation],
+    memory_on: bool,
+    page: int,
+    timezone: ZoneInfo,
+    language_code: str | None,
+) -> tuple[str, Buttons]:
+    """Return the text and inline buttons of one /profile page; `page` is clamped to the pages there are."""
+    ordered = profile_order(facts)
+    pages = page_count(ordered)
+    page = min(max(page, 0), pages - 1)
+    shown = ordered[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
+    titles = CATEGORY_NAMES[language_of(language_code)]
+    lines = [text("profile_title", language_code)]
+    if pages > 1:
+        lines[0] += f" ({text('profile_page', language_code, page=str(page + 1), pages=str(pages))})"
+    if not memory_on:
+        lines.append(text("memory_is_off", language_code))
+    if name:
+        lines.append(text("profile_name", language_code, name=name))
+    category = None
+    for fact in shown:
+        if fact.category != category:
+            category = fact.category
+            lines += ["", titles.get(category, category)]
+        learned = fact.updated_at.astimezone(timezone).strftime("%d.%m.%Y") if fact.updated_at else ""
+        lines.append(f"• {fact.value} — {learned}")
+    links = _links(shown, facts, relations)
+    if links:
+        lines += ["", text("profile_links", language_code), *links]
+    lines += ["", text("profile_hint", language_code)]
+    buttons: Buttons = [[(f"✕ {_short(fact.value)}", f"pf:del:{fact.id}:{page}")] for fact in shown]
+    navigation = []
+    if page > 0:
+        navigation.append(("‹", f"pf:pg:{page - 1}"))
+    if page < pages - 1:
+        navigation.append(("›", f"pf:pg:{page + 1}"))
+    if navigation:
+        buttons.append(navigation)
+    return "\n".join(lines), buttons
+
+
+def _links(shown: Sequence[Fact], facts: Sequence[Fact], relations: Sequence[Relation]) -> list[str]:
+    """Return compact lines for the relations that start at a fact on this page: 'engineer — works_at → Acme'."""
+    by_key = {fact.key: fact for fact in facts}
+    on_page = {fact.key for fact in shown}
+    lines = []
+    for relation in relations:
+        source, target = by_key.get(relation.source_key), by_key.get(relation.target_key)
+        if relation.source_key in on_page and source and target:
+            lines.append(f"• {_short(source.value)} — {relation.relation} → {_short(target.value)}")
+    return lines
+
+
+def _short(value: str, limit: int = 24) -> str:
+    return value if len(value) <= limit else value[: limit - 1] + "…"
