@@ -26,6 +26,7 @@ from config import Config, ConfigError, load_config
 from handlers.context import Services
 from handlers.jobs import remembered_notifier, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
+from handlers.webhook import build_webhook_server
 from handlers.texts import COMMANDS
 from memory.extraction import LLMExtractor
 from memory.store import Store
@@ -138,7 +139,29 @@ def begin_shutdown(app: Application) -> None:
     services: Services = app.bot_data
     if services.model is not None:
         services.model.stopping.set()
-    app.stop_running()
+    services.stop_requested.set()
+    if not services.config.webhook_url:
+        app.stop_running()
+
+
+async def serve_webhook(app: Application, config: Config) -> None:
+    """Run in webhook mode until a stop signal: register WEBHOOK_URL with its secret, serve it on PORT."""
+    await app.initialize()
+    try:
+        await post_init(app)
+        await app.bot.set_webhook(
+            config.webhook_url, secret_token=config.webhook_secret, allowed_updates=Update.ALL_TYPES
+        )
+        server = build_webhook_server(app, config.webhook_url, config.webhook_secret).listen(config.port)
+        await app.start()
+        log.info("webhook mode: listening on port %d", config.port)
+        await app.bot_data.stop_requested.wait()
+        server.stop()
+        await app.stop()
+        await server.close_all_connections()
+    finally:
+        await app.shutdown()
+        await post_shutdown(app)
 
 
 def run(config: Config) -> int:
@@ -151,7 +174,10 @@ def run(config: Config) -> int:
     try:
         # Checked before polling starts: python-telegram-bot's own start-up retry loop would log a traceback.
         loop.run_until_complete(app.bot.initialize())
-        app.run_polling(allowed_updates=Update.ALL_TYPES, stop_signals=None)
+        if config.webhook_url:
+            loop.run_until_complete(serve_webhook(app, config))
+        else:
+            app.run_polling(allowed_updates=Update.ALL_TYPES, stop_signals=None)
     except InvalidToken:
         loop.run_until_complete(app.bot.shutdown())
         print("error: Telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized)", file=sys.stderr)
@@ -165,17 +191,39 @@ def run(config: Config) -> int:
     return 0
 
 
-def main() -> int:
-    """Load .env and the configuration, then run; a bad setting is one line on stderr and exit code 2."""
+def backup(config: Config, target: str) -> int:
+    """Write a consistent copy of the database to `target` (the bot may keep running); return the exit code."""
+    if not config.database_path.exists():
+        print(f"error: no database at DATABASE_PATH={config.database_path}", file=sys.stderr)
+        return 2
+    try:
+        result = asyncio.run(Store.backup(config.database_path, target))
+    except (sqlite3.Error, OSError) as error:
+        print(f"error: backup failed: {error}", file=sys.stderr)
+        return 1
+    print(f"backup of {config.database_path} written to {target} (integrity check: {result})")
+    return 0 if result == "ok" else 1
+
+
+def main(argv: list[str]) -> int:
+    """Load .env and the configuration, then run (or `backup PATH`); a bad setting is one line and exit code 2."""
     load_dotenv()
     try:
         config = load_config(os.environ)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if argv[:1] == ["backup"]:
+        if len(argv) != 2:
+            print("usage: python bot.py backup PATH", file=sys.stderr)
+            return 2
+        return backup(config, argv[1])
+    if argv:
+        print("usage: python bot.py [backup PATH]", file=sys.stderr)
+        return 2
     setup_logging(config)
     return run(config)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -39,6 +39,9 @@ class Config:
     memory_extract_every: int = 10
     memory_max_facts: int = 100
     memory_prompt_facts: int = 20
+    webhook_url: str | None = None  # set: receive updates by webhook instead of long polling
+    webhook_secret: str | None = None
+    port: int = 8080
     # Tuning that is not read from the environment; tests shorten it.
     typing_interval_s: float = 4.0
     model_attempt_timeout_s: float = 20.0
@@ -85,6 +88,14 @@ def load_config(env: Mapping[str, str]) -> Config:
     except (ZoneInfoNotFoundError, ValueError):
         raise ConfigError(f"BOT_TIMEZONE={timezone!r} is not an IANA time zone such as Europe/Moscow") from None
 
+    webhook_url = _get(env, "WEBHOOK_URL") or None
+    webhook_secret = _get(env, "WEBHOOK_SECRET") or None
+    if webhook_url is not None:
+        if not webhook_url.startswith("https://"):
+            raise ConfigError("WEBHOOK_URL must be an https:// URL (Telegram only calls https webhooks)")
+        if not webhook_secret or not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", webhook_secret):
+            raise ConfigError("WEBHOOK_SECRET is required with WEBHOOK_URL: 16-256 letters, digits, _ or -")
+
     log_level = (_get(env, "LOG_LEVEL") or "INFO").upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
@@ -104,6 +115,9 @@ def load_config(env: Mapping[str, str]) -> Config:
         memory_extract_every=_int(env, "MEMORY_EXTRACT_EVERY", 10, low=1, high=1_000),
         memory_max_facts=_int(env, "MEMORY_MAX_FACTS", 100, low=1, high=10_000),
         memory_prompt_facts=_int(env, "MEMORY_PROMPT_FACTS", 20, low=0, high=1_000),
+        webhook_url=webhook_url,
+        webhook_secret=webhook_secret,
+        port=_int(env, "PORT", 8080, low=1, high=65_535),
         hemisphere=zone_hemisphere(timezone),
     )
 

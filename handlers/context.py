@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 
 from telegram.ext import CallbackContext, ExtBot
 
@@ -22,6 +23,7 @@ class Services:
     model: ChatModel | None = None
     companion: Companion | None = None
     keeper: MemoryKeeper | None = None
+    stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 
 
 Context = CallbackContext[ExtBot[None], dict, dict, Services]

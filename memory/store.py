@@ -75,6 +75,18 @@ class Store(FactQueries):
             await store.migrate(migrate_to)
         return store
 
+    @staticmethod
+    async def backup(source: Path | str, target: Path | str) -> str:
+        """Copy the database at `source` to `target` with SQLite's online backup API; return integrity_check.
+
+        Safe while the bot runs and writes: the copy is one consistent snapshot.
+        """
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        async with aiosqlite.connect(str(source)) as db, aiosqlite.connect(str(target)) as copy:
+            await db.backup(copy)
+            rows = await copy.execute_fetchall("PRAGMA integrity_check")
+        return str(rows[0][0])
+
     async def close(self) -> None:
         """Close the connection; the WAL is checkpointed by SQLite."""
         await self._db.close()

@@ -296,3 +296,20 @@ async def test_an_unexpected_error_is_logged_with_the_update_id_and_the_bot_keep
     [record] = [r for r in caplog.records if r.name == "handlers.errors"]
     assert f"update {update_id}" in record.getMessage()
     assert "a bug deep inside" in caplog.text  # the traceback goes to the log, not the chat
+
+
+async def test_a_redelivered_update_is_answered_once(telegram, model, config):
+    async with running_bot(config):
+        update_id = telegram.push_text(ANN, "only once, please")
+        await telegram.wait_for_sent(ANN, 1)
+    # A crash before Telegram saw the new offset: the same update comes again after the restart.
+    chat = {"id": ANN, "type": "private", "first_name": "Ann"}
+    user = {"id": ANN, "is_bot": False, "first_name": "Ann", "language_code": "en"}
+    telegram.push_update({"update_id": update_id, "message": {
+        "message_id": 1, "date": int(time.time()), "chat": chat, "from": user, "text": "only once, please"}})
+    async with running_bot(config):
+        telegram.push_text(ANN, "and this is new")
+        await telegram.wait_for_sent(ANN, 2)
+        await asyncio.sleep(0.2)
+    assert [m["visible_text"] for m in telegram.sent_to(ANN)] == ["echo: only once, please", "echo: and this is new"]
+    assert len([r for r in model.requests if "response_format" not in r]) == 2

@@ -95,3 +95,40 @@ async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(env, telegram,
     # httpx logs every request URL, and the URL holds the token: it must never show up.
     assert telegram.token not in log and telegram.token.split(":")[1] not in log
     assert "sk-test" not in log
+
+
+async def test_backup_while_the_bot_writes_gives_a_sound_copy(env, telegram, model, tmp_path):
+    process = await start_bot(env)
+    try:
+        await telegram.wait_for_call("setMyCommands", timeout=30)
+        for i in range(40):
+            telegram.push_text(2000 + i % 5, f"message number {i}, I live in Berlin")
+        await telegram.wait_for_sent(2000, 2, timeout=30)  # the bot is busy writing
+        target = tmp_path / "backups" / "copy.db"
+        backup = await asyncio.create_subprocess_exec(
+            sys.executable, "bot.py", "backup", str(target), cwd=ROOT, env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        stdout, stderr = await asyncio.wait_for(backup.communicate(), 60)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.communicate(), 30)
+    assert backup.returncode == 0, stderr.decode()
+    assert "integrity check: ok" in stdout.decode()
+    import sqlite3
+
+    with sqlite3.connect(target) as copy:
+        assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert copy.execute("SELECT COUNT(*) FROM messages").fetchone()[0] > 0
+
+
+async def test_backup_without_a_database_is_one_line():
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "bot.py", "backup", "/tmp/never.db", cwd=ROOT,
+        env=environment(TELEGRAM_BOT_TOKEN="123456:ABCDEFGHIJKLMNOP", OPENAI_API_KEY="k",
+                        DATABASE_PATH="/nonexistent/bot.db"),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2
+    assert stderr.decode().strip().splitlines() == ["error: no database at DATABASE_PATH=/nonexistent/bot.db"]

@@ -1,0 +1,61 @@
+"""Webhook mode: a small tornado server that takes Telegram's POSTs (secret checked) and answers /healthz."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import re
+from http import HTTPStatus
+from urllib.parse import urlsplit
+
+import tornado.web
+from telegram import Update
+from telegram.ext import Application
+
+log = logging.getLogger(__name__)
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+
+
+class TelegramUpdates(tornado.web.RequestHandler):
+    """Queues each update Telegram POSTs, after checking the secret token; anything else gets 403 or 400."""
+
+    def initialize(self, app: Application, secret: str) -> None:
+        self.app = app
+        self.secret = secret
+
+    async def post(self) -> None:
+        given = self.request.headers.get(SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), self.secret.encode()):
+            log.warning("refused a webhook call without the right secret token")
+            self.set_status(HTTPStatus.FORBIDDEN)
+            return
+        try:
+            update = Update.de_json(json.loads(self.request.body), self.app.bot)
+        except (ValueError, TypeError, KeyError):
+            self.set_status(HTTPStatus.BAD_REQUEST)
+            return
+        await self.app.update_queue.put(update)
+        self.set_status(HTTPStatus.OK)
+
+
+class Health(tornado.web.RequestHandler):
+    """Answers 200 while the bot runs, for the platform's health check."""
+
+    def get(self) -> None:
+        self.write("ok")
+
+
+def webhook_path(url: str) -> str:
+    """Return the path Telegram will POST to: the path of WEBHOOK_URL, or '/' when it has none."""
+    return urlsplit(url).path or "/"
+
+
+def build_webhook_server(app: Application, url: str, secret: str) -> tornado.web.Application:
+    """Return the tornado application serving the webhook path and /healthz."""
+    return tornado.web.Application(
+        [
+            (r"/healthz", Health),
+            (re.escape(webhook_path(url)), TelegramUpdates, {"app": app, "secret": secret}),
+        ]
+    )

@@ -1,0 +1,86 @@
+"""Webhook mode end to end: registration with the secret, updates POSTed to the bot's port, /healthz."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+
+import aiohttp
+import pytest
+
+from bot import build_application, serve_webhook
+from tests.harness import make_config
+
+ANN = 1001
+SECRET = "s3cret-token-for-tests_0123"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def text_update(update_id: int, text: str) -> dict:
+    user = {"id": ANN, "is_bot": False, "first_name": "Ann", "language_code": "en"}
+    chat = {"id": ANN, "type": "private", "first_name": "Ann"}
+    return {"update_id": update_id, "message": {"message_id": update_id, "date": 1, "chat": chat, "from": user,
+                                                "text": text}}
+
+
+@pytest.fixture
+async def webhook_bot(telegram, model, tmp_path):
+    port = free_port()
+    config = make_config(telegram, model, tmp_path / "bot.db", webhook_url="https://bot.example.com/tg/hook",
+                         webhook_secret=SECRET, port=port)
+    telegram.push_text(ANN, "so the double knows this chat")  # never polled in webhook mode
+    app = build_application(config)
+    task = asyncio.create_task(serve_webhook(app, config))
+    await telegram.wait_for_call("setWebhook")
+    async with aiohttp.ClientSession() as http:
+        for _ in range(100):  # wait until the port accepts connections
+            try:
+                async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                    if response.status == 200:
+                        break
+            except aiohttp.ClientConnectionError:
+                await asyncio.sleep(0.05)
+        yield http, f"http://127.0.0.1:{port}"
+    app.bot_data.stop_requested.set()
+    await asyncio.wait_for(task, 15)
+
+
+async def test_the_webhook_is_registered_with_its_secret(webhook_bot, telegram):
+    [registration] = [p for m, p in telegram.calls if m == "setWebhook"]
+    assert registration["url"] == "https://bot.example.com/tg/hook"
+    assert registration["secret_token"] == SECRET
+
+
+async def test_an_update_with_the_right_secret_is_answered(webhook_bot, telegram, model):
+    http, base = webhook_bot
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
+    async with http.post(f"{base}/tg/hook", data=json.dumps(text_update(500, "hi by webhook")),
+                         headers=headers) as response:
+        assert response.status == 200
+    [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply["visible_text"] == "echo: hi by webhook"
+
+
+async def test_a_wrong_or_missing_secret_gets_403_and_is_not_processed(webhook_bot, telegram, model):
+    http, base = webhook_bot
+    for headers in ({"X-Telegram-Bot-Api-Secret-Token": "wrong"}, {}):
+        async with http.post(f"{base}/tg/hook", data=json.dumps(text_update(501, "intruder")),
+                             headers=headers) as response:
+            assert response.status == 403
+    async with http.post(f"{base}/tg/hook", data="not json",
+                         headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}) as response:
+        assert response.status == 400
+    await asyncio.sleep(0.3)
+    assert telegram.sent_to(ANN) == [] and model.requests == []
+
+
+async def test_healthz(webhook_bot):
+    http, base = webhook_bot
+    async with http.get(f"{base}/healthz") as response:
+        assert response.status == 200 and await response.text() == "ok"
