@@ -1,0 +1,28 @@
+# The companion bot for Fly.io (or any Docker host). Memory lives on a volume at /data.
+FROM python:3.11-slim
+
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DATABASE_PATH=/data/bot.db
+
+WORKDIR /app
+
+# Dependencies first: a change to the code does not reinstall them.
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+# Only the code the bot runs; never .env (secrets come from `fly secrets`), tests or benchmarks.
+COPY bot.py config.py docker-entrypoint.sh ./
+COPY chat/ chat/
+COPY handlers/ handlers/
+COPY memory/ memory/
+COPY prompts/ prompts/
+
+RUN useradd --system --create-home --uid 10001 companion && mkdir -p /data && chown companion /data
+
+# The entrypoint starts as root only to hand the mounted volume (root-owned on Fly) to `companion`,
+# then runs the bot as that user.
+ENTRYPOINT ["./docker-entrypoint.sh"]
+CMD ["python", "bot.py"]
