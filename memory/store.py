@@ -127,7 +127,6 @@ class Store(FactQueries):
         now: datetime,
         update_id: int | None,
         history_limit: int,
-        name: str | None = None,
     ) -> Turn | None:
         """Record the user's message and return the turn, or None if this update was already handled."""
         stamp = _iso(now)
@@ -142,11 +141,10 @@ class Store(FactQueries):
                 ((row[0], _parse(row[1]), row[2], json.loads(row[3])) for row in rows), (None, None, 0, {})
             )
             await db.execute(
-                "INSERT INTO users (id, first_name, language_code, name, first_seen, last_seen)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
-                " language_code = excluded.language_code, last_seen = excluded.last_seen,"
-                " name = COALESCE(excluded.name, users.name)",
-                (user_id, first_name, language_code, name, stamp, stamp),
+                "INSERT INTO users (id, first_name, language_code, first_seen, last_seen)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
+                " language_code = excluded.language_code, last_seen = excluded.last_seen",
+                (user_id, first_name, language_code, stamp, stamp),
             )
             cursor = await db.execute(
                 "INSERT INTO messages (user_id, role, content, created_at, update_id) VALUES (?, 'user', ?, ?, ?)"
@@ -163,7 +161,7 @@ class Store(FactQueries):
         return Turn(
             user_id=user_id,
             message_id=cursor.lastrowid or 0,
-            name=name or known_name,
+            name=known_name,
             previous_seen=previous,
             history=[{"role": role, "content": content} for _id, role, content in reversed(rows)],
             facts=facts,
