@@ -28,8 +28,10 @@ from handlers.jobs import remembered_notifier, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
 from handlers.webhook import build_webhook_server
 from handlers.texts import COMMANDS
+from memory.embeddings import EmbedderUnavailable, make_embedder
 from memory.extraction import LLMExtractor
 from memory.store import Store
+from memory.recaller import FactRecaller
 from memory.upkeep import MemoryKeeper
 from prompts import load_prompt
 
@@ -105,9 +107,12 @@ async def post_init(app: Application) -> None:
         budget=config.model_retry_budget_s,
         backoff=config.model_backoff_s,
     )
-    services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"))
+    embedder = make_embedder(config.embeddings, client, config.embedding_model)
+    recaller = FactRecaller(services.store, embedder, config)
+    services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"), recaller)
     services.keeper = MemoryKeeper(services.store, LLMExtractor(services.model), config)
     services.keeper.on_learned = remembered_notifier(app)
+    services.keeper.recaller = recaller
     await register_commands(app)
     start_memory_upkeep(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_path)
@@ -187,6 +192,9 @@ def run(config: Config) -> int:
         return 1
     except (sqlite3.Error, OSError) as error:
         print(f"error: cannot open DATABASE_PATH={config.database_path}: {error}", file=sys.stderr)
+        return 2
+    except EmbedderUnavailable as error:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
 

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from prompts.clock import zone_hemisphere
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+EMBEDDING_BACKENDS = ("openai", "local", "hashing")
 TOKEN_PATTERN = re.compile(r"^\d+:[A-Za-z0-9_-]{10,}$")
 # A placeholder key for OpenAI-compatible servers that need none (Ollama, llama.cpp):
 # the SDK refuses to start without some key.
@@ -39,6 +40,10 @@ class Config:
     memory_extract_every: int = 10
     memory_max_facts: int = 100
     memory_prompt_facts: int = 20
+    embeddings: str = "openai"  # "openai", "local" or "hashing"
+    embedding_model: str = "text-embedding-3-small"
+    recall_top_k: int = 5
+    recall_min_similarity: float = 0.3
     webhook_url: str | None = None  # set: receive updates by webhook instead of long polling
     webhook_secret: str | None = None
     port: int = 8080
@@ -52,6 +57,7 @@ class Config:
     telegram_max_rate: float = 30.0
     memory_retry_s: float = 300.0  # a failed extraction is tried again after this long
     memory_batch: int = 30  # messages per extraction call
+    recall_timeout_s: float = 2.0  # the message's embedding; past it, facts go by importance
     hemisphere: str = field(default="north")
 
     @property
@@ -88,6 +94,17 @@ def load_config(env: Mapping[str, str]) -> Config:
     except (ZoneInfoNotFoundError, ValueError):
         raise ConfigError(f"BOT_TIMEZONE={timezone!r} is not an IANA time zone such as Europe/Moscow") from None
 
+    embeddings = (_get(env, "EMBEDDINGS") or "openai").lower()
+    if embeddings not in EMBEDDING_BACKENDS:
+        raise ConfigError(f"EMBEDDINGS must be one of {', '.join(EMBEDDING_BACKENDS)}, got {embeddings!r}")
+    min_similarity = _get(env, "RECALL_MIN_SIMILARITY") or "0.3"
+    try:
+        recall_min_similarity = float(min_similarity)
+    except ValueError:
+        raise ConfigError(f"RECALL_MIN_SIMILARITY must be a number between -1 and 1, got {min_similarity!r}") from None
+    if not -1 <= recall_min_similarity <= 1:
+        raise ConfigError(f"RECALL_MIN_SIMILARITY must be between -1 and 1, got {recall_min_similarity}")
+
     webhook_url = _get(env, "WEBHOOK_URL") or None
     webhook_secret = _get(env, "WEBHOOK_SECRET") or None
     if webhook_url is not None:
@@ -115,6 +132,10 @@ def load_config(env: Mapping[str, str]) -> Config:
         memory_extract_every=_int(env, "MEMORY_EXTRACT_EVERY", 10, low=1, high=1_000),
         memory_max_facts=_int(env, "MEMORY_MAX_FACTS", 100, low=1, high=10_000),
         memory_prompt_facts=_int(env, "MEMORY_PROMPT_FACTS", 20, low=0, high=1_000),
+        embeddings=embeddings,
+        embedding_model=_get(env, "EMBEDDING_MODEL") or "text-embedding-3-small",
+        recall_top_k=_int(env, "RECALL_TOP_K", 5, low=1, high=100),
+        recall_min_similarity=recall_min_similarity,
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
         port=_int(env, "PORT", 8080, low=1, high=65_535),

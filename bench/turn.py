@@ -96,7 +96,7 @@ async def start(database: Path, model_seconds: float):
     # firing (no user goes "idle" for a day, none reaches 10,000 unread) so that it does not blur the turns.
     config = Config(telegram_token="42:BENCHMARK-TOKEN", openai_api_key="none", database_path=database,
                     typing_interval_s=4.0, telegram_max_rate=0, memory_extract_delay_s=86_400,
-                    memory_extract_every=10_000)
+                    memory_extract_every=10_000, embeddings="hashing")
     api = InstantBotApi()
     app = build_application(config, request=api)
     await app.initialize()

@@ -9,7 +9,8 @@ from typing import Callable
 
 from chat.llm import ChatModel
 from config import Config
-from memory.facts import Extraction, Fact, choose_for_prompt, memory_enabled
+from memory.facts import Extraction, Fact, memory_enabled
+from memory.recaller import FactRecaller
 from memory.rules import extract_rule_facts
 from memory.secrets import mask_secrets
 from memory.store import Store
@@ -51,8 +52,10 @@ class Companion:
         model: ChatModel,
         config: Config,
         persona: str,
+        recaller: FactRecaller,
         clock: Callable[[], datetime] = utc_now,
     ) -> None:
+        self.recaller = recaller
         self.store = store
         self.model = model
         self.config = config
@@ -99,7 +102,7 @@ class Companion:
             if learned:
                 known = await self.store.facts(speaker.id)
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
-        facts = choose_for_prompt(known, now, self.config.memory_prompt_facts)
+        facts = await self.recaller.choose(speaker.id, text, known, now)
         system = build_system_message(
             self.persona,
             name,

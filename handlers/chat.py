@@ -64,7 +64,7 @@ async def on_text(update: Update, context: Context) -> None:
         if answer.notify and answer.learned:
             reply += "\n\n" + remembered_note(answer.learned, user.language_code)
         await send_text(context.bot, message.chat_id, reply)
-        after_turn(services, context.job_queue, user.id, answer.unread)
+        after_turn(services, context.job_queue, user.id, answer.unread, bool(answer.learned))
 
 
 MEDIA_KINDS = (

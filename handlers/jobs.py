@@ -44,6 +44,7 @@ def sweep_interval(delay: float) -> float:
 def start_memory_upkeep(app: Application) -> None:
     """Look for idle users with unread messages every few seconds (and once right after start-up)."""
     delay = app.bot_data.config.memory_extract_delay_s
+    app.job_queue.run_once(embed_backlog_job, when=1, name="embed-backlog")
     app.job_queue.run_repeating(
         sweep_job, interval=sweep_interval(delay), first=0, name="memory-sweep",
         job_kwargs={"max_instances": 1, "coalesce": True},
@@ -57,12 +58,26 @@ async def sweep_job(context: Context) -> None:
     await context.bot_data.keeper.sweep()
 
 
-def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unread: int) -> None:
-    """Extract at once, without waiting for the user to go idle, every MEMORY_EXTRACT_EVERY messages."""
+def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unread: int, learned: bool) -> None:
+    """Embed what the rules just learned; extract at once, without waiting for idle, every MEMORY_EXTRACT_EVERY messages."""
+    if job_queue is not None and learned:
+        job_queue.run_once(embed_job, when=0, data=user_id, name=f"embed:{user_id}")
     every = services.config.memory_extract_every
     # Only when the count reaches a multiple: a pass takes a while, and the next turns must not queue more.
     if job_queue is not None and unread and unread % every == 0:
         job_queue.run_once(extraction_job, when=0, data=user_id, name=f"extract:{user_id}")
+
+
+async def embed_job(context: Context) -> None:
+    """Embed one user's facts that have no vector yet (off the reply path)."""
+    await context.bot_data.keeper.embed_quietly(context.job.data)  # type: ignore[union-attr]
+
+
+async def embed_backlog_job(context: Context) -> None:
+    """After start-up, embed every fact that lacks a vector from the current model (re-embedding lazily)."""
+    keeper = context.bot_data.keeper
+    for user_id in await context.bot_data.store.users_with_unembedded(keeper.recaller.embedder.name):
+        await keeper.embed_quietly(user_id)
 
 
 async def extraction_job(context: Context) -> None:

@@ -80,6 +80,17 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "ALTER TABLE users ADD COLUMN extracted_upto INTEGER NOT NULL DEFAULT 0",
         ),
     ),
+    (
+        3,
+        "fact embeddings",
+        (
+            # float32 vector of the fact's value, and the model and dimension that made it; a change of
+            # model leaves old vectors to be re-embedded lazily.
+            "ALTER TABLE facts ADD COLUMN embedding BLOB",
+            "ALTER TABLE facts ADD COLUMN embedding_model TEXT",
+            "ALTER TABLE facts ADD COLUMN embedding_dim INTEGER",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

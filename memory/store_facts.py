@@ -103,7 +103,7 @@ class FactQueries:
                     )
                     await db.execute(
                         "UPDATE facts SET category = ?, value = ?, importance = ?, confidence = ?, source = ?,"
-                        " source_message_id = ?, updated_at = ? WHERE id = ?",
+                        " source_message_id = ?, updated_at = ?, embedding = NULL WHERE id = ?",
                         (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
                          fact.source_message_id, stamp, old.id),
                     )
@@ -128,6 +128,43 @@ class FactQueries:
                 cursor = await db.execute("DELETE FROM facts WHERE id = ? AND user_id = ?", (fact_id, user_id))
                 deleted += cursor.rowcount
         return deleted
+
+    async def facts_to_embed(self, user_id: int, model: str) -> list[Fact]:
+        """Return the user's facts that have no vector from `model` (new, changed, or made by another model)."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                f"SELECT {FACT_COLUMNS} FROM facts WHERE user_id = ?"
+                " AND (embedding IS NULL OR embedding_model IS NOT ?) ORDER BY id",
+                (user_id, model),
+            )
+        return [_fact(row) for row in rows]
+
+    async def save_embeddings(self, user_id: int, model: str, vectors: list[tuple[int, bytes, int]]) -> None:
+        """Store (fact id, float32 BLOB, dimension) for the user's facts, in one transaction."""
+        async with self._transaction() as db:
+            for fact_id, blob, dim in vectors:
+                await db.execute(
+                    "UPDATE facts SET embedding = ?, embedding_model = ?, embedding_dim = ? WHERE id = ? AND user_id = ?",
+                    (blob, model, dim, fact_id, user_id),
+                )
+
+    async def users_with_unembedded(self, model: str) -> list[int]:
+        """Return the users who have facts without a vector from `model` (after a change of model, say)."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT DISTINCT user_id FROM facts WHERE embedding IS NULL OR embedding_model IS NOT ?", (model,)
+            )
+        return [row[0] for row in rows]
+
+    async def fact_vectors(self, user_id: int, model: str) -> list[tuple[int, bytes, int]]:
+        """Return (fact id, BLOB, dimension) of the user's facts embedded by `model` — one query, this user only."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT id, embedding, embedding_dim FROM facts WHERE user_id = ? AND embedding IS NOT NULL"
+                " AND embedding_model = ?",
+                (user_id, model),
+            )
+        return [(row[0], row[1], row[2]) for row in rows]
 
     async def pending_messages(self, user_id: int, limit: int) -> list[dict]:
         """Return up to `limit` of the user's messages the extractor has not read yet, oldest first."""

@@ -12,6 +12,7 @@ from chat.llm import ModelUnavailable
 from config import Config
 from memory.extraction import ExtractionError, LLMExtractor
 from memory.facts import Extraction, Fact, memory_enabled
+from memory.recaller import FactRecaller
 from memory.store import Store
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ class MemoryKeeper:
         self._retry_at: dict[int, float] = {}
         # Told about new facts (the handlers use it for "✎ remembered" notes).
         self.on_learned: Callable[[int, list[Fact]], Awaitable[None]] | None = None
+        self.recaller: FactRecaller | None = None  # embeds what was learned
 
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""
@@ -63,9 +65,21 @@ class MemoryKeeper:
         finally:
             self._running.discard(user_id)
         self._retry_at.pop(user_id, None)
+        if saved and self.recaller is not None:
+            await self.embed_quietly(user_id)
         if saved and self.on_learned is not None:
             await self.on_learned(user_id, saved)
         return saved
+
+    async def embed_quietly(self, user_id: int) -> int:
+        """Embed the user's facts that lack a vector; an error is logged and left for a later pass."""
+        if self.recaller is None:
+            return 0
+        try:
+            return await self.recaller.embed_missing(user_id)
+        except Exception as error:  # noqa: BLE001 - embedding is an optimisation; recall falls back without it
+            log.warning("embedding facts failed (%s); trying again later", type(error).__name__)
+            return 0
 
     async def extract_pending(self, user_id: int) -> list[Fact]:
         """Read the user's unread messages in batches and save the facts found; return the new or changed ones.

@@ -1,0 +1,138 @@
+"""Pure helpers for semantic recall: vector storage, a hashing embedder, cosine scores and fact selection."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from datetime import datetime
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from memory.facts import Fact, is_current
+
+CORE_IMPORTANCE = 8  # facts at or above this importance are always shown
+_WORD = re.compile(r"[^\W_]+")
+
+
+def encode(vector: np.ndarray) -> bytes:
+    """Return the vector as a float32 little-endian BLOB."""
+    return np.asarray(vector, dtype="<f4").ravel().tobytes()
+
+
+def decode(blob: bytes, dim: int) -> np.ndarray:
+    """Return the float32 vector stored in `blob`; ValueError if it does not hold exactly `dim` values."""
+    if len(blob) != 4 * dim:
+        raise ValueError(f"expected {4 * dim} bytes for dim {dim}, got {len(blob)}")
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+def trigrams(text: str) -> list[str]:
+    """Return the character trigrams of each word of `text`, lowercased, ё as е, padded with '#' at both ends."""
+    words = _WORD.findall(text.lower().replace("ё", "е"))
+    grams = []
+    for word in words:
+        padded = f"#{word}#"
+        grams.extend(padded[i : i + 3] for i in range(len(padded) - 2))
+    return grams
+
+
+def hashing_embedding(text: str, dim: int = 256) -> np.ndarray:
+    """Return an L2-normalised float32 vector of hashed character trigrams (all zeros for text without words)."""
+    vector = np.zeros(dim, dtype=np.float32)
+    for gram in trigrams(text):
+        vector[zlib.crc32(gram.encode("utf-8")) % dim] += 1.0
+    norm = np.linalg.norm(vector)
+    return vector / norm if norm > 0 else vector
+
+
+def cosine_scores(query: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """Return the cosine similarity of `query` to each row of `matrix`; zero rows (or a zero query) score 0."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.size == 0:
+        return np.zeros(0, dtype=np.float32)
+    matrix = matrix.reshape(len(matrix), -1)
+    rows = _unit_rows(matrix)
+    unit_query = _unit_rows(np.asarray(query, dtype=np.float32).reshape(1, -1))[0]
+    return rows @ unit_query
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Return `matrix` with every non-zero row scaled to length 1 (zero rows stay zero)."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+
+
+def select_facts(
+    facts: Sequence[Fact],
+    scores: Mapping[int, float],
+    now: datetime,
+    *,
+    limit: int,
+    top_k: int = 5,
+    min_similarity: float = 0.3,
+) -> list[Fact]:
+    """Return at most `limit` current facts (no "name"): recalled by score, then core facts, then by importance and recency."""
+    candidates = [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
+    recalled = recalled_facts(candidates, scores, top_k=top_k, min_similarity=min_similarity)
+    core = [fact for fact in by_importance(candidates) if fact.importance >= CORE_IMPORTANCE]
+    fill = by_importance(candidates)
+    chosen: list[Fact] = []
+    for fact in [*recalled, *core, *fill]:
+        if len(chosen) >= limit:
+            break
+        if not any(fact is other for other in chosen):
+            chosen.append(fact)
+    return chosen
+
+
+def recalled_facts(facts: Sequence[Fact], scores: Mapping[int, float], *, top_k: int, min_similarity: float) -> list[Fact]:
+    """Return the `top_k` facts with a score of at least `min_similarity`, best score first."""
+    scored = [fact for fact in facts if fact.id is not None and scores.get(fact.id, float("-inf")) >= min_similarity]
+    scored.sort(key=lambda fact: scores[fact.id], reverse=True)
+    return scored[: max(top_k, 0)]
+
+
+def by_importance(facts: Sequence[Fact]) -> list[Fact]:
+    """Return the facts most important first, then the most recently updated."""
+    return sorted(facts, key=lambda fact: (fact.importance, _stamp(fact)), reverse=True)
+
+
+def _stamp(fact: Fact) -> float:
+    """Return the fact's update time as a timestamp (0 when unknown)."""
+    return fact.updated_at.timestamp() if fact.updated_at else 0.0
+
+
+def words(text: str) -> list[str]:
+    """Return the lowercase words of `text`, ё as е."""
+    return _WORD.findall(text.lower().replace("ё", "е"))
+
+
+def bm25_scores(query: str, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+    """Return the Okapi BM25 score of each document for `query` (float32; all zeros when nothing matches)."""
+    docs = [words(document) for document in documents]
+    scores = np.zeros(len(docs), dtype=np.float32)
+    if not docs:
+        return scores
+    lengths = np.array([len(doc) for doc in docs], dtype=np.float32)
+    average = max(float(lengths.mean()), 1.0)
+    for term in set(words(query)):
+        counts = np.array([doc.count(term) for doc in docs], dtype=np.float32)
+        found = int((counts > 0).sum())
+        if found:
+            idf = np.log(1.0 + (len(docs) - found + 0.5) / (found + 0.5))
+            scores += idf * counts * (k1 + 1) / (counts + k1 * (1 - b + b * lengths / average))
+    return scores
+
+
+def fuse(dense: np.ndarray, lexical: np.ndarray, weight: float) -> np.ndarray:
+    """Return (1 - weight) * dense + weight * lexical, each first min-max scaled to [0, 1]."""
+    return (1.0 - weight) * _min_max(dense) + weight * _min_max(lexical)
+
+
+def _min_max(scores: np.ndarray) -> np.ndarray:
+    """Return `scores` scaled to [0, 1] (all zeros when they are all equal)."""
+    scores = np.asarray(scores, dtype=np.float32)
+    if scores.size == 0 or scores.max() == scores.min():
+        return np.zeros_like(scores)
+    return (scores - scores.min()) / (scores.max() - scores.min())

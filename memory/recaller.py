@@ -1,0 +1,67 @@
+"""Relevance recall: pick the facts that matter for this message, by cosine similarity of embeddings."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+
+import numpy as np
+
+from config import Config
+from memory.embeddings import Embedder
+from memory.facts import Fact, choose_for_prompt, is_current
+from memory.recall import cosine_scores, decode, encode, select_facts
+from memory.store import Store
+
+log = logging.getLogger(__name__)
+
+
+def fact_text(fact: Fact) -> str:
+    """Return the text embedded for a fact: its slot and value ("city: Kazan"), so a bare value has context."""
+    return f"{fact.key.split(':')[0].replace('_', ' ')}: {fact.value}"
+
+
+class FactRecaller:
+    """Chooses a user's facts for the prompt; with few facts all of them, else the most relevant."""
+
+    def __init__(self, store: Store, embedder: Embedder, config: Config) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.config = config
+        self.embedding_calls = 0  # for the cost report
+
+    async def choose(self, user_id: int, text: str, facts: list[Fact], now: datetime) -> list[Fact]:
+        """Return the facts for system message zero; an embedding error or timeout falls back to importance."""
+        limit = self.config.memory_prompt_facts
+        current = [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
+        if len(current) <= limit:
+            return choose_for_prompt(facts, now, limit)  # everything fits: no embedding call
+        try:
+            self.embedding_calls += 1
+            query = await asyncio.wait_for(self.embedder.embed([text]), self.config.recall_timeout_s)
+            rows = await self.store.fact_vectors(user_id, self.embedder.name)
+            scores = {}
+            if rows:
+                matrix = np.stack([decode(blob, dim) for _, blob, dim in rows])
+                scores = dict(zip((fact_id for fact_id, _, _ in rows), cosine_scores(query[0], matrix).tolist()))
+        except Exception as error:  # noqa: BLE001 - any failure of recall must not cost the turn
+            log.warning("recall fell back to importance order (%s)", type(error).__name__)
+            return choose_for_prompt(facts, now, limit)
+        return select_facts(
+            facts, scores, now, limit=limit, top_k=self.config.recall_top_k,
+            min_similarity=self.config.recall_min_similarity,
+        )
+
+    async def embed_missing(self, user_id: int) -> int:
+        """Embed the user's facts that have no vector from the current model; return how many."""
+        facts = await self.store.facts_to_embed(user_id, self.embedder.name)
+        if not facts:
+            return 0
+        self.embedding_calls += 1
+        vectors = await self.embedder.embed([fact_text(fact) for fact in facts])
+        await self.store.save_embeddings(
+            user_id, self.embedder.name,
+            [(fact.id, encode(vector), len(vector)) for fact, vector in zip(facts, vectors) if fact.id is not None],
+        )
+        return len(facts)
