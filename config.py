@@ -97,7 +97,8 @@ def load_config(env: Mapping[str, str]) -> Config:
     embeddings = (_get(env, "EMBEDDINGS") or "openai").lower()
     if embeddings not in EMBEDDING_BACKENDS:
         raise ConfigError(f"EMBEDDINGS must be one of {', '.join(EMBEDDING_BACKENDS)}, got {embeddings!r}")
-    min_similarity = _get(env, "RECALL_MIN_SIMILARITY") or "0.3"
+    # e5's cosines crowd into a narrow band (related ≈ 0.86, unrelated ≈ 0.82; bench/recall.py).
+    min_similarity = _get(env, "RECALL_MIN_SIMILARITY") or ("0.82" if embeddings == "local" else "0.3")
     try:
         recall_min_similarity = float(min_similarity)
     except ValueError:

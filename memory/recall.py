@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -109,7 +109,12 @@ def words(text: str) -> list[str]:
 
 
 def bm25_scores(query: str, documents: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> np.ndarray:
-    """Return the Okapi BM25 score of each document for `query` (float32; all zeros when nothing matches)."""
+    """Return the Okapi BM25 score of each document for `query` (float32; all zeros when no word matches).
+
+    Fused with a dense score (see `fuse`) it raises LoCoMo recall (bench/recall.py, 5 dev conversations,
+    760 questions, R@5 / R@10): e5 55.2/60.7 -> 56.6/62.7 (weight 0.05), USE 49.4/57.3 -> 54.9/60.2
+    (weight 0.2), hashing-1024 45.5/52.0 -> 48.8/54.6 (weight 0.2). A recency term did not help (-0.4 to -19).
+    """
     docs = [words(document) for document in documents]
     scores = np.zeros(len(docs), dtype=np.float32)
     if not docs:
@@ -126,13 +131,12 @@ def bm25_scores(query: str, documents: Sequence[str], *, k1: float = 1.5, b: flo
 
 
 def fuse(dense: np.ndarray, lexical: np.ndarray, weight: float) -> np.ndarray:
-    """Return (1 - weight) * dense + weight * lexical, each first min-max scaled to [0, 1]."""
-    return (1.0 - weight) * _min_max(dense) + weight * _min_max(lexical)
+    """Return dense + weight * lexical / max(lexical): a lexical bonus of at most `weight` on the cosine scale.
 
-
-def _min_max(scores: np.ndarray) -> np.ndarray:
-    """Return `scores` scaled to [0, 1] (all zeros when they are all equal)."""
-    scores = np.asarray(scores, dtype=np.float32)
-    if scores.size == 0 or scores.max() == scores.min():
-        return np.zeros_like(scores)
-    return (scores - scores.min()) / (scores.max() - scores.min())
+    Keeping the cosine scale keeps `min_similarity` meaningful. Measured best weights: e5 0.05, USE 0.2,
+    hashing 0.2 (gains in `bm25_scores`).
+    """
+    dense = np.asarray(dense, dtype=np.float32)
+    lexical = np.asarray(lexical, dtype=np.float32)
+    top = float(lexical.max()) if lexical.size else 0.0
+    return dense + weight * lexical / top if top > 0 else dense.copy()

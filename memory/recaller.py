@@ -11,7 +11,7 @@ import numpy as np
 from config import Config
 from memory.embeddings import Embedder
 from memory.facts import Fact, choose_for_prompt, is_current
-from memory.recall import cosine_scores, decode, encode, select_facts
+from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts
 from memory.store import Store
 
 log = logging.getLogger(__name__)
@@ -39,12 +39,17 @@ class FactRecaller:
             return choose_for_prompt(facts, now, limit)  # everything fits: no embedding call
         try:
             self.embedding_calls += 1
-            query = await asyncio.wait_for(self.embedder.embed([text]), self.config.recall_timeout_s)
+            query = await asyncio.wait_for(self.embedder.embed_query([text]), self.config.recall_timeout_s)
             rows = await self.store.fact_vectors(user_id, self.embedder.name)
             scores = {}
             if rows:
                 matrix = np.stack([decode(blob, dim) for _, blob, dim in rows])
-                scores = dict(zip((fact_id for fact_id, _, _ in rows), cosine_scores(query[0], matrix).tolist()))
+                dense = cosine_scores(query[0], matrix)
+                if self.embedder.lexical_weight:
+                    by_id = {fact.id: fact for fact in facts}
+                    texts = [fact_text(by_id[fact_id]) if fact_id in by_id else "" for fact_id, _, _ in rows]
+                    dense = fuse(dense, bm25_scores(text, texts), self.embedder.lexical_weight)
+                scores = dict(zip((fact_id for fact_id, _, _ in rows), dense.tolist()))
         except Exception as error:  # noqa: BLE001 - any failure of recall must not cost the turn
             log.warning("recall fell back to importance order (%s)", type(error).__name__)
             return choose_for_prompt(facts, now, limit)

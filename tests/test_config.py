@@ -44,6 +44,21 @@ def test_every_setting_is_read():
     assert config.log_level == "DEBUG"
 
 
+def test_memory_recall_and_webhook_settings():
+    config = load_config(BASE | {
+        "MEMORY_EXTRACT_DELAY_SECONDS": "5", "MEMORY_EXTRACT_EVERY": "4", "MEMORY_MAX_FACTS": "50",
+        "MEMORY_PROMPT_FACTS": "10", "EMBEDDINGS": "LOCAL", "EMBEDDING_MODEL": "nomic-embed-text",
+        "RECALL_TOP_K": "3", "WEBHOOK_URL": "https://bot.example.com/tg", "WEBHOOK_SECRET": "a" * 16, "PORT": "9000",
+    })
+    assert (config.memory_extract_delay_s, config.memory_extract_every, config.memory_max_facts,
+            config.memory_prompt_facts) == (5, 4, 50, 10)
+    assert (config.embeddings, config.embedding_model, config.recall_top_k) == ("local", "nomic-embed-text", 3)
+    assert config.recall_min_similarity == 0.82  # e5's own scale, unless set
+    assert (config.webhook_url, config.webhook_secret, config.port) == ("https://bot.example.com/tg", "a" * 16, 9000)
+    assert load_config(BASE | {"RECALL_MIN_SIMILARITY": "0.5"}).recall_min_similarity == 0.5
+    assert load_config(BASE).recall_min_similarity == 0.3
+
+
 def test_a_local_server_needs_no_key():
     config = load_config({"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_BASE_URL": "http://localhost:11434/v1"})
     assert config.openai_api_key == NO_KEY
@@ -76,6 +91,15 @@ def test_allows():
         (BASE | {"ALLOWED_USER_IDS": "12,bob"}, "ALLOWED_USER_IDS"),
         (BASE | {"ALLOWED_USER_IDS": "-5"}, "ALLOWED_USER_IDS"),
         (BASE | {"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),
+        (BASE | {"EMBEDDINGS": "magic"}, "EMBEDDINGS"),
+        (BASE | {"RECALL_MIN_SIMILARITY": "high"}, "RECALL_MIN_SIMILARITY"),
+        (BASE | {"RECALL_MIN_SIMILARITY": "2"}, "RECALL_MIN_SIMILARITY"),
+        (BASE | {"RECALL_TOP_K": "0"}, "RECALL_TOP_K"),
+        (BASE | {"MEMORY_EXTRACT_EVERY": "0"}, "MEMORY_EXTRACT_EVERY"),
+        (BASE | {"WEBHOOK_URL": "http://plain.example.com/hook", "WEBHOOK_SECRET": "x" * 20}, "WEBHOOK_URL"),
+        (BASE | {"WEBHOOK_URL": "https://example.com/hook"}, "WEBHOOK_SECRET"),
+        (BASE | {"WEBHOOK_URL": "https://example.com/hook", "WEBHOOK_SECRET": "short"}, "WEBHOOK_SECRET"),
+        (BASE | {"PORT": "99999"}, "PORT"),
     ],
 )
 def test_a_bad_setting_is_named(env, named):

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from memory.facts import Fact
-from memory.recall import cosine_scores, decode, encode, hashing_embedding, select_facts, trigrams
+from memory.recall import (
+    bm25_scores, cosine_scores, decode, encode, fuse, hashing_embedding, select_facts, trigrams,
+)
 
 NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)
 
@@ -142,3 +144,40 @@ def test_facts_without_a_score_are_not_recalled_and_never_counted_twice():
     chosen = select_facts(facts, {2: 0.95, 99: 1.0}, NOW, limit=5)
     assert ids(chosen) == [2, 1, None]
     assert len(chosen) == len({id(f) for f in chosen})
+
+
+# --- BM25 and fusion ---------------------------------------------------------
+
+
+def test_bm25_prefers_documents_with_the_rarer_query_words():
+    documents = ["my dog Rex likes the park", "the weather is nice", "the park is big", ""]
+    scores = bm25_scores("Where does Rex walk in the park?", documents)
+    assert scores.shape == (4,) and scores.dtype == np.float32
+    assert scores[0] > scores[2] > scores[1] >= 0 and scores[3] == 0
+
+
+def test_bm25_of_nothing():
+    assert bm25_scores("dog", []).shape == (0,)
+    assert not bm25_scores("ёжик", ["кошка", "собака"]).any()
+    assert bm25_scores("ёжик", ["ежик в тумане", "кошка"])[0] > 0
+
+
+def test_fuse_adds_a_bounded_lexical_bonus():
+    dense = np.array([0.5, 0.4, 0.1], dtype=np.float32)
+    assert fuse(dense, np.array([0.0, 4.0, 2.0]), 0.2) == pytest.approx([0.5, 0.6, 0.2])
+    assert fuse(dense, np.zeros(3), 0.2) == pytest.approx(dense)
+    assert fuse(np.zeros(0), np.zeros(0), 0.2).shape == (0,)
+
+
+async def test_the_local_multilingual_model_ranks_the_related_fact_first():
+    from memory.embeddings import local_embedder
+    from memory.recaller import fact_text
+
+    embedder = local_embedder()
+    facts = [Fact("location", "city", "Казань"), Fact("pets", "pet:murka", "кошка Мурка"),
+             Fact("preferences", "likes:jazz", "jazz")]
+    vectors = await embedder.embed([fact_text(fact) for fact in facts])
+    assert vectors.shape == (3, 384)
+    for question, expected in (("как там моя кошка?", 1), ("what music should I listen to tonight?", 2)):
+        query = await embedder.embed_query([question])
+        assert int(np.argmax(cosine_scores(query[0], vectors))) == expected
