@@ -26,12 +26,12 @@ from config import Config, ConfigError, load_config
 from handlers.context import Services
 from handlers.jobs import remembered_notifier, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
-from handlers.webhook import build_webhook_server
 from handlers.texts import COMMANDS
+from handlers.webhook import build_webhook_server
 from memory.embeddings import EmbedderUnavailable, make_embedder
 from memory.extraction import LLMExtractor
-from memory.store import Store
 from memory.recaller import FactRecaller
+from memory.store import Store
 from memory.upkeep import MemoryKeeper
 from prompts import load_prompt
 

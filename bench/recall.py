@@ -2,6 +2,12 @@
 
     .venv/bin/python bench/recall.py               # all 5 dev conversations, a few minutes on 2 cores
     .venv/bin/python bench/recall.py --convs 2     # the first 2 conversations only
+    .venv/bin/python bench/recall.py --data other-locomo.json   # any file in LoCoMo's format
+    .venv/bin/python bench/recall.py --json        # only {"<backend>": {"recall@5": .., "recall@10": ..}, ...}
+
+Besides recall it prints the latency of one recall without the query embedding (decode of the stored
+BLOBs, cosine, BM25 fusion, select_facts) at 100 / 1,000 / 10,000 facts, and the size of system message
+zero with all of a conversation's observations as facts against the facts recall picks.
 
 Each embedder runs in its own subprocess, so its memory figures do not mix with another's.
 """
@@ -13,6 +19,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,9 +28,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.recall import bm25_scores, cosine_scores, fuse, hashing_embedding
+from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, hashing_embedding, select_facts
 
-DATA = Path("/work/shared/data/locomo/locomo-dev.json")
+DATA = (ROOT / ".." / "shared" / "data" / "locomo" / "locomo-dev.json").resolve()
+# The bot's configurations: EMBEDDINGS=local is e5 + BM25 at 0.05, EMBEDDINGS=hashing is hashing-1024 + BM25
+# at 0.2 (memory/embeddings.py); --json names them "local" and "hashing" beside the raw embedders.
+CONFIGURATIONS = {"local": ("e5", "fuse w=0.05"), "hashing": ("hashing-1024", "fuse w=0.2")}
+ENSEMBLE = ("e5", "use")  # embedders whose per-question scores the parent keeps to try an ensemble
+LATENCY_SIZES = (100, 1_000, 10_000)
+LATENCY_DIM = 384
+CHARS_PER_TOKEN = 4  # tiktoken is not installed: tokens ≈ characters / 4, the usual rule of thumb for English
 EMBEDDERS = ("hashing-256", "hashing-1024", "use", "e5")
 FUSION_WEIGHTS = (0.05, 0.1, 0.2, 0.3)
 RECENCY_WEIGHTS = (0.02, 0.05, 0.1)
@@ -111,8 +125,11 @@ def variants(dense: np.ndarray, texts: list[str], question: str, sessions: np.nd
     return scores
 
 
-def worker(name: str, samples: list[dict]) -> dict:
-    """Return the recall figures, throughput and memory growth of one embedder over `samples`."""
+def worker(name: str, samples: list[dict], scores_path: Path | None = None) -> dict:
+    """Return the recall figures, throughput and memory growth of one embedder over `samples`.
+
+    With `scores_path`, also save every question's dense scores there (one flat .npy, in question order).
+    """
     before = peak_rss_mib()
     try:
         passages, queries = load_embedder(name)
@@ -123,6 +140,7 @@ def worker(name: str, samples: list[dict]) -> dict:
     totals: dict[str, list[float]] = {}
     relevant, other = [], []
     sentences, seconds = 0, 0.0
+    kept: list[np.ndarray] = []
     for sample in samples:
         texts, ids, sessions, questions = conversation(sample)
         start = time.perf_counter()
@@ -132,6 +150,7 @@ def worker(name: str, samples: list[dict]) -> dict:
         sentences += len(texts) + len(questions)
         for query, (question, evidence) in zip(asked, questions):
             dense = cosine_scores(query, matrix)
+            kept.append(dense)
             hit = np.array([bool(evidence & set(dias)) for dias in ids])
             relevant.extend(dense[hit])
             other.extend(dense[~hit])
@@ -139,6 +158,8 @@ def worker(name: str, samples: list[dict]) -> dict:
                 ranking = np.argsort(-scores, kind="stable")
                 for k in KS:
                     totals.setdefault(f"{label}@{k}", []).append(recall_at(ranking, ids, evidence, k))
+    if scores_path is not None:
+        np.save(scores_path, np.concatenate(kept) if kept else np.zeros(0, dtype=np.float32))
     recalls = {key: 100 * float(np.mean(values)) for key, values in totals.items()}
     return {"name": name, "recalls": recalls, "rate": sentences / seconds, "load_mib": load_growth,
             "run_mib": peak_rss_mib() - before, "questions": len(totals["dense@5"]),
@@ -173,23 +194,254 @@ def report(results: list[dict], convs: int) -> None:
                   f"   ({d5:+5.1f} / {d10:+5.1f})")
 
 
+def zscore(scores: np.ndarray) -> np.ndarray:
+    """Return `scores` standardised within one question (mean 0, standard deviation 1)."""
+    spread = float(scores.std())
+    return (scores - scores.mean()) / spread if spread > 0 else scores - scores.mean()
+
+
+def ensemble(samples: list[dict], e5: np.ndarray, use: np.ndarray) -> dict[str, dict[int, float]]:
+    """Return R@k (0-100) of e5 + USE ensembles, with and without BM25, from the workers' saved dense scores.
+
+    e5's cosines crowd into a narrow band, so a plain sum is dominated by USE: the sums use per-question
+    z-scores (optionally weighting e5 more); rrf fuses the three rankings.
+    """
+    variants_at: dict[str, list[list[float]]] = {}
+    offset = 0
+    for sample in samples:
+        texts, ids, _, questions = conversation(sample)
+        n = len(texts)
+        for question, evidence in questions:
+            a, b = e5[offset : offset + n], use[offset : offset + n]
+            offset += n
+            lexical = bm25_scores(question, texts)
+            top = float(lexical.max()) or 1.0
+            lex = lexical / top
+            za, zb = zscore(a), zscore(b)
+            candidates = {
+                "sum cos": a + b,
+                "z-sum": za + zb,
+                "rrf": rrf(a, b),
+                "rrf +bm25": rrf3(a, b, lexical),
+            }
+            for weight in (0.5, 1.0, 1.5):
+                candidates[f"z-sum +bm25 {weight}"] = za + zb + weight * lex
+                candidates[f"2z5+zU +bm25 {weight}"] = 2 * za + zb + weight * lex
+            for label, scores in candidates.items():
+                ranking = np.argsort(-scores, kind="stable")
+                variants_at.setdefault(label, []).append([recall_at(ranking, ids, evidence, k) for k in KS])
+    return {label: {k: 100 * float(np.mean([row[i] for row in rows])) for i, k in enumerate(KS)}
+            for label, rows in variants_at.items()}
+
+
+def rrf3(*score_arrays: np.ndarray, k: int = 60) -> np.ndarray:
+    """Return the reciprocal-rank-fusion score of each item from any number of score arrays."""
+    fused = np.zeros(len(score_arrays[0]), dtype=np.float32)
+    for scores in score_arrays:
+        ranks = np.empty(len(scores), dtype=np.float32)
+        ranks[np.argsort(-scores, kind="stable")] = np.arange(1, len(scores) + 1)
+        fused += 1.0 / (k + ranks)
+    return fused
+
+
+def report_ensemble(ensembles: dict[str, dict[int, float]]) -> None:
+    """Print the e5 + USE ensemble recalls (target for EMBEDDINGS=local: R@5 >= 62, R@10 >= 68)."""
+    if not ensembles:
+        return
+    print("\nEnsemble e5 + USE (z = per-question z-score of the cosines, bm25 normalised to max 1; rrf k=60)")
+    print("R@5 / R@10; target for the local backend R@5 >= 62, R@10 >= 68 (e5 + BM25 0.05 above):")
+    for label, r in ensembles.items():
+        print(f"  e5+use {label:22} {r[5]:5.1f} / {r[10]:5.1f}")
+
+
+def median_ms(call, runs: int) -> float:
+    """Return the median wall time of `call()` over `runs` runs, in milliseconds."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return 1000 * float(np.median(times))
+
+
+def latency(samples: list[dict]) -> list[dict]:
+    """Time one recall without the query embedding, as FactRecaller.choose does it, at each of LATENCY_SIZES.
+
+    Facts carry real LoCoMo observation texts (cycled), their vectors are random 384-dim float32 BLOBs
+    (`encode`), the query is a LoCoMo question. select_facts runs with min_similarity -1, so every fact is
+    scored and sorted (the worst case).
+    """
+    from datetime import datetime, timedelta, timezone
+
+    from memory.facts import Fact
+    from memory.recaller import fact_text
+
+    texts = [text for sample in samples for text in conversation(sample)[0]] or ["They like tea."]
+    questions = [q for sample in samples for q, _ in conversation(sample)[3]] or ["What do they drink?"]
+    rng = np.random.default_rng(0)
+    now = datetime.now(timezone.utc)
+    rows = []
+    for size in LATENCY_SIZES:
+        runs = 50 if size <= 1_000 else 20
+        facts = [Fact("other", f"note:{i}", texts[i % len(texts)], id=i + 1, updated_at=now - timedelta(minutes=i))
+                 for i in range(size)]
+        stored = [(fact.id, encode(rng.standard_normal(LATENCY_DIM).astype(np.float32)), LATENCY_DIM) for fact in facts]
+        query = rng.standard_normal(LATENCY_DIM).astype(np.float32)
+        question = questions[size % len(questions)]
+        matrix = np.stack([decode(blob, dim) for _, blob, dim in stored])
+        dense = cosine_scores(query, matrix)
+        scores = dict(zip((fact_id for fact_id, _, _ in stored), dense.tolist()))
+
+        def lexical() -> np.ndarray:
+            by_id = {fact.id: fact for fact in facts}
+            documents = [fact_text(by_id[fact_id]) if fact_id in by_id else "" for fact_id, _, _ in stored]
+            return fuse(dense, bm25_scores(question, documents), 0.05)
+
+        def select() -> list:
+            chosen = dict(zip((fact_id for fact_id, _, _ in stored), dense.tolist()))
+            return select_facts(facts, chosen, now, limit=20, top_k=5, min_similarity=-1.0)
+
+        row = {
+            "facts": size, "runs": runs,
+            "decode": median_ms(lambda: np.stack([decode(blob, dim) for _, blob, dim in stored]), runs),
+            "decode_join": median_ms(lambda: np.frombuffer(b"".join(blob for _, blob, _ in stored), dtype="<f4")
+                                     .reshape(len(stored), LATENCY_DIM).astype(np.float32), runs),
+            "cosine": median_ms(lambda: cosine_scores(query, matrix), runs),
+            "bm25": median_ms(lexical, runs),
+            "select": median_ms(select, runs),
+        }
+        assert scores and len(select()) == min(20, size)
+        row["total"] = row["decode"] + row["cosine"] + row["select"]
+        row["total_join"] = row["decode_join"] + row["cosine"] + row["select"]
+        rows.append(row)
+    return rows
+
+
+def report_latency(rows: list[dict]) -> None:
+    """Print the latency table."""
+    print("\nLatency of one recall, query embedding excluded (median ms; random 384-dim float32 BLOBs, LoCoMo")
+    print("observation texts as facts; decode = np.stack of memory.recall.decode per BLOB as the bot does,")
+    print("join = one np.frombuffer over b''.join(blobs); select = dict of scores + select_facts(limit 20, top_k 5);")
+    print("total = decode + cosine + select, without BM25; + bm25 = the fusion (fact_text, bm25_scores, fuse 0.05)):")
+    print(f"{'facts':>7} {'runs':>5} {'decode':>8} {'join':>8} {'cosine':>8} {'select':>8} {'total':>8} "
+          f"{'total/join':>10} {'bm25':>8} {'+ bm25':>8}")
+    for r in rows:
+        print(f"{r['facts']:>7,} {r['runs']:>5} {r['decode']:8.2f} {r['decode_join']:8.2f} {r['cosine']:8.2f} "
+              f"{r['select']:8.2f} {r['total']:8.2f} {r['total_join']:10.2f} {r['bm25']:8.2f} "
+              f"{r['total'] + r['bm25']:8.2f}")
+    target = next((r for r in rows if r["facts"] == 1_000), None)
+    if target:
+        verdict = "meets" if target["total"] + target["bm25"] <= 5 else "misses"
+        print(f"At 1,000 facts: {target['total']:.2f} ms without BM25, {target['total'] + target['bm25']:.2f} ms with it"
+              f" ({verdict} the 5 ms target with BM25).")
+
+
+def tokens(text: str) -> float:
+    """Return the approximate token count of `text` (characters / CHARS_PER_TOKEN; no tokenizer installed)."""
+    return len(text) / CHARS_PER_TOKEN
+
+
+def prompt_sizes(samples: list[dict]) -> list[dict]:
+    """Return, per conversation, system message zero's size with all observations as facts and with recalled ones.
+
+    Recalled: select_facts(limit 20, top_k 5, min_similarity 0.3) over hashing-1024 + BM25 0.2 scores (the
+    model-free configuration; with more facts than the limit, the message holds 20 facts whatever the
+    scores), averaged over the conversation's questions as the user's message.
+    """
+    from datetime import datetime, timezone
+    from zoneinfo import ZoneInfo
+
+    from memory.facts import Fact
+    from memory.recaller import fact_text
+    from prompts import load_prompt
+    from prompts.system import build_system_message
+
+    persona = load_prompt("persona.md")
+    now = datetime.now(timezone.utc)
+    zone = ZoneInfo("UTC")
+    rows = []
+    for sample in samples:
+        texts, _, _, questions = conversation(sample)
+        name = sample["conversation"].get("speaker_a")
+        facts = [Fact("other", f"note:{i}", text, id=i + 1, updated_at=now) for i, text in enumerate(texts)]
+        full = build_system_message(persona, name, facts, now, None, zone)["content"]
+        documents = [fact_text(fact) for fact in facts]
+        matrix = np.array([hashing_embedding(document, 1024) for document in documents])
+        sizes = []
+        for question, _ in questions or [("How are you?", set())]:
+            dense = cosine_scores(hashing_embedding(question, 1024), matrix)
+            scored = fuse(dense, bm25_scores(question, documents), 0.2)
+            chosen = select_facts(facts, dict(zip((f.id for f in facts), scored.tolist())), now, limit=20, top_k=5)
+            sizes.append(len(build_system_message(persona, name, chosen, now, None, zone)["content"]))
+        rows.append({"sample": sample.get("sample_id", "?"), "facts": len(facts), "all": len(full),
+                     "recalled": float(np.mean(sizes))})
+    return rows
+
+
+def report_prompt_sizes(rows: list[dict]) -> None:
+    """Print the system message sizes."""
+    print(f"\nSystem message zero (real persona), all observations as facts vs the recalled 20 (limit 20, top_k 5;")
+    print(f"hashing-1024 + BM25 0.2, mean over the questions). tokens ≈ characters / {CHARS_PER_TOKEN} (approximation for")
+    print("English text; tiktoken is not installed):")
+    print(f"{'conversation':14} {'facts':>6} {'all chars':>10} {'all tok':>8} {'recalled chars':>15} {'recalled tok':>13}")
+    for r in rows:
+        print(f"{r['sample']:14} {r['facts']:>6} {r['all']:>10,} {r['all'] / CHARS_PER_TOKEN:>8,.0f} "
+              f"{r['recalled']:>15,.0f} {r['recalled'] / CHARS_PER_TOKEN:>13,.0f}")
+    if rows:
+        mean = {key: float(np.mean([r[key] for r in rows])) for key in ("facts", "all", "recalled")}
+        print(f"{'mean':14} {mean['facts']:>6.0f} {mean['all']:>10,.0f} {mean['all'] / CHARS_PER_TOKEN:>8,.0f} "
+              f"{mean['recalled']:>15,.0f} {mean['recalled'] / CHARS_PER_TOKEN:>13,.0f}")
+        largest = max(rows, key=lambda r: r["all"])
+        print(f"Largest ({largest['sample']}): {largest['all'] / largest['recalled']:.1f}x smaller with recall.")
+
+
 def main() -> None:
     """Run every embedder in its own subprocess (or be that subprocess) and print the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--convs", type=int, default=5, help="how many dev conversations to use (1-5)")
+    parser.add_argument("--data", type=Path, default=DATA, help=f"a LoCoMo-format JSON file (default {DATA})")
+    parser.add_argument("--json", action="store_true",
+                        help='print only {"<backend>": {"recall@5": .., "recall@10": ..}, ...} (0-100)')
     parser.add_argument("--worker", choices=EMBEDDERS, help=argparse.SUPPRESS)
+    parser.add_argument("--scores", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    samples = json.loads(DATA.read_text())[: args.convs]
+    samples = json.loads(args.data.read_text())[: args.convs]
     if args.worker:
-        print(json.dumps(worker(args.worker, samples)))
+        print(json.dumps(worker(args.worker, samples, args.scores)))
         return
-    print(f"$ .venv/bin/python bench/recall.py --convs {args.convs}\n")
+    if not args.json:
+        print(f"$ .venv/bin/python bench/recall.py --convs {args.convs}\n")
     results = []
-    for name in EMBEDDERS:
-        command = [sys.executable, __file__, "--worker", name, "--convs", str(args.convs)]
-        done = subprocess.run(command, capture_output=True, text=True, check=True)
-        results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    with tempfile.TemporaryDirectory() as folder:
+        for name in EMBEDDERS:
+            command = [sys.executable, __file__, "--worker", name, "--convs", str(args.convs), "--data", str(args.data)]
+            if name in ENSEMBLE:
+                command += ["--scores", str(Path(folder) / f"{name}.npy")]
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            results.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        paths = [Path(folder) / f"{name}.npy" for name in ENSEMBLE]
+        ensembles = ensemble(samples, *[np.load(path) for path in paths]) if all(p.exists() for p in paths) else {}
+    if args.json:
+        out = recall_json(results)
+        out.update({f"e5+use {label}": {f"recall@{k}": round(r[k], 2) for k in KS} for label, r in ensembles.items()})
+        print(json.dumps(out))
+        return
     report(results, len(samples))
+    report_ensemble(ensembles)
+    report_latency(latency(samples))
+    report_prompt_sizes(prompt_sizes(samples))
+
+
+def recall_json(results: list[dict]) -> dict[str, dict[str, float]]:
+    """Return {backend: {"recall@5", "recall@10"}} for the raw embedders and the bot's configurations."""
+    out: dict[str, dict[str, float]] = {}
+    by_name = {r["name"]: r for r in results if not r.get("missing")}
+    for name, r in by_name.items():
+        out[name] = {f"recall@{k}": round(r["recalls"][f"dense@{k}"], 2) for k in KS}
+    for backend, (name, label) in CONFIGURATIONS.items():
+        if name in by_name:
+            out[backend] = {f"recall@{k}": round(by_name[name]["recalls"][f"{label}@{k}"], 2) for k in KS}
+    return out
 
 
 if __name__ == "__main__":

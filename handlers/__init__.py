@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 from telegram import Update
-from telegram.ext import Application, CallbackQueryHandler, CommandHandler, MessageHandler, TypeHandler, filters
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
 
 from handlers.access import refuse_strangers
 from handlers.chat import on_media, on_text
 from handlers.commands import help_command, start
 from handlers.errors import on_error
 from handlers.privacy import (
-    FORGET_ALL, FORGET_CANCEL, FORGET_MATCHING, export, forget, forget_answer, memory_command, profile,
-    profile_button, stale_button,
+    FORGET_ALL,
+    FORGET_CANCEL,
+    FORGET_MATCHING,
+    export,
+    forget,
+    forget_answer,
+    memory_command,
+    profile,
+    profile_button,
+    stale_button,
 )
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE

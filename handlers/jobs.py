@@ -59,7 +59,7 @@ async def sweep_job(context: Context) -> None:
 
 
 def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unread: int, learned: bool) -> None:
-    """Embed what the rules just learned; extract at once, without waiting for idle, every MEMORY_EXTRACT_EVERY messages."""
+    """Embed what the rules just learned; every MEMORY_EXTRACT_EVERY messages, extract without waiting for idle."""
     if job_queue is not None and learned:
         job_queue.run_once(embed_job, when=0, data=user_id, name=f"embed:{user_id}")
     every = services.config.memory_extract_every

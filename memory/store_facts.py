@@ -9,7 +9,14 @@ from typing import Callable
 
 import aiosqlite
 
-from memory.facts import STATE_DAYS, Extraction, Fact, Relation, comparable, merge_action
+from memory.facts import (
+    STATE_DAYS,
+    Extraction,
+    Fact,
+    Relation,
+    comparable,
+    merge_action,
+)
 
 FACT_COLUMNS = (
     "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at"
@@ -91,7 +98,8 @@ class FactQueries:
                     )
                 elif action == "touch":
                     await db.execute(
-                        "UPDATE facts SET updated_at = ?, importance = MAX(importance, ?) WHERE user_id = ? AND key = ?",
+                        "UPDATE facts SET updated_at = ?, importance = MAX(importance, ?)"
+                        " WHERE user_id = ? AND key = ?",
                         (stamp, fact.importance, user_id, fact.key),
                     )
                 elif action == "replace":
@@ -144,7 +152,8 @@ class FactQueries:
         async with self._transaction() as db:
             for fact_id, blob, dim in vectors:
                 await db.execute(
-                    "UPDATE facts SET embedding = ?, embedding_model = ?, embedding_dim = ? WHERE id = ? AND user_id = ?",
+                    "UPDATE facts SET embedding = ?, embedding_model = ?, embedding_dim = ?"
+                    " WHERE id = ? AND user_id = ?",
                     (blob, model, dim, fact_id, user_id),
                 )
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 import sqlite3
+import time
 from dataclasses import replace
 
 import pytest

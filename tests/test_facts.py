@@ -3,8 +3,16 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memory.facts import (
-    MAX_VALUE_LENGTH, Fact, choose_for_prompt, clean_fact, comparable, is_current, merge_action,
-    normalize_facts, normalize_value, slug,
+    MAX_VALUE_LENGTH,
+    Fact,
+    choose_for_prompt,
+    clean_fact,
+    comparable,
+    is_current,
+    merge_action,
+    normalize_facts,
+    normalize_value,
+    slug,
 )
 
 NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)

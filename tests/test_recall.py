@@ -5,7 +5,14 @@ import pytest
 
 from memory.facts import Fact
 from memory.recall import (
-    bm25_scores, cosine_scores, decode, encode, fuse, hashing_embedding, select_facts, trigrams,
+    bm25_scores,
+    cosine_scores,
+    decode,
+    encode,
+    fuse,
+    hashing_embedding,
+    select_facts,
+    trigrams,
 )
 
 NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)

@@ -455,8 +455,7 @@ def test_russian_case_forms_cover_locative_genitive_and_instrumental():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from memory.facts import KEY_PATTERN, MAX_VALUE_LENGTH  # noqa: E402
-from memory.rules import extract_rule_facts  # noqa: E402
+from memory.facts import MAX_VALUE_LENGTH  # noqa: E402
 
 PHRASES = ["меня зовут ", "я живу в ", "у меня есть кот ", "my name is ", "I live in ", "I love ", "не ", "?",
            "«", "\"", "I'm ", "мне 25 лет", "\n", "\u202e", "\u0301", "👨‍👩‍👧", "\x00", "Anna", "Казани"]

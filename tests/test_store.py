@@ -3,8 +3,8 @@ from datetime import datetime, timedelta, timezone
 import aiosqlite
 import pytest
 
-from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.facts import Extraction, Fact
+from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.store import UNREAD_CAP, Store
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
