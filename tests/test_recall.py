@@ -188,3 +188,14 @@ async def test_the_local_multilingual_model_ranks_the_related_fact_first():
     for question, expected in (("как там моя кошка?", 1), ("what music should I listen to tonight?", 2)):
         query = await embedder.embed_query([question])
         assert int(np.argmax(cosine_scores(query[0], vectors))) == expected
+
+
+def test_vector_matrix_matches_decoding_one_by_one():
+    from memory.recaller import vector_matrix
+
+    rng = np.random.default_rng(1)
+    vectors = [rng.standard_normal(8).astype(np.float32) for _ in range(5)]
+    blobs = [(encode(v), 8) for v in vectors]
+    assert np.array_equal(vector_matrix(blobs), np.stack(vectors))
+    mixed = blobs[:2] + [(encode(np.ones(8, dtype=np.float32)), 8)]
+    assert vector_matrix(mixed).shape == (3, 8)
