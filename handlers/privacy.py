@@ -34,7 +34,7 @@ async def _profile_page(context: Context, user_id: int, language: str | None, pa
     name = await store.user_name(user_id)
     if not facts and not name:
         return None
-    return render_profile(name, facts, relations, memory_on(settings), page, config.tz, language)
+    return render_profile(name, facts, relations, memory_enabled(settings), page, config.tz, language)
 
 
 async def profile(update: Update, context: Context) -> None:
@@ -45,7 +45,7 @@ async def profile(update: Update, context: Context) -> None:
     page = await _profile_page(context, user.id, user.language_code, 0)
     if page is None:
         empty = text("profile_empty", user.language_code)
-        if not memory_on(await context.bot_data.store.settings(user.id)):
+        if not memory_enabled(await context.bot_data.store.settings(user.id)):
             empty += "\n" + text("memory_is_off", user.language_code)
         await message.reply_text(empty)
         return
@@ -148,7 +148,7 @@ async def memory_command(update: Update, context: Context) -> None:
         await message.reply_text(text("notify_now", language, state=text(args[1], language)))
     else:
         settings = await store.settings(user.id)
-        state = text("on" if memory_on(settings) else "off", language)
+        state = text("on" if memory_enabled(settings) else "off", language)
         notify = text("on" if settings.get("notify") else "off", language)
         await message.reply_text(text("memory_status", language, state=state, notify=notify))
 

@@ -112,15 +112,19 @@ def is_current(fact: Fact, now: datetime) -> bool:
     return now - fact.updated_at <= timedelta(days=STATE_DAYS)
 
 
+def prompt_candidates(facts: Sequence[Fact], now: datetime) -> list[Fact]:
+    """Return the facts that may go into the prompt: current ones, without the name (it has its own line)."""
+    return [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
+
+
+def by_importance(facts: Sequence[Fact]) -> list[Fact]:
+    """Return the facts most important first, then the most recently updated."""
+    return sorted(facts, key=lambda f: (f.importance, f.updated_at.timestamp() if f.updated_at else 0.0), reverse=True)
+
+
 def choose_for_prompt(facts: Sequence[Fact], now: datetime, limit: int) -> list[Fact]:
     """Return at most `limit` current facts, most important first, then the most recently updated."""
-    current = [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
-    current.sort(key=lambda f: (f.importance, _stamp(f)), reverse=True)
-    return current[:limit]
-
-
-def _stamp(fact: Fact) -> float:
-    return fact.updated_at.timestamp() if fact.updated_at else 0.0
+    return by_importance(prompt_candidates(facts, now))[:limit]
 
 
 def merge_action(existing: Fact | None, new: Fact, same_family: Iterable[str]) -> str:

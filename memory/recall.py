@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from memory.facts import Fact, is_current
+from memory.facts import Fact, by_importance, prompt_candidates
 
 CORE_IMPORTANCE = 8  # facts at or above this importance are always shown
 _WORD = re.compile(r"[^\W_]+")
@@ -75,10 +75,10 @@ def select_facts(
     min_similarity: float = 0.3,
 ) -> list[Fact]:
     """Return at most `limit` current facts (no "name"): recalled by score, then core facts, then by importance and recency."""
-    candidates = [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
+    candidates = prompt_candidates(facts, now)
     recalled = recalled_facts(candidates, scores, top_k=top_k, min_similarity=min_similarity)
-    core = [fact for fact in by_importance(candidates) if fact.importance >= CORE_IMPORTANCE]
     fill = by_importance(candidates)
+    core = [fact for fact in fill if fact.importance >= CORE_IMPORTANCE]
     chosen: list[Fact] = []
     for fact in [*recalled, *core, *fill]:
         if len(chosen) >= limit:
@@ -93,16 +93,6 @@ def recalled_facts(facts: Sequence[Fact], scores: Mapping[int, float], *, top_k:
     scored = [fact for fact in facts if fact.id is not None and scores.get(fact.id, float("-inf")) >= min_similarity]
     scored.sort(key=lambda fact: scores[fact.id], reverse=True)
     return scored[: max(top_k, 0)]
-
-
-def by_importance(facts: Sequence[Fact]) -> list[Fact]:
-    """Return the facts most important first, then the most recently updated."""
-    return sorted(facts, key=lambda fact: (fact.importance, _stamp(fact)), reverse=True)
-
-
-def _stamp(fact: Fact) -> float:
-    """Return the fact's update time as a timestamp (0 when unknown)."""
-    return fact.updated_at.timestamp() if fact.updated_at else 0.0
 
 
 def words(text: str) -> list[str]:

@@ -10,7 +10,7 @@ import numpy as np
 
 from config import Config
 from memory.embeddings import Embedder
-from memory.facts import Fact, choose_for_prompt, is_current
+from memory.facts import Fact, choose_for_prompt, prompt_candidates
 from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts
 from memory.store import Store
 
@@ -45,8 +45,7 @@ class FactRecaller:
     async def choose(self, user_id: int, text: str, facts: list[Fact], now: datetime) -> list[Fact]:
         """Return the facts for system message zero; an embedding error or timeout falls back to importance."""
         limit = self.config.memory_prompt_facts
-        current = [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
-        if len(current) <= limit:
+        if len(prompt_candidates(facts, now)) <= limit:
             return choose_for_prompt(facts, now, limit)  # everything fits: no embedding call
         try:
             self.embedding_calls += 1

@@ -6,7 +6,7 @@ import asyncio
 import json
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import AsyncIterator
 
@@ -14,7 +14,7 @@ import aiosqlite
 
 from memory.facts import Fact
 from memory.migrations import LATEST_VERSION, MIGRATIONS
-from memory.store_facts import FactQueries
+from memory.store_facts import FactQueries, _iso
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
 UNREAD_CAP = 10
@@ -42,10 +42,6 @@ class Profile:
     first_seen: datetime
     messages: int
     language_code: str | None = None
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat()
 
 
 def _parse(text: str | None) -> datetime | None:
