@@ -15,8 +15,7 @@ from telegram import (
 from handlers.context import Context
 from handlers.profile_view import Buttons, render_profile
 from handlers.texts import text
-from memory.facts import facts_matching
-from memory.facts import memory_enabled as memory_on
+from memory.facts import facts_matching, memory_enabled
 
 FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
 
