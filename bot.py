@@ -17,14 +17,15 @@ from dotenv import load_dotenv
 from telegram import BotCommand, Update
 from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest
 
 import handlers
 from chat.companion import Companion
 from chat.llm import ChatModel
 from config import Config, ConfigError, load_config
 from handlers.context import Services
-from handlers.jobs import remembered_notifier, start_memory_upkeep
+from handlers.inbox import InboxBot, replay_unhandled
+from handlers.jobs import remembered_notifier, start_inbox_upkeep, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
 from handlers.texts import COMMANDS
 from handlers.webhook import build_webhook_server
@@ -71,15 +72,19 @@ def build_application(config: Config, request: BaseRequest | None = None) -> App
 
     `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one).
     """
-    builder = ApplicationBuilder()
-    if request is not None:
-        builder = builder.request(request)
+    bot = InboxBot(
+        token=config.telegram_token,
+        base_url=config.telegram_api_base_url,
+        # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
+        request=request or HTTPXRequest(connection_pool_size=256),
+        get_updates_request=HTTPXRequest(connection_pool_size=1),
+        rate_limiter=AIORateLimiter(overall_max_rate=config.telegram_max_rate, max_retries=3),
+    )
     app = (
-        builder.token(config.telegram_token)
-        .base_url(config.telegram_api_base_url)
+        ApplicationBuilder()
+        .bot(bot)
         .context_types(ContextTypes(bot_data=Services))
         .concurrent_updates(PerUserUpdateProcessor(config.max_concurrent_updates))
-        .rate_limiter(AIORateLimiter(overall_max_rate=config.telegram_max_rate, max_retries=3))
         .post_init(post_init)
         .post_shutdown(post_shutdown)
         .build()
@@ -94,6 +99,9 @@ async def post_init(app: Application) -> None:
     services: Services = app.bot_data
     config = services.config
     services.store = await Store.open(config.database_path)
+    app.bot.attach_inbox(services.store)
+    app.update_processor.inbox = services.store
+    await replay_unhandled(app, services.store)
     client = openai.AsyncOpenAI(
         api_key=config.openai_api_key,
         base_url=config.openai_base_url,
@@ -115,6 +123,7 @@ async def post_init(app: Application) -> None:
     services.keeper.recaller = recaller
     await register_commands(app)
     start_memory_upkeep(app)
+    start_inbox_upkeep(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_path)
 
 

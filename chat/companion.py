@@ -72,7 +72,7 @@ class Companion:
             return Extraction()
 
     async def reply(self, speaker: Speaker, text: str, update_id: int | None = None) -> Answer | None:
-        """Return the answer to `text`, or None if this update was answered before.
+        """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
         Secrets are masked before anything is stored or sent; facts the rules find are saved and are
         already in this turn's system message. Raises ModelUnavailable when the model cannot answer;
@@ -91,6 +91,8 @@ class Companion:
         )
         if turn is None:
             return None
+        if turn.stored_reply is not None:  # a crash came between storing this reply and sending it
+            return Answer(turn.stored_reply, turn.unread, [], False)
         # With /memory off nothing new is learned; what is already known is still used.
         found = self._rule_facts(text) if memory_enabled(turn.settings) else Extraction()
         known, name, learned = turn.facts, turn.name, []
@@ -114,5 +116,7 @@ class Companion:
             display_name=speaker.first_name,
         )
         answer = await self.model.complete([system, *turn.history])
-        await self.store.add_reply(speaker.id, answer, self.clock(), self.config.history_limit)
+        await self.store.add_reply(
+            speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id
+        )
         return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")))

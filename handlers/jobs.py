@@ -1,8 +1,9 @@
-"""Background memory upkeep on the Application's JobQueue (APScheduler underneath)."""
+"""Background upkeep (memory, the inbox) on the Application's JobQueue (APScheduler underneath)."""
 
 from __future__ import annotations
 
 import logging
+from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable, Sequence
 
 from telegram.error import TelegramError
@@ -13,6 +14,7 @@ from handlers.texts import text
 from memory.facts import Fact
 
 log = logging.getLogger(__name__)
+INBOX_KEEP = timedelta(days=1)
 
 
 def remembered_note(facts: Sequence[Fact], language_code: str | None) -> str:
@@ -49,6 +51,16 @@ def start_memory_upkeep(app: Application) -> None:
         sweep_job, interval=sweep_interval(delay), first=0, name="memory-sweep",
         job_kwargs={"max_instances": 1, "coalesce": True},
     )
+
+
+def start_inbox_upkeep(app: Application) -> None:
+    """Forget handled updates once a day has passed (Telegram redelivers only recent ones)."""
+    app.job_queue.run_repeating(prune_inbox_job, interval=3600, first=60, name="inbox-prune")
+
+
+async def prune_inbox_job(context: Context) -> None:
+    """Delete inbox rows of updates handled more than INBOX_KEEP ago."""
+    await context.bot_data.store.prune_inbox(datetime.now(timezone.utc) - INBOX_KEEP)
 
 
 async def sweep_job(context: Context) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any, Awaitable
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
 from chat.locks import KeyedLocks
+from memory.store import Store
 
 
 def ordering_key(update: object) -> int | None:
@@ -22,27 +24,41 @@ def ordering_key(update: object) -> int | None:
 
 
 class PerUserUpdateProcessor(BaseUpdateProcessor):
-    """Runs updates of different users concurrently and those of one user one after another."""
+    """Runs updates of different users concurrently and those of one user one after another.
+
+    With an inbox attached, an update already handled (Telegram delivered it again, or it was replayed
+    after a crash and also redelivered) is skipped, and each update is marked handled once its handlers ran.
+    """
 
     def __init__(self, max_concurrent_updates: int) -> None:
         super().__init__(max_concurrent_updates)
         self._locks = KeyedLocks()
+        self.inbox: Store | None = None
 
     async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
         key = ordering_key(update)
         if key is None:
             async with self._semaphore:
-                await coroutine
+                await self.do_process_update(update, coroutine)
             return
         # Taking the lock is this task's first suspension point, and tasks start in the
         # order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
         async with self._locks.hold(key), self._semaphore:
-            await coroutine
+            await self.do_process_update(update, coroutine)
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        """Await the update's coroutine (ordering happens in process_update)."""
+        """Await the update's coroutine unless the inbox says it was handled; then mark it handled."""
+        inbox = self.inbox if isinstance(update, Update) else None
+        if inbox is None:
+            await coroutine
+            return
+        assert isinstance(update, Update)
+        if await inbox.was_handled(update.update_id):
+            coroutine.close()  # type: ignore[attr-defined]
+            return
         await coroutine
+        await inbox.mark_handled(update.update_id, datetime.now(timezone.utc))
 
     async def initialize(self) -> None:
         """Nothing to set up."""

@@ -13,6 +13,8 @@ import tornado.web
 from telegram import Update
 from telegram.ext import Application
 
+from handlers.inbox import record
+
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -35,6 +37,8 @@ class TelegramUpdates(tornado.web.RequestHandler):
         except (ValueError, TypeError, KeyError):
             self.set_status(HTTPStatus.BAD_REQUEST)
             return
+        # On disk before Telegram gets its 200; if that fails, Telegram sends the update again later.
+        await record(self.app.bot_data.store, [update])
         await self.app.update_queue.put(update)
         self.set_status(HTTPStatus.OK)
 

@@ -91,6 +91,26 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "ALTER TABLE facts ADD COLUMN embedding_dim INTEGER",
         ),
     ),
+    (
+        4,
+        "inbox of updates, replies linked to their message",
+        (
+            # Every update is written here before Telegram is told it arrived, and marked handled once
+            # its handlers have run: after a crash the unhandled ones are replayed, and a redelivered
+            # one is recognised. The payload (secrets masked) is dropped as soon as it is handled.
+            """
+            CREATE TABLE inbox (
+                update_id INTEGER PRIMARY KEY,
+                payload TEXT,                        -- the update as JSON while it waits; NULL once handled
+                received_at TEXT NOT NULL,
+                handled_at TEXT
+            )
+            """,
+            # For an assistant message: the id of the user message it answers, so that a turn cut short
+            # by a crash resumes where it stopped.
+            "ALTER TABLE messages ADD COLUMN reply_to INTEGER",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -15,6 +15,7 @@ import aiosqlite
 from memory.facts import Fact
 from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.store_facts import FactQueries, _iso
+from memory.store_inbox import InboxQueries
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
 UNREAD_CAP = 10
@@ -32,6 +33,7 @@ class Turn:
     facts: list[Fact] = field(default_factory=list)
     unread: int = 0  # the user's own messages in the session the fact extractor has not read yet
     settings: dict = field(default_factory=dict)
+    stored_reply: str | None = None  # set when a crash cut this turn short after its reply was stored
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,8 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-class Store(FactQueries):
-    """Async access to users, their session history and (through FactQueries) their facts."""
+class Store(FactQueries, InboxQueries):
+    """Async access to users, their session history, their facts (FactQueries) and the inbox (InboxQueries)."""
 
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._db = connection
@@ -124,7 +126,11 @@ class Store(FactQueries):
         update_id: int | None,
         history_limit: int,
     ) -> Turn | None:
-        """Record the user's message and return the turn, or None if this update was already handled."""
+        """Record the user's message and return the turn; None if the update id is another user's message's.
+
+        An update seen before (a crash cut its turn short) is not stored twice: its turn is returned
+        again, with the reply if one was stored.
+        """
         stamp = _iso(now)
         # No explicit transaction: each statement commits on its own, in an order where a crash
         # between any two leaves a consistent database, and the turn costs five round trips.
@@ -147,8 +153,17 @@ class Store(FactQueries):
                 " ON CONFLICT(update_id) DO NOTHING",
                 (user_id, text, stamp, update_id),
             )
+            message_id, stored_reply = cursor.lastrowid or 0, None
             if cursor.rowcount == 0:
-                return None
+                # Seen before: a crash cut the turn short. Resume it, or resend the reply it stored.
+                seen = await db.execute_fetchall(
+                    "SELECT m.id, (SELECT r.content FROM messages r WHERE r.user_id = m.user_id AND r.reply_to = m.id)"
+                    " FROM messages m WHERE m.update_id = ? AND m.user_id = ?",
+                    (update_id, user_id),
+                )
+                if not seen:
+                    return None
+                message_id, stored_reply = seen[0]
             rows = await db.execute_fetchall(
                 "SELECT id, role, content FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
                 (user_id, history_limit),
@@ -156,23 +171,26 @@ class Store(FactQueries):
             facts = await self._facts(db, user_id)
         return Turn(
             user_id=user_id,
-            message_id=cursor.lastrowid or 0,
+            message_id=message_id,
             name=known_name,
             previous_seen=previous,
             history=[{"role": role, "content": content} for _id, role, content in reversed(rows)],
             facts=facts,
             settings=settings,
-            unread=sum(1 for message_id, role, _ in rows if role == "user" and message_id > read_upto),
+            unread=sum(1 for row_id, role, _ in rows if role == "user" and row_id > read_upto),
+            stored_reply=stored_reply,
         )
 
-    async def add_reply(self, user_id: int, text: str, now: datetime, history_limit: int) -> None:
-        """Store the assistant's reply and prune the session to `history_limit` messages."""
+    async def add_reply(
+        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None = None
+    ) -> None:
+        """Store the assistant's reply to message `reply_to` and prune the session to `history_limit` messages."""
         # Two single-statement transactions: a crash between them leaves one message too many,
         # which the next prune removes; it saves two round trips to SQLite's thread on every turn.
         async with self._lock:
             await self._db.execute(
-                "INSERT INTO messages (user_id, role, content, created_at) VALUES (?, 'assistant', ?, ?)",
-                (user_id, text, _iso(now)),
+                "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)",
+                (user_id, text, _iso(now), reply_to),
             )
             await self._prune(self._db, user_id, history_limit)
 

@@ -31,9 +31,12 @@ async def tables_mentioning(path, user_id: int) -> dict[str, int]:
     tables = await store._db.execute_fetchall(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     for (table,) in tables:
-        column = "id" if table == "users" else "user_id"
+        if table == "inbox":  # no user column: an update waiting there carries the user in its JSON
+            where, value = "payload LIKE ?", f'%"id": {user_id},%'
+        else:
+            where, value = ("id = ?" if table == "users" else "user_id = ?"), user_id
         counts[table] = (await store._db.execute_fetchall(
-            f"SELECT COUNT(*) FROM {table} WHERE {column} = ?", (user_id,)))[0][0]
+            f"SELECT COUNT(*) FROM {table} WHERE {where}", (value,)))[0][0]
     await store.close()
     return counts
 

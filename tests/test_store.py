@@ -138,10 +138,39 @@ async def test_unread_messages_are_kept_only_up_to_a_hard_cap(store):
     assert await count_messages(store, 1) == 4 * UNREAD_CAP
 
 
-async def test_a_redelivered_update_is_not_a_new_turn(store):
-    assert await turn(store, 1, "hi", update_id=100) is not None
-    assert await turn(store, 1, "hi", update_id=100) is None
+async def test_an_update_seen_again_resumes_its_turn_without_storing_the_message_twice(store):
+    first = await turn(store, 1, "hi", update_id=100)
+    again = await turn(store, 1, "hi", update_id=100)
+    assert again.message_id == first.message_id and again.stored_reply is None
     assert await store.history(1, 20) == [{"role": "user", "content": "hi"}]
+
+
+async def test_an_update_seen_again_after_its_reply_was_stored_gets_that_reply(store):
+    first = await turn(store, 1, "hi", update_id=100)
+    await store.add_reply(1, "hello!", T0, 20, reply_to=first.message_id)
+    await turn(store, 1, "next", update_id=101)
+    again = await turn(store, 1, "hi", update_id=100)
+    assert again.stored_reply == "hello!"
+    assert [m["content"] for m in await store.history(1, 20)] == ["hi", "hello!", "next"]
+
+
+async def test_an_update_id_of_another_users_message_is_not_a_turn(store):
+    await turn(store, 1, "hi", update_id=100)
+    assert await turn(store, 2, "hi", update_id=100) is None
+    assert await store.history(2, 20) == []
+
+
+async def test_the_inbox_replays_what_was_not_handled_and_forgets_the_payload_of_what_was(store):
+    await store.record_updates([(7, '{"update_id": 7}'), (8, '{"update_id": 8}')], T0)
+    await store.record_updates([(7, '{"update_id": 7, "again": true}')], T0)  # redelivered: kept as it was
+    assert await store.unhandled_updates() == ['{"update_id": 7}', '{"update_id": 8}']
+    await store.mark_handled(7, T0)
+    assert await store.was_handled(7) and not await store.was_handled(8) and not await store.was_handled(9)
+    assert await store.unhandled_updates() == ['{"update_id": 8}']
+    rows = await store._db.execute_fetchall("SELECT payload FROM inbox WHERE update_id = 7")
+    assert rows == [(None,)]
+    assert await store.prune_inbox(T0 + timedelta(seconds=1)) == 1  # the handled one; 8 waits
+    assert await store.unhandled_updates() == ['{"update_id": 8}']
 
 
 async def test_a_stated_name_is_kept_and_not_erased_by_later_turns(store):

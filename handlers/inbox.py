@@ -1,0 +1,89 @@
+"""The inbox: every update is on disk before Telegram hears it arrived, so a crash loses none.
+
+Polling acknowledges a batch of updates by asking for the next one, which python-telegram-bot does as soon
+as the batch is queued, long before it is handled; so `InboxBot.get_updates` writes each batch to the
+store before returning it. Webhook mode writes before answering 200. The update processor skips an update
+the inbox marks handled and marks each one once its handlers ran; at start-up the unhandled are replayed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from telegram import Update
+from telegram.error import NetworkError
+from telegram.ext import Application, ExtBot
+
+from memory.secrets import mask_secrets
+from memory.store import Store
+
+log = logging.getLogger(__name__)
+
+
+def masked(data: Any) -> Any:
+    """Return the update's JSON data with every text and caption passed through mask_secrets."""
+    if isinstance(data, dict):
+        return {
+            key: mask_secrets(value) if key in ("text", "caption") and isinstance(value, str) else masked(value)
+            for key, value in data.items()
+        }
+    if isinstance(data, list):
+        return [masked(item) for item in data]
+    return data
+
+
+def inbox_entry(update: Update) -> tuple[int, str]:
+    """Return (update_id, payload) as the inbox keeps it: the update's JSON, secrets masked."""
+    return update.update_id, json.dumps(masked(update.to_dict()), ensure_ascii=False)
+
+
+async def record(store: Store, updates: Sequence[Update]) -> None:
+    """Write the updates to the inbox."""
+    await store.record_updates([inbox_entry(update) for update in updates], datetime.now(timezone.utc))
+
+
+class InboxBot(ExtBot):
+    """The bot, with each batch of polled updates written to the inbox before it is returned."""
+
+    __slots__ = ("_inbox",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        with self._unfrozen():
+            self._inbox: Store | None = None
+
+    def attach_inbox(self, store: Store) -> None:
+        """Record polled updates in `store` from now on."""
+        with self._unfrozen():
+            self._inbox = store
+
+    async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
+        """Fetch updates and record them; if they cannot be recorded, Telegram is not told they arrived."""
+        updates = await super().get_updates(*args, **kwargs)
+        if updates and self._inbox is not None:
+            try:
+                await record(self._inbox, updates)
+            except sqlite3.Error as error:
+                # Raised as a network error, the polling loop retries with the same offset.
+                raise NetworkError(f"could not record updates in the database: {error}") from error
+        return updates
+
+
+async def replay_unhandled(app: Application, store: Store) -> int:
+    """Queue the updates recorded before a crash or stop but never handled; return how many."""
+    queued = 0
+    for payload in await store.unhandled_updates():
+        try:
+            update = Update.de_json(json.loads(payload), app.bot)
+        except (ValueError, TypeError, KeyError) as error:
+            log.warning("skipped an unreadable update in the inbox: %s", error)
+            continue
+        await app.update_queue.put(update)
+        queued += 1
+    if queued:
+        log.info("replaying %d update(s) received before the last stop but not handled", queued)
+    return queued

@@ -1,0 +1,65 @@
+"""The store's inbox of Telegram updates (part of Store; only the store touches SQLite).
+
+An update is recorded before Telegram learns it arrived and marked handled after its handlers ran, so
+a crash loses none (the unhandled are replayed) and answers none twice (a redelivered one is known).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AbstractAsyncContextManager
+from datetime import datetime
+from typing import Callable, Sequence
+
+import aiosqlite
+
+from memory.store_facts import _iso
+
+
+class InboxQueries:
+    """Recording, replaying and retiring updates; mixed into Store, which provides the connection and lock."""
+
+    _db: aiosqlite.Connection
+    _lock: asyncio.Lock
+    _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+
+    async def record_updates(self, updates: Sequence[tuple[int, str]], now: datetime) -> None:
+        """Write (update_id, JSON payload) pairs in one transaction; ones already recorded are left as they are."""
+        if not updates:
+            return
+        stamp = _iso(now)
+        async with self._transaction() as db:
+            await db.executemany(
+                "INSERT INTO inbox (update_id, payload, received_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(update_id) DO NOTHING",
+                [(update_id, payload, stamp) for update_id, payload in updates],
+            )
+
+    async def unhandled_updates(self) -> list[str]:
+        """Return the payloads of the updates recorded but never handled, oldest first."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT payload FROM inbox WHERE handled_at IS NULL AND payload IS NOT NULL ORDER BY update_id"
+            )
+        return [row[0] for row in rows]
+
+    async def was_handled(self, update_id: int) -> bool:
+        """True if this update's handlers already ran (Telegram delivered it again)."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT 1 FROM inbox WHERE update_id = ? AND handled_at IS NOT NULL", (update_id,)
+            )
+        return bool(rows)
+
+    async def mark_handled(self, update_id: int, now: datetime) -> None:
+        """Mark the update handled and drop its payload."""
+        async with self._lock:
+            await self._db.execute(
+                "UPDATE inbox SET handled_at = ?, payload = NULL WHERE update_id = ?", (_iso(now), update_id)
+            )
+
+    async def prune_inbox(self, before: datetime) -> int:
+        """Forget updates handled before `before` (Telegram never redelivers one that old); return how many."""
+        async with self._lock:
+            cursor = await self._db.execute("DELETE FROM inbox WHERE handled_at < ?", (_iso(before),))
+        return int(cursor.rowcount)
