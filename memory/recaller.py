@@ -11,7 +11,7 @@ import numpy as np
 from config import Config
 from memory.embeddings import Embedder
 from memory.facts import Fact, choose_for_prompt, prompt_candidates
-from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts
+from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
 from memory.store import Store
 
 log = logging.getLogger(__name__)
@@ -20,6 +20,12 @@ log = logging.getLogger(__name__)
 def fact_text(fact: Fact) -> str:
     """Return the text embedded for a fact: its slot and value ("city: Kazan"), so a bare value has context."""
     return f"{fact.key.split(':')[0].replace('_', ' ')}: {fact.value}"
+
+
+def learned_at(fact: Fact | None) -> float:
+    """Return when the fact's current value was last said (seconds since the epoch), NaN if unknown."""
+    stamp = (fact.updated_at or fact.created_at) if fact else None
+    return stamp.timestamp() if stamp else float("nan")
 
 
 def vector_matrix(blobs: list[tuple[bytes, int]]) -> np.ndarray:
@@ -55,10 +61,13 @@ class FactRecaller:
             if rows:
                 matrix = vector_matrix([(blob, dim) for _, blob, dim in rows])
                 dense = cosine_scores(query[0], matrix)
+                by_id = {fact.id: fact for fact in facts}
                 if self.embedder.lexical_weight:
-                    by_id = {fact.id: fact for fact in facts}
                     texts = [fact_text(by_id[fact_id]) if fact_id in by_id else "" for fact_id, _, _ in rows]
                     dense = fuse(dense, bm25_scores(text, texts), self.embedder.lexical_weight)
+                if self.embedder.session_weight:
+                    times = [learned_at(by_id.get(fact_id)) for fact_id, _, _ in rows]
+                    dense = session_pull(dense, times, self.embedder.session_weight)
                 scores = dict(zip((fact_id for fact_id, _, _ in rows), dense.tolist()))
         except Exception as error:  # noqa: BLE001 - any failure of recall must not cost the turn
             log.warning("recall fell back to importance order (%s)", type(error).__name__)

@@ -12,6 +12,9 @@ from memory.recall import (
     fuse,
     hashing_embedding,
     select_facts,
+    session_pull,
+    stem,
+    terms,
     trigrams,
 )
 
@@ -169,6 +172,29 @@ def test_bm25_of_nothing():
     assert bm25_scores("ёжик", ["ежик в тумане", "кошка"])[0] > 0
 
 
+@pytest.mark.parametrize("forms", [
+    ("paint", "paints", "painted", "painting"),
+    ("dance", "danced", "dancing", "dances"),
+    ("hobby", "hobbies"),
+    ("собака", "собаку", "собаки", "собакой"),
+    ("играть", "играла", "играли"),
+])
+def test_stem_gives_one_stem_to_the_forms_of_a_word(forms):
+    assert len({stem(form) for form in forms}) == 1
+
+
+def test_stem_keeps_short_words_and_at_least_three_letters():
+    assert [stem(word) for word in ("is", "was", "dog", "кот", "", "123")] == ["is", "was", "dog", "кот", "", "123"]
+    assert all(len(stem(word)) >= 3 for word in ("eyes", "ties", "ages", "пела", "ноги") if len(word) >= 3)
+    assert terms("Ёжики PAINTED, 2 dogs!") == ["ежик", "paint", "2", "dog"]
+
+
+def test_bm25_matches_other_forms_of_the_query_words():
+    scores = bm25_scores("When did she start painting?", ["She painted a sunrise", "She likes tea", ""])
+    assert scores[0] > scores[1] > scores[2] == 0  # "painting" meets "painted"; "she" alone is in both
+    assert bm25_scores("как там моя собака?", ["собаку зовут Рекс", "кошка Мурка"])[0] > 0
+
+
 def test_fuse_adds_a_bounded_lexical_bonus():
     dense = np.array([0.5, 0.4, 0.1], dtype=np.float32)
     assert fuse(dense, np.array([0.0, 4.0, 2.0]), 0.2) == pytest.approx([0.5, 0.6, 0.2])
@@ -199,3 +225,113 @@ def test_vector_matrix_matches_decoding_one_by_one():
     assert np.array_equal(vector_matrix(blobs), np.stack(vectors))
     mixed = blobs[:2] + [(encode(np.ones(8, dtype=np.float32)), 8)]
     assert vector_matrix(mixed).shape == (3, 8)
+
+
+# --- session pull --------------------------------------------------------------
+
+HOUR = 3600.0
+
+
+def test_session_pull_lifts_the_facts_learned_with_the_best_one():
+    scores = np.array([0.9, 0.3, 0.5, 0.4], dtype=np.float32)
+    times = [0.0, 10 * 60, 5 * 24 * HOUR, 5 * 24 * HOUR + 60]  # facts 0, 1 together; 2, 3 days later
+    pulled = session_pull(scores, times, 0.5)
+    assert pulled.dtype == np.float32
+    assert pulled == pytest.approx([0.9, 0.6, 0.5, 0.45])
+    assert list(np.argsort(-pulled)) == [0, 1, 2, 3]  # fact 1 now outranks fact 2 of the other conversation
+    assert list(np.argsort(-scores)) == [0, 2, 3, 1]
+
+
+def test_session_pull_keeps_order_within_a_session_and_the_best_score():
+    rng = np.random.default_rng(3)
+    scores = rng.random(50).astype(np.float32)
+    pulled = session_pull(scores, np.zeros(50), 0.4)  # one session
+    assert list(np.argsort(-pulled, kind="stable")) == list(np.argsort(-scores, kind="stable"))
+    assert pulled.max() == pytest.approx(scores.max())
+    assert np.all(pulled >= scores - 1e-7)
+
+
+def test_session_pull_splits_sessions_at_the_gap_whatever_the_order_of_the_times():
+    scores = np.array([0.2, 0.8, 0.1], dtype=np.float32)
+    # Unsorted times: fact 2 is 2 h after fact 1 (same session), fact 0 is 4 h before fact 1 (its own).
+    pulled = session_pull(scores, [0.0, 4 * HOUR, 6 * HOUR], 0.5, gap_s=3 * HOUR)
+    assert pulled == pytest.approx([0.2, 0.8, 0.45])
+    assert session_pull(scores, [0.0, 4 * HOUR, 6 * HOUR], 0.5, gap_s=5 * HOUR) == pytest.approx([0.5, 0.8, 0.45])
+
+
+def test_session_pull_on_nasty_inputs():
+    assert session_pull(np.zeros(0), [], 0.4).shape == (0,)
+    assert session_pull(np.array([0.7]), [123.0], 0.4) == pytest.approx([0.7])
+    scores = np.array([0.1, 0.9, 0.5], dtype=np.float32)
+    unchanged = session_pull(scores, [0.0, 0.0, 0.0], 0.0)
+    assert unchanged == pytest.approx(scores) and unchanged is not scores
+    # Unknown times (NaN) are sessions of their own: nothing pulls them and they pull nothing.
+    assert session_pull(scores, [float("nan"), float("nan"), 0.0], 0.5) == pytest.approx(scores)
+    # Ties: equal scores and equal times stay equal; weight 1 gives every fact its session's best score.
+    assert session_pull(np.full(3, 0.5), [1.0, 1.0, 1.0], 0.4) == pytest.approx([0.5, 0.5, 0.5])
+    assert session_pull(scores, [0.0, 1.0, 2.0], 1.0) == pytest.approx([0.9, 0.9, 0.9])
+    # Negative scores (cosines of unrelated vectors) are pulled up too, never down.
+    assert session_pull(np.array([-0.5, 0.1]), [0.0, 1.0], 0.5) == pytest.approx([-0.2, 0.1])
+    with pytest.raises(ValueError):
+        session_pull(scores, [0.0, 1.0], 0.4)
+
+
+def test_learned_at_prefers_the_last_update_and_is_nan_when_unknown():
+    from memory.recaller import learned_at
+
+    created, updated = NOW - timedelta(days=3), NOW - timedelta(days=1)
+    assert learned_at(Fact("pets", "pet:rex", "dog", created_at=created, updated_at=updated)) == updated.timestamp()
+    assert learned_at(Fact("pets", "pet:rex", "dog", created_at=created)) == created.timestamp()
+    assert np.isnan(learned_at(Fact("pets", "pet:rex", "dog")))
+    assert np.isnan(learned_at(None))
+
+
+class _Embedder:
+    """An embedder whose every query is the vector (1, 0)."""
+
+    name = "stub"
+    lexical_weight = 0.0
+
+    def __init__(self, session_weight):
+        self.session_weight = session_weight
+
+    async def embed_query(self, texts):
+        return np.array([[1.0, 0.0]], dtype=np.float32)
+
+
+class _Store:
+    def __init__(self, rows):
+        self.rows = rows
+
+    async def fact_vectors(self, user_id, model):
+        return self.rows
+
+
+def _recaller(rows, session_weight):
+    from types import SimpleNamespace
+
+    from memory.recaller import FactRecaller
+
+    config = SimpleNamespace(memory_prompt_facts=2, recall_timeout_s=1.0, recall_top_k=2, recall_min_similarity=-1.0)
+    return FactRecaller(_Store(rows), _Embedder(session_weight), config)
+
+
+def _told(id, days_ago, minutes=0):
+    stamp = NOW - timedelta(days=days_ago) + timedelta(minutes=minutes)
+    return Fact("other", f"note:{id}", f"n{id}", importance=1, id=id, created_at=stamp, updated_at=stamp)
+
+
+async def test_recaller_brings_in_the_fact_told_with_the_best_match():
+    facts = [_told(1, 10), _told(2, 10, minutes=5), _told(3, 2)]
+    vectors = {1: [1.0, 0.0], 2: [0.0, 1.0], 3: [0.6, 0.8]}  # cosines to the query: 1.0, 0.0, 0.6
+    rows = [(i, encode(np.array(v, dtype=np.float32)), 2) for i, v in vectors.items()]
+    plain = await _recaller(rows, 0.0).choose(1, "q", facts + [_told(4, 1)], NOW)
+    pulled = await _recaller(rows, 0.9).choose(1, "q", facts + [_told(4, 1)], NOW)
+    assert ids(plain) == [1, 3] and ids(pulled) == [1, 2]
+
+
+async def test_recaller_with_vectors_of_another_model_falls_back_to_importance():
+    facts = [_told(1, 10), _told(2, 10), _told(3, 2)]
+    rows = [(1, encode(np.ones(2, dtype=np.float32)), 2), (2, encode(np.ones(3, dtype=np.float32)), 3)]
+    chosen = await _recaller(rows, 0.4).choose(1, "q", facts, NOW)
+    assert len(chosen) == 2  # the 2-dim query cannot score a 3-dim vector: importance order, no error
