@@ -144,7 +144,7 @@ async def post_shutdown(app: Application) -> None:
         await services.model.client.close()
     if services.store is not None:
         await services.store.close()
-    log.info("bot stopped cleanly")
+        log.info("bot stopped cleanly")
 
 
 def begin_shutdown(app: Application) -> None:

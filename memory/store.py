@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -64,13 +65,21 @@ class Store(FactQueries, InboxQueries):
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         connection = await aiosqlite.connect(str(path), isolation_level=None)
-        await connection.execute("PRAGMA journal_mode = WAL")
-        await connection.execute("PRAGMA synchronous = NORMAL")
-        await connection.execute("PRAGMA foreign_keys = ON")
-        await connection.execute("PRAGMA busy_timeout = 5000")
         store = cls(connection)
-        if migrate_to is not None:
-            await store.migrate(migrate_to)
+        try:
+            # Read-only checks first: a damaged file is reported and never written to.
+            await connection.execute("PRAGMA busy_timeout = 5000")
+            verdict = (await connection.execute_fetchall("PRAGMA quick_check"))[0][0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"the database file is damaged (quick_check: {verdict})")
+            await connection.execute("PRAGMA journal_mode = WAL")
+            await connection.execute("PRAGMA synchronous = NORMAL")
+            await connection.execute("PRAGMA foreign_keys = ON")
+            if migrate_to is not None:
+                await store.migrate(migrate_to)
+        except BaseException:
+            await connection.close()  # its thread would otherwise keep the process alive
+            raise
         return store
 
     @staticmethod
@@ -168,6 +177,12 @@ class Store(FactQueries, InboxQueries):
                 "SELECT id, role, content FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
                 (user_id, history_limit),
             )
+            unread = sum(1 for row_id, role, _ in rows if role == "user" and row_id > read_upto)
+            if len(rows) == history_limit and rows[-1][0] > read_upto:  # unread ones older than the session
+                unread = int((await db.execute_fetchall(
+                    "SELECT COUNT(*) FROM messages WHERE user_id = ? AND role = 'user' AND id > ?",
+                    (user_id, read_upto),
+                ))[0][0])
             facts = await self._facts(db, user_id)
         return Turn(
             user_id=user_id,
@@ -177,7 +192,7 @@ class Store(FactQueries, InboxQueries):
             history=[{"role": role, "content": content} for _id, role, content in reversed(rows)],
             facts=facts,
             settings=settings,
-            unread=sum(1 for row_id, role, _ in rows if role == "user" and row_id > read_upto),
+            unread=unread,
             stored_reply=stored_reply,
         )
 

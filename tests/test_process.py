@@ -132,3 +132,57 @@ async def test_backup_without_a_database_is_one_line():
     _, stderr = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 2
     assert stderr.decode().strip().splitlines() == ["error: no database at DATABASE_PATH=/nonexistent/bot.db"]
+
+
+def damage(path: Path) -> None:
+    """Overwrite the middle of a database file (past the header page) with junk."""
+    data = bytearray(path.read_bytes())
+    data[8192:12288] = bytes(range(256)) * 16
+    path.write_bytes(bytes(data))
+
+
+async def fill(path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:  # a few pages of ordinary rows, then the bot's own schema on top
+        db.execute("CREATE TABLE filler (id INTEGER PRIMARY KEY, text TEXT)")
+        db.executemany("INSERT INTO filler (text) VALUES (?)", [("x" * 200,)] * 200)
+        db.execute("CREATE INDEX filler_by_text ON filler(text)")
+
+
+@pytest.mark.parametrize("kind", ["not a database", "damaged pages"])
+async def test_a_corrupt_database_stops_start_up_with_one_line_and_is_left_as_it_was(env, kind, tmp_path):
+    path = Path(env["DATABASE_PATH"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "not a database":
+        path.write_bytes(os.urandom(20000))
+    else:
+        await fill(path)
+        damage(path)
+    before = path.read_bytes()
+    process = await start_bot(env)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 2
+    lines = stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: cannot open DATABASE_PATH={path}: "), lines
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["bot.db"]  # no WAL or journal left beside it
+
+
+async def test_a_database_another_program_holds_locked_stops_start_up_with_one_line(env):
+    import sqlite3
+
+    path = Path(env["DATABASE_PATH"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        process = await start_bot(env)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert process.returncode == 2
+    lines = stderr.decode().strip().splitlines()
+    assert lines == [f"error: cannot open DATABASE_PATH={path}: database is locked"]

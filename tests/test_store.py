@@ -133,6 +133,11 @@ async def test_messages_are_pruned_only_once_the_extractor_has_read_them(store):
     assert await store.pending_messages(1, 100) == [{"id": newest["id"] + 1, "role": "assistant", "content": "one more"}]
 
 
+async def test_unread_counts_messages_older_than_the_session_too(store):
+    await chat(store, 1, 8, limit=4)  # 8 user messages, none read, the session is 4 long
+    assert (await turn(store, 1, "ninth", limit=4)).unread == 9
+
+
 async def test_unread_messages_are_kept_only_up_to_a_hard_cap(store):
     await chat(store, 1, 30, limit=4)
     assert await count_messages(store, 1) == 4 * UNREAD_CAP
