@@ -33,6 +33,7 @@ class Config:
     telegram_api_base_url: str = "https://api.telegram.org/bot"
     database_path: Path = Path("data/bot.db")
     history_limit: int = 20
+    prompt_max_tokens: int = 1500
     timezone: str = "UTC"
     allowed_user_ids: frozenset[int] = frozenset()
     log_level: str = "INFO"
@@ -126,6 +127,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         telegram_api_base_url=telegram_url,
         database_path=Path(_get(env, "DATABASE_PATH") or "data/bot.db"),
         history_limit=_int(env, "HISTORY_LIMIT", 20, low=2, high=500),
+        prompt_max_tokens=_int(env, "PROMPT_MAX_TOKENS", 1500, low=0, high=1_000_000),
         timezone=timezone,
         allowed_user_ids=_user_ids(env),
         log_level=log_level,

@@ -142,10 +142,14 @@ def tokens(messages: list[dict]) -> int:
 
 
 async def settle(app, timeout: float = 60.0) -> None:
-    """Wait until the idle sweep has read every user message and every fact has a vector."""
-    store, name = app.bot_data.store, app.bot_data.keeper.recaller.embedder.name
+    """Wait until the idle sweep has read every user message and (if embedded eagerly) every fact has a vector."""
+    store, recaller = app.bot_data.store, app.bot_data.keeper.recaller
     deadline = time.monotonic() + timeout
-    while await store.unread_count(USER_ID) or await store.facts_to_embed(USER_ID, name):
+
+    async def embedding_due() -> bool:  # a remote embedder embeds new facts with the next query instead
+        return recaller.embeds_eagerly and bool(await store.facts_to_embed(USER_ID, recaller.embedder.name))
+
+    while await store.unread_count(USER_ID) or await embedding_due():
         if time.monotonic() > deadline:
             raise RuntimeError("memory upkeep did not finish in time")
         await asyncio.sleep(0.05)
@@ -166,7 +170,8 @@ async def replay(args) -> dict:
         config = make_config(telegram, model, Path(folder) / "bot.db", telegram_max_rate=0,
                              memory_extract_delay_s=args.idle, memory_max_facts=args.max_facts,
                              history_limit=args.history_limit, embeddings=args.embeddings)
-        print(f"settings: HISTORY_LIMIT {config.history_limit}, MEMORY_EXTRACT_EVERY {config.memory_extract_every},"
+        print(f"settings: HISTORY_LIMIT {config.history_limit}, PROMPT_MAX_TOKENS {config.prompt_max_tokens},"
+              f" MEMORY_EXTRACT_EVERY {config.memory_extract_every},"
               f" MEMORY_MAX_FACTS {config.memory_max_facts}, MEMORY_PROMPT_FACTS {config.memory_prompt_facts},"
               f" EMBEDDINGS {config.embeddings}, idle delay {config.memory_extract_delay_s:g} s (production 30 s)",
               file=out)
@@ -183,6 +188,7 @@ async def replay(args) -> dict:
                                                     previous=None, timezone=config.tz, display_name=user)
                 transcript.append(request["messages"][-1])  # the user's message as the bot stored it
                 rows.append(dict(turn=turn, facts=len(await store.facts(USER_ID)), prompt=tokens(request["messages"]),
+                                 history=len(request["messages"]) - 1,
                                  system=tokens([system]), persona=tokens([persona_only]),
                                  prompt_facts=len(FACT_LINE.findall(about(system["content"]))),
                                  baseline=tokens([persona_only, *transcript]), **counts(model, sent_texts)))
@@ -216,9 +222,9 @@ def counts(model: LoCoMoModel, sent_texts: set[str]) -> dict:
 
 
 def is_query(inputs: str | list[str], sent_texts: set[str]) -> bool:
-    """True for the recall embedding of a user's message (one input, a text the user sent)."""
+    """True for the recall embedding of a user's message (its first input; new facts may ride along)."""
     inputs = [inputs] if isinstance(inputs, str) else inputs
-    return len(inputs) == 1 and inputs[0] in sent_texts
+    return bool(inputs) and inputs[0] in sent_texts
 
 
 def targets(result: dict) -> list[tuple[str, bool | None, str]]:
@@ -239,7 +245,8 @@ def targets(result: dict) -> list[tuple[str, bool | None, str]]:
                        f"largest after turn 20: {max(after):,} tokens; at the end {end['prompt']:,} = "
                        f"{end['persona']:,} persona and clock + {facts_block:,} for "
                        f"{end['prompt_facts']} facts in the prompt ({facts_block / max(end['prompt_facts'], 1):.0f} "
-                       f"a fact) + {history:,} history ({result['config']['history_limit']} messages, "
+                       f"a fact) + {history:,} history (the newest {end['history']} of up to "
+                       f"{result['config']['history_limit']} messages that fit PROMPT_MAX_TOKENS, "
                        f"the bot's replies {count_tokens(REPLY)} each)"))
     row = at.get(200)
     checks.append(("≥ 10× fewer prompt tokens than full history by turn 200",

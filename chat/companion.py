@@ -14,6 +14,7 @@ from memory.recaller import FactRecaller
 from memory.rules import extract_rule_facts
 from memory.secrets import mask_secrets
 from memory.store import Store
+from prompts.budget import fit_to_budget
 from prompts.system import build_system_message
 
 log = logging.getLogger(__name__)
@@ -115,7 +116,7 @@ class Companion:
             hemisphere=self.config.hemisphere,
             display_name=speaker.first_name,
         )
-        answer = await self.model.complete([system, *turn.history])
+        answer = await self.model.complete(fit_to_budget(system, turn.history, self.config.prompt_max_tokens))
         await self.store.add_reply(
             speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id
         )

@@ -81,8 +81,8 @@ def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unr
 
 
 async def embed_job(context: Context) -> None:
-    """Embed one user's facts that have no vector yet (off the reply path)."""
-    await context.bot_data.keeper.embed_quietly(context.job.data)  # type: ignore[union-attr]
+    """Embed one user's newly learned facts (off the reply path)."""
+    await context.bot_data.keeper.embed_learned(context.job.data)  # type: ignore[union-attr]
 
 
 async def embed_backlog_job(context: Context) -> None:

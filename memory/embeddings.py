@@ -32,6 +32,9 @@ class Embedder(Protocol):
     # (memory.recall.session_pull); bench/recall.py measured what helps for each backend.
     lexical_weight: float
     session_weight: float
+    # True when each call is a network round trip: new facts then ride along with the next query
+    # instead of costing calls of their own (FactRecaller.choose).
+    remote: bool
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return one float32 row per stored text (a fact)."""
@@ -47,6 +50,7 @@ class OpenAIEmbedder:
 
     lexical_weight = 0.0  # not measured here (no network): plain cosine, as the issue specifies
     session_weight = 0.0
+    remote = True
 
     def __init__(self, client: openai.AsyncOpenAI, model: str) -> None:
         self.client = client
@@ -66,6 +70,7 @@ class HashingEmbedder:
 
     lexical_weight = 0.2  # +5.9 / +5.3 R@5 / R@10 on LoCoMo (bench/recall.py)
     session_weight = 0.4  # +1.7 / +1.2 more
+    remote = False
 
     def __init__(self, dim: int = 1024) -> None:
         self.dim = dim
@@ -82,6 +87,7 @@ class ThreadedEmbedder:
     """Runs a blocking in-process model in a worker thread, in small batches (a big batch costs memory)."""
 
     BATCH = 16
+    remote = False
 
     def __init__(self, name: str, encode_passages, encode_queries, lexical_weight: float,
                  session_weight: float = 0.0) -> None:

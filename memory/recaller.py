@@ -15,6 +15,7 @@ from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, sele
 from memory.store import Store
 
 log = logging.getLogger(__name__)
+RIDE_ALONG = 32  # at most this many new facts embedded with a query, to keep the call short
 
 
 def fact_text(fact: Fact) -> str:
@@ -54,9 +55,15 @@ class FactRecaller:
         if len(prompt_candidates(facts, now)) <= limit:
             return choose_for_prompt(facts, now, limit)  # everything fits: no embedding call
         try:
-            self.embedding_calls += 1
-            query = await asyncio.wait_for(self.embedder.embed_query([text]), self.config.recall_timeout_s)
             rows = await self.store.fact_vectors(user_id, self.embedder.name)
+            missing = self._ride_along(facts, rows)
+            self.embedding_calls += 1
+            vectors = await asyncio.wait_for(
+                self.embedder.embed_query([text, *map(fact_text, missing)]), self.config.recall_timeout_s
+            )
+            query = vectors[:1]
+            if missing:
+                rows = [*rows, *await self._save(user_id, missing, vectors[1:])]
             scores = {}
             if rows:
                 matrix = vector_matrix([(blob, dim) for _, blob, dim in rows])
@@ -77,6 +84,23 @@ class FactRecaller:
             min_similarity=self.config.recall_min_similarity,
         )
 
+    def _ride_along(self, facts: list[Fact], rows: list[tuple[int, bytes, int]]) -> list[Fact]:
+        """Facts without a vector to embed in the query's own call, when calls are network round trips."""
+        if not self.embedder.remote:
+            return []
+        have = {fact_id for fact_id, _, _ in rows}
+        return [fact for fact in facts if fact.id is not None and fact.id not in have][:RIDE_ALONG]
+
+    async def _save(self, user_id: int, facts: list[Fact], vectors: np.ndarray) -> list[tuple[int, bytes, int]]:
+        rows = [(fact.id, encode(vector), len(vector)) for fact, vector in zip(facts, vectors) if fact.id is not None]
+        await self.store.save_embeddings(user_id, self.embedder.name, rows)
+        return rows
+
+    @property
+    def embeds_eagerly(self) -> bool:
+        """Whether new facts get their own embedding call (in-process models) or wait for the next recall."""
+        return not self.embedder.remote
+
     async def embed_missing(self, user_id: int) -> int:
         """Embed the user's facts that have no vector from the current model; return how many."""
         facts = await self.store.facts_to_embed(user_id, self.embedder.name)
@@ -84,8 +108,5 @@ class FactRecaller:
             return 0
         self.embedding_calls += 1
         vectors = await self.embedder.embed([fact_text(fact) for fact in facts])
-        await self.store.save_embeddings(
-            user_id, self.embedder.name,
-            [(fact.id, encode(vector), len(vector)) for fact, vector in zip(facts, vectors) if fact.id is not None],
-        )
+        await self._save(user_id, facts, vectors)
         return len(facts)

@@ -65,11 +65,17 @@ class MemoryKeeper:
         finally:
             self._running.discard(user_id)
         self._retry_at.pop(user_id, None)
-        if saved and self.recaller is not None:
-            await self.embed_quietly(user_id)
+        if saved:
+            await self.embed_learned(user_id)
         if saved and self.on_learned is not None:
             await self.on_learned(user_id, saved)
         return saved
+
+    async def embed_learned(self, user_id: int) -> int:
+        """Embed newly learned facts now with an in-process model; a remote one takes them with the next query."""
+        if self.recaller is None or not self.recaller.embeds_eagerly:
+            return 0
+        return await self.embed_quietly(user_id)
 
     async def embed_quietly(self, user_id: int) -> int:
         """Embed the user's facts that lack a vector; an error is logged and left for a later pass."""

@@ -313,3 +313,17 @@ async def test_a_redelivered_update_is_answered_once(telegram, model, config):
         await asyncio.sleep(0.2)
     assert [m["visible_text"] for m in telegram.sent_to(ANN)] == ["echo: only once, please", "echo: and this is new"]
     assert len([r for r in model.requests if "response_format" not in r]) == 2
+
+
+async def test_the_prompt_keeps_to_prompt_max_tokens_by_sending_fewer_old_messages(telegram, model, config):
+    async with running_bot(replace(config, prompt_max_tokens=1200)) as app:
+        for i in range(6):
+            telegram.push_text(ANN, f"story {i}: " + "and then we walked on " * 40)  # ~220 tokens each
+            await telegram.wait_for_sent(ANN, i + 1)
+        stored = await app.bot_data.store.history(ANN, 20)
+    [*_, last] = [r for r in model.requests if "response_format" not in r]
+    system, *sent = last["messages"]
+    total = sum(len(m["content"].encode()) // 4 + 1 for m in last["messages"])
+    before_reply = stored[:-1]  # the session as it stood when the last request went out
+    assert total <= 1200 and 2 <= len(sent) < len(before_reply) == 11
+    assert sent == before_reply[-len(sent):] and sent[-1]["content"].startswith("story 5:")

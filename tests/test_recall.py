@@ -291,20 +291,28 @@ class _Embedder:
 
     name = "stub"
     lexical_weight = 0.0
+    remote = False
 
     def __init__(self, session_weight):
         self.session_weight = session_weight
+        self.calls: list[list[str]] = []
 
     async def embed_query(self, texts):
-        return np.array([[1.0, 0.0]], dtype=np.float32)
+        self.calls.append(list(texts))
+        # The query is (1, 0); a fact "note: nK" gets (K, 1) before normalising.
+        return np.array([[1.0, 0.0]] + [[float(t.split("n")[-1]), 1.0] for t in texts[1:]], dtype=np.float32)
 
 
 class _Store:
     def __init__(self, rows):
         self.rows = rows
+        self.saved: list[int] = []
 
     async def fact_vectors(self, user_id, model):
         return self.rows
+
+    async def save_embeddings(self, user_id, model, rows):
+        self.saved += [fact_id for fact_id, _, _ in rows]
 
 
 def _recaller(rows, session_weight):
@@ -335,3 +343,22 @@ async def test_recaller_with_vectors_of_another_model_falls_back_to_importance()
     rows = [(1, encode(np.ones(2, dtype=np.float32)), 2), (2, encode(np.ones(3, dtype=np.float32)), 3)]
     chosen = await _recaller(rows, 0.4).choose(1, "q", facts, NOW)
     assert len(chosen) == 2  # the 2-dim query cannot score a 3-dim vector: importance order, no error
+
+
+async def test_a_remote_embedder_takes_the_facts_without_a_vector_along_with_the_query():
+    facts = [_told(1, 10), _told(2, 10), _told(3, 10), _told(9, 10)]
+    rows = [(1, encode(np.array([0.0, 1.0], dtype=np.float32)), 2)]  # only fact 1 has a vector (cosine 0)
+    recaller = _recaller(rows, 0.0)
+    recaller.embedder.remote = True
+    chosen = await recaller.choose(1, "q", facts, NOW)
+    assert recaller.embedder.calls == [["q", "note: n2", "note: n3", "note: n9"]]  # one call, not two
+    assert recaller.store.saved == [2, 3, 9]
+    assert ids(chosen) == [9, 3]  # the facts embedded on the way are ranked (9 is nearest to the query)
+    assert not recaller.embeds_eagerly
+
+
+async def test_an_in_process_embedder_embeds_only_the_query_at_recall():
+    recaller = _recaller([], 0.0)
+    await recaller.choose(1, "q", [_told(1, 10), _told(2, 10), _told(3, 10)], NOW)
+    assert recaller.embedder.calls == [["q"]] and recaller.store.saved == []
+    assert recaller.embeds_eagerly
