@@ -24,7 +24,7 @@ from chat.companion import Companion
 from chat.llm import ChatModel
 from config import Config, ConfigError, load_config
 from handlers.context import Services
-from handlers.inbox import InboxBot, replay_unhandled
+from handlers.inbox import Inbox, InboxBot
 from handlers.jobs import remembered_notifier, start_inbox_upkeep, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
 from handlers.texts import COMMANDS
@@ -99,9 +99,10 @@ async def post_init(app: Application) -> None:
     services: Services = app.bot_data
     config = services.config
     services.store = await Store.open(config.database_path)
-    app.bot.attach_inbox(services.store)
-    app.update_processor.inbox = services.store
-    await replay_unhandled(app, services.store)
+    services.inbox = Inbox(services.store)
+    app.bot.attach_inbox(services.inbox)
+    app.update_processor.inbox = services.inbox
+    await services.inbox.replay(app)
     client = openai.AsyncOpenAI(
         api_key=config.openai_api_key,
         base_url=config.openai_base_url,
@@ -153,6 +154,8 @@ def begin_shutdown(app: Application) -> None:
     services: Services = app.bot_data
     if services.model is not None:
         services.model.stopping.set()
+    if services.keeper is not None:
+        services.keeper.stopping.set()
     services.stop_requested.set()
     if not services.config.webhook_url:
         app.stop_running()

@@ -133,6 +133,7 @@ class Counter:
 async def one_turn(app, ids: Counter, user_id: int) -> float:
     update = Update.de_json(text_update(ids.next(), user_id, "How was your day? I went for a walk."), app.bot)
     started = time.perf_counter()
+    await app.bot_data.inbox.record([update])  # as polling does, for a batch of one
     await app.update_processor.process_update(update, app.process_update(update))
     return time.perf_counter() - started
 

@@ -10,6 +10,7 @@ from telegram.ext import CallbackContext, ExtBot
 from chat.companion import Companion
 from chat.llm import ChatModel
 from config import Config
+from handlers.inbox import Inbox
 from memory.store import Store
 from memory.upkeep import MemoryKeeper
 
@@ -20,6 +21,7 @@ class Services:
 
     config: Config | None = None
     store: Store | None = None
+    inbox: Inbox | None = None
     model: ChatModel | None = None
     companion: Companion | None = None
     keeper: MemoryKeeper | None = None

@@ -41,9 +41,44 @@ def inbox_entry(update: Update) -> tuple[int, str]:
     return update.update_id, json.dumps(masked(update.to_dict()), ensure_ascii=False)
 
 
-async def record(store: Store, updates: Sequence[Update]) -> None:
-    """Write the updates to the inbox."""
-    await store.record_updates([inbox_entry(update) for update in updates], datetime.now(timezone.utc))
+class Inbox:
+    """The store's inbox, plus the ids this process knows are new (they need no look-up before handling)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._new: set[int] = set()  # recorded for the first time, or replayed: certainly not handled yet
+
+    async def record(self, updates: Sequence[Update]) -> None:
+        """Write the updates down (secrets masked) before Telegram is told they arrived."""
+        entries = [inbox_entry(update) for update in updates]
+        self._new |= await self.store.record_updates(entries, datetime.now(timezone.utc))
+
+    async def should_handle(self, update_id: int) -> bool:
+        """False for an update whose handlers already ran (delivered again, or replayed and delivered)."""
+        if update_id in self._new:
+            self._new.discard(update_id)
+            return True
+        return not await self.store.was_handled(update_id)
+
+    async def handled(self, update_id: int) -> None:
+        """Mark the update handled; its payload is dropped."""
+        await self.store.mark_handled(update_id, datetime.now(timezone.utc))
+
+    async def replay(self, app: Application) -> int:
+        """Queue the updates recorded before a crash or stop but never handled; return how many."""
+        queued = 0
+        for payload in await self.store.unhandled_updates():
+            try:
+                update = Update.de_json(json.loads(payload), app.bot)
+            except (ValueError, TypeError, KeyError) as error:
+                log.warning("skipped an unreadable update in the inbox: %s", error)
+                continue
+            self._new.add(update.update_id)
+            await app.update_queue.put(update)
+            queued += 1
+        if queued:
+            log.info("replaying %d update(s) received before the last stop but not handled", queued)
+        return queued
 
 
 class InboxBot(ExtBot):
@@ -54,36 +89,20 @@ class InboxBot(ExtBot):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         with self._unfrozen():
-            self._inbox: Store | None = None
+            self._inbox: Inbox | None = None
 
-    def attach_inbox(self, store: Store) -> None:
-        """Record polled updates in `store` from now on."""
+    def attach_inbox(self, inbox: Inbox) -> None:
+        """Record polled updates in `inbox` from now on."""
         with self._unfrozen():
-            self._inbox = store
+            self._inbox = inbox
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
         """Fetch updates and record them; if they cannot be recorded, Telegram is not told they arrived."""
         updates = await super().get_updates(*args, **kwargs)
         if updates and self._inbox is not None:
             try:
-                await record(self._inbox, updates)
+                await self._inbox.record(updates)
             except sqlite3.Error as error:
                 # Raised as a network error, the polling loop retries with the same offset.
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates
-
-
-async def replay_unhandled(app: Application, store: Store) -> int:
-    """Queue the updates recorded before a crash or stop but never handled; return how many."""
-    queued = 0
-    for payload in await store.unhandled_updates():
-        try:
-            update = Update.de_json(json.loads(payload), app.bot)
-        except (ValueError, TypeError, KeyError) as error:
-            log.warning("skipped an unreadable update in the inbox: %s", error)
-            continue
-        await app.update_queue.put(update)
-        queued += 1
-    if queued:
-        log.info("replaying %d update(s) received before the last stop but not handled", queued)
-    return queued

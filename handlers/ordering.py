@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any, Awaitable
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
 from chat.locks import KeyedLocks
-from memory.store import Store
+from handlers.inbox import Inbox
 
 
 def ordering_key(update: object) -> int | None:
@@ -33,7 +32,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
     def __init__(self, max_concurrent_updates: int) -> None:
         super().__init__(max_concurrent_updates)
         self._locks = KeyedLocks()
-        self.inbox: Store | None = None
+        self.inbox: Inbox | None = None
 
     async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
@@ -54,11 +53,11 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
             await coroutine
             return
         assert isinstance(update, Update)
-        if await inbox.was_handled(update.update_id):
+        if not await inbox.should_handle(update.update_id):
             coroutine.close()  # type: ignore[attr-defined]
             return
         await coroutine
-        await inbox.mark_handled(update.update_id, datetime.now(timezone.utc))
+        await inbox.handled(update.update_id)
 
     async def initialize(self) -> None:
         """Nothing to set up."""

@@ -13,8 +13,6 @@ import tornado.web
 from telegram import Update
 from telegram.ext import Application
 
-from handlers.inbox import record
-
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -38,7 +36,7 @@ class TelegramUpdates(tornado.web.RequestHandler):
             self.set_status(HTTPStatus.BAD_REQUEST)
             return
         # On disk before Telegram gets its 200; if that fails, Telegram sends the update again later.
-        await record(self.app.bot_data.store, [update])
+        await self.app.bot_data.inbox.record([update])
         await self.app.update_queue.put(update)
         self.set_status(HTTPStatus.OK)
 

@@ -23,17 +23,24 @@ class InboxQueries:
     _lock: asyncio.Lock
     _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
 
-    async def record_updates(self, updates: Sequence[tuple[int, str]], now: datetime) -> None:
-        """Write (update_id, JSON payload) pairs in one transaction; ones already recorded are left as they are."""
+    async def record_updates(self, updates: Sequence[tuple[int, str]], now: datetime) -> set[int]:
+        """Write (update_id, JSON payload) pairs in one transaction; return the ids that were not there yet.
+
+        An update recorded before (Telegram delivered it again) is left as it was.
+        """
         if not updates:
-            return
-        stamp = _iso(now)
+            return set()
+        stamp, ids = _iso(now), [update_id for update_id, _ in updates]
         async with self._transaction() as db:
+            known = await db.execute_fetchall(
+                f"SELECT update_id FROM inbox WHERE update_id IN ({', '.join('?' * len(ids))})", ids
+            )
             await db.executemany(
                 "INSERT INTO inbox (update_id, payload, received_at) VALUES (?, ?, ?)"
                 " ON CONFLICT(update_id) DO NOTHING",
                 [(update_id, payload, stamp) for update_id, payload in updates],
             )
+        return set(ids) - {row[0] for row in known}
 
     async def unhandled_updates(self) -> list[str]:
         """Return the payloads of the updates recorded but never handled, oldest first."""

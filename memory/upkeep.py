@@ -42,6 +42,8 @@ class MemoryKeeper:
         # Told about new facts (the handlers use it for "✎ remembered" notes).
         self.on_learned: Callable[[int, list[Fact]], Awaitable[None]] | None = None
         self.recaller: FactRecaller | None = None  # embeds what was learned
+        # Set on shutdown: passes still waiting for a slot give up (their messages stay unread for next time).
+        self.stopping = asyncio.Event()
 
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""
@@ -56,6 +58,8 @@ class MemoryKeeper:
         self._running.add(user_id)
         try:
             async with self._slots:
+                if self.stopping.is_set():
+                    return []
                 saved = await self.extract_pending(user_id)
         except (ModelUnavailable, ExtractionError) as error:
             log.warning("fact extraction failed (%s); trying again in %.0fs", type(error).__name__,

@@ -176,3 +176,30 @@ async def wait_until_stored(config, user_id: int, key: str, timeout: float = 10.
             return
         assert time.monotonic() < deadline, f"{key} not stored in time; have {keys}"
         await asyncio.sleep(0.1)
+
+
+async def test_at_shutdown_passes_still_waiting_for_a_slot_give_up_and_run_after_restart(telegram, model, config):
+    users = range(5001, 5009)  # 8 passes at once; 4 run at a time
+    model.reply = extractor_reply({})
+    async with running_bot(replace(config, memory_extract_delay_s=600, memory_extract_every=1)) as app:
+        for user in users:
+            telegram.push_text(user, "hello")
+        for user in users:
+            await telegram.wait_for_sent(user, 1)
+        model.delay = 0.5
+        await wait_until(lambda: len(extraction_requests(model)) >= 4)
+        app.bot_data.keeper.stopping.set()  # as SIGTERM does
+    assert len(extraction_requests(model)) == 4  # the other 4 did not start; their messages stay unread
+    model.delay = 0.0
+    async with running_bot(config) as app:
+        await wait_until(lambda: len(extraction_requests(model)) >= 8)
+        store = app.bot_data.store
+        for user in users:
+            await wait_until_async(lambda u=user: store.unread_count(u), expect=0)
+
+
+async def wait_until_async(probe, expect, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while await probe() != expect:
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.05)
