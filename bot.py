@@ -55,11 +55,27 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+class WithholdUpdateData(logging.Filter):
+    """Shortens python-telegram-bot's record of a batch it could not parse: it dumps users' raw messages.
+
+    The inbox then reads that batch one update at a time (handlers/inbox.py), so a warning is enough.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith("Error while parsing updates"):
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "python-telegram-bot could not read a batch of updates; reading them one by one", None, None, None
+            )
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
 def setup_logging(config: Config) -> None:
     """Log to stderr at LOG_LEVEL, never showing secrets; httpx would log every URL, token included."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets(config.telegram_token, config.openai_api_key))
+    handler.addFilter(WithholdUpdateData())
     logging.basicConfig(level=config.log_level, handlers=[handler], force=True)
     for noisy in ("httpx", "httpx2", "httpcore", "openai"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))

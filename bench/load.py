@@ -160,7 +160,7 @@ async def run(args: argparse.Namespace) -> int:
         setup_logging(config)  # production's levels and quiet loggers; our counter replaces its stream
         logs = LogCounter()
         logging.getLogger().handlers = [logs]
-        async with running_bot(config):
+        async with running_bot(config) as app:
             started = time.perf_counter()
             if args.think_ms:
                 senders = [one_user(telegram, u, args.messages, args.think_ms / 1000, pushed) for u in users]
@@ -179,7 +179,8 @@ async def run(args: argparse.Namespace) -> int:
             if args.think_ms:
                 sending.cancel()
             stopping = time.perf_counter()
-        shutdown = time.perf_counter() - stopping  # stop polling, finish turns and the queued memory passes
+            app.bot_data.keeper.stopping.set()  # as SIGTERM does: passes not yet started give up
+        shutdown = time.perf_counter() - stopping  # stop polling, finish turns and the memory passes running
         peak_mib = memory("VmHWM")
     await telegram.close()
     await model.close()
@@ -218,7 +219,7 @@ def report(args, telegram: Replies, model: Model, logs: LogCounter, pushed: dict
           f"  (mean {statistics.fmean(latencies) * 1000 if latencies else 0:,.0f} ms)")
     print(f"peak RSS (VmHWM) {peak_mib:.1f} MiB: the bot and both doubles, one process")
     print(f"machine load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"shutdown after the last reply took {shutdown:.1f}s (queued memory passes run first)")
+    print(f"shutdown after the last reply took {shutdown:.1f}s (memory passes already running finish first)")
     print(f"model calls: {model.chats:,} chat, {model.extractions:,} extraction, {model.embeddings:,} embeddings")
     print(f"log records: {dict(logs.levels) or 'none'}")
     for line, count in logs.problems.most_common(10):

@@ -14,7 +14,7 @@ from telegram.ext import (
 
 from handlers.access import refuse_strangers
 from handlers.chat import on_media, on_text
-from handlers.commands import help_command, start
+from handlers.commands import help_command, private_only, start
 from handlers.errors import on_error
 from handlers.privacy import (
     FORGET_ALL,
@@ -30,6 +30,9 @@ from handlers.privacy import (
 )
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE
+PRIVATE = NEW_MESSAGES & filters.ChatType.PRIVATE
+# What is remembered about someone is shown, exported or erased only in their private chat with the bot.
+MEMORY_COMMANDS = ("profile", "forget", "memory", "export")
 
 
 def register(app: Application) -> None:
@@ -37,10 +40,11 @@ def register(app: Application) -> None:
     app.add_handler(TypeHandler(Update, refuse_strangers), group=-1)
     app.add_handler(CommandHandler("start", start, filters=NEW_MESSAGES))
     app.add_handler(CommandHandler("help", help_command, filters=NEW_MESSAGES))
-    app.add_handler(CommandHandler("profile", profile, filters=NEW_MESSAGES))
-    app.add_handler(CommandHandler("forget", forget, filters=NEW_MESSAGES))
-    app.add_handler(CommandHandler("memory", memory_command, filters=NEW_MESSAGES))
-    app.add_handler(CommandHandler("export", export, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("profile", profile, filters=PRIVATE))
+    app.add_handler(CommandHandler("forget", forget, filters=PRIVATE))
+    app.add_handler(CommandHandler("memory", memory_command, filters=PRIVATE))
+    app.add_handler(CommandHandler("export", export, filters=PRIVATE))
+    app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=NEW_MESSAGES & ~filters.ChatType.PRIVATE))
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))

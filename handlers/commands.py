@@ -1,4 +1,4 @@
-"""Commands: /start, /help, /profile and /forget."""
+"""Commands: /start, /help, and the answer to a memory command sent in a group."""
 
 from __future__ import annotations
 
@@ -23,3 +23,11 @@ async def help_command(update: Update, context: Context) -> None:
     if user is None or message is None:
         return
     await message.reply_text(text("help", user.language_code))
+
+
+async def private_only(update: Update, context: Context) -> None:
+    """In a group, /profile, /forget, /memory and /export only point to the private chat: the group would see it."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    await message.reply_text(text("private_only", user.language_code))

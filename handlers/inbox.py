@@ -98,7 +98,12 @@ class InboxBot(ExtBot):
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
         """Fetch updates and record them; if they cannot be recorded, Telegram is not told they arrived."""
-        updates = await super().get_updates(*args, **kwargs)
+        try:
+            updates = await super().get_updates(*args, **kwargs)
+        except (TypeError, ValueError, KeyError):
+            # python-telegram-bot could not read one of the batch (a field it requires is missing). Left
+            # alone, its polling loop would ask for the same batch forever and hear nothing else.
+            updates = await self._read_one_by_one(kwargs)
         if updates and self._inbox is not None:
             try:
                 await self._inbox.record(updates)
@@ -106,3 +111,18 @@ class InboxBot(ExtBot):
                 # Raised as a network error, the polling loop retries with the same offset.
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates
+
+    async def _read_one_by_one(self, poll: dict[str, Any]) -> tuple[Update, ...]:
+        """Fetch the same batch again as raw JSON and read each update alone; one unreadable is kept as a bare id."""
+        data = {"offset": poll.get("offset"), "limit": poll.get("limit"), "timeout": 0,
+                "allowed_updates": poll.get("allowed_updates")}
+        return tuple(readable(item, self) for item in await self._post("getUpdates", data))
+
+
+def readable(data: dict, bot: ExtBot) -> Update:
+    """Return the update, or an empty one with its id (so that polling moves past it) if it cannot be read."""
+    try:
+        return Update.de_json(data, bot)
+    except (TypeError, ValueError, KeyError) as error:
+        log.warning("update %s could not be read and is skipped (%s)", data.get("update_id"), type(error).__name__)
+        return Update(update_id=int(data["update_id"]))

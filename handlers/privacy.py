@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from telegram import (
     CallbackQuery,
@@ -18,6 +19,9 @@ from handlers.texts import text
 from memory.facts import facts_matching, memory_enabled
 
 FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
+# "pf:pg:<page>" or "pf:del:<fact id>:<page>". ASCII digits only (str.isdigit() also takes "²", which int()
+# refuses), and few enough of them that a forged id still fits SQLite's 64-bit integers.
+PROFILE_BUTTON = re.compile(r"pf:(?:pg|del:(?P<fact>[0-9]{1,18})):(?P<page>[0-9]{1,6})")
 
 
 def keyboard(buttons: Buttons) -> InlineKeyboardMarkup | None:
@@ -63,18 +67,15 @@ async def profile_button(update: Update, context: Context) -> None:
     if query is None:
         return
     language = query.from_user.language_code
-    parts = (query.data or "").split(":")
-    valid = _own_button(query) and (
-        (len(parts) == 3 and parts[1] == "pg" and parts[2].isdigit())
-        or (len(parts) == 4 and parts[1] == "del" and parts[2].isdigit() and parts[3].isdigit())
-    )
-    if valid and parts[1] == "del":
-        valid = await context.bot_data.store.delete_facts(query.from_user.id, [int(parts[2])]) == 1
+    button = PROFILE_BUTTON.fullmatch(query.data or "")
+    valid = _own_button(query) and button is not None
+    if valid and button["fact"] is not None:
+        valid = await context.bot_data.store.delete_facts(query.from_user.id, [int(button["fact"])]) == 1
     if not valid:
         await query.answer(text("button_expired", language))
         return
     await query.answer()
-    page = await _profile_page(context, query.from_user.id, language, int(parts[-1]))
+    page = await _profile_page(context, query.from_user.id, language, int(button["page"]))
     if page is None:
         await query.edit_message_text(text("profile_empty", language))
         return

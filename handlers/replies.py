@@ -18,7 +18,9 @@ log = logging.getLogger(__name__)
 
 async def send_text(bot: Bot, chat_id: int, text: str) -> None:
     """Send `text` as one or more HTML messages; a piece Telegram cannot parse goes again as plain text."""
-    for chunk in split_message(text):
+    # Telegram shows no NUL and the HTML conversion drops it, so a piece made only of NULs (an echoed
+    # "\x00" * 5000) would become an empty message, which Telegram refuses: drop them before splitting.
+    for chunk in split_message(text.replace("\x00", "")):
         try:
             await bot.send_message(chat_id, to_telegram_html(chunk), parse_mode=ParseMode.HTML)
         except BadRequest as error:

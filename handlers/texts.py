@@ -60,6 +60,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Я пока понимаю только текст. Напишешь мне?",
     },
     "empty": {"en": "Yes? I'm listening.", "ru": "Да? Я слушаю."},
+    "private_only": {
+        "en": "What I remember about you stays between us: send me this command in a private chat.",
+        "ru": "То, что я о тебе помню, — только между нами: отправь эту команду мне в личном чате.",
+    },
     "profile_empty": {
         "en": "I don't know anything about you yet. I remember what you tell me about yourself, "
         "and you can erase it any time with /forget.",

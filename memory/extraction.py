@@ -14,6 +14,7 @@ import openai
 from chat.llm import ChatModel, ModelUnavailable
 from memory.facts import (
     CATEGORIES,
+    INSTRUCTION,
     KEY_PATTERN,
     RELATIONS,
     SINGLE_VALUED,
@@ -70,13 +71,6 @@ FACTS_SCHEMA: dict = {
 SCHEMA_FORMAT = {"type": "json_schema", "json_schema": {"name": "facts", "strict": True, "schema": FACTS_SCHEMA}}
 JSON_OBJECT_FORMAT = {"type": "json_object"}
 
-# A "fact" that talks to the assistant is an injection attempt, not something about the user.
-INSTRUCTION = re.compile(
-    r"\b(?:ignore|disregard|forget)\s+(?:(?:all|any|the|your|my|previous|prior|above|earlier)\s+)+"
-    r"(?:instructions|rules|prompts?)\b"
-    r"|\bsystem\s+prompt|\byou\s+must\b|\bты\s+долж(?:ен|на)\b|\bвы\s+должны\b|\bигнорир\w*|\bсистемн\w*\s+промпт",
-    re.IGNORECASE,
-)
 FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
 
 

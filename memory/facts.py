@@ -18,6 +18,16 @@ SINGLE_VALUED = frozenset(
 MAX_VALUE_LENGTH = 200
 STATE_DAYS = 3  # a mood or condition ("tired") is shown for this many days, then dropped
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(?::[\w-]+)?$")
+# A "fact" that talks to the assistant is an injection attempt, not something about the user: it is refused
+# whether the rules or the LLM found it.
+INSTRUCTION = re.compile(
+    r"\b(?:ignor(?:e|es|ed|ing)|disregard(?:s|ed|ing)?|forget(?:s|ting)?)\s+"
+    r"(?:(?:all|any|the|your|my|previous|prior|above|earlier)\s+)+(?:instructions|rules|prompts?)\b"
+    r"|\bsystem\s+prompt|\byou\s+must\b|\bты\s+долж(?:ен|на)\b|\bвы\s+должны\b|\bигнорир\w*|\bсистемн\w*\s+промпт"
+    r"|\b(?:reveal|leak|dump|expose)\w*\s+(?:\w+\s+){0,2}(?:other\s+(?:users|people)|everyone|all\s+users)"
+    r"|^\W*(?:system|assistant|developer)[^\w:]*:",  # a value posing as a role header
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -79,7 +89,7 @@ def clean_fact(fact: Fact) -> Fact | None:
     """Return the fact normalised and clamped, or None when it is unusable."""
     value = normalize_value(fact.value)
     key = fact.key.strip().lower()
-    if not value or not KEY_PATTERN.match(key):
+    if not value or not KEY_PATTERN.match(key) or INSTRUCTION.search(value):
         return None
     category = fact.category if fact.category in CATEGORIES else "other"
     importance = min(10, max(1, int(fact.importance)))

@@ -40,9 +40,21 @@ def build_system_message(
     return {"role": "system", "content": "\n\n".join(sections)}
 
 
+# JSON leaves these unescaped, yet they end a line for str.splitlines() and for many readers, models included.
+LINE_BREAKS_JSON_KEEPS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def quote(value: str) -> str:
+    """Return `value` as a JSON string on one line: quotes, backslashes and every line break escaped."""
+    quoted = json.dumps(value, ensure_ascii=False)
+    for char, escape in LINE_BREAKS_JSON_KEEPS.items():
+        quoted = quoted.replace(char, escape)
+    return quoted
+
+
 def render_fact(fact: Fact, timezone: ZoneInfo) -> str:
     """Return one line for the facts block: the slot, then the value as a quoted, escaped string."""
-    value = json.dumps(fact.value, ensure_ascii=False)
+    value = quote(fact.value)
     label = fact.key.split(":")[0].replace("_", " ")
     if fact.category == "state" and fact.updated_at is not None:
         said_on = format_date(fact.updated_at.astimezone(timezone))
@@ -53,10 +65,10 @@ def render_fact(fact: Fact, timezone: ZoneInfo) -> str:
 def _about(name: str | None, display_name: str | None, facts: Sequence[Fact], timezone: ZoneInfo) -> str:
     lines = ["## The person you are talking with"]
     if name:
-        lines.append(f"Their name: {json.dumps(name, ensure_ascii=False)}")
+        lines.append(f"Their name: {quote(name)}")
     elif display_name:
         lines.append(
-            f"Their Telegram display name is {json.dumps(display_name, ensure_ascii=False)};"
+            f"Their Telegram display name is {quote(display_name)};"
             " they haven't told you what to call them."
         )
     else:

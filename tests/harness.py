@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from dataclasses import replace
 from pathlib import Path
@@ -45,3 +46,37 @@ async def running_bot(config: Config) -> AsyncIterator[Application]:
         await app.stop()
         await app.shutdown()
         await app.post_shutdown(app)
+
+
+class ProcessedUpdates:
+    """Notes each update's id once the Application has finished with it (handlers, error handler, inbox mark).
+
+    Wraps the application's update processor, so a test can await an update that gets no answer.
+    """
+
+    def __init__(self, app: Application) -> None:
+        self.done: set[int] = set()
+        self._changed = asyncio.Event()
+        processor = app.update_processor
+        original = processor.process_update
+
+        async def tracked(update: object, coroutine) -> None:
+            try:
+                await original(update, coroutine)
+            finally:
+                if isinstance(update, Update):
+                    self.done.add(update.update_id)
+                    self._changed.set()
+                    self._changed = asyncio.Event()
+
+        processor.process_update = tracked  # type: ignore[method-assign]
+
+    async def wait(self, update_id: int, timeout: float = 5.0) -> None:
+        """Return once update_id has been processed; fail after `timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while update_id not in self.done:
+            remaining = deadline - loop.time()
+            assert remaining > 0, f"update {update_id} was not processed within {timeout}s"
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), remaining)

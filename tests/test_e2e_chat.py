@@ -164,7 +164,8 @@ async def test_edited_messages_and_unknown_updates_crash_nothing(telegram, model
         telegram.push_edited_text(ANN, 1, "edited text")
         chat = {"id": ANN, "type": "private", "first_name": "Ann"}
         telegram.push_update({"message_reaction": {
-            "chat": chat, "message_id": 1, "date": int(time.time()), "user": {"id": ANN, "is_bot": False, "first_name": "Ann"},
+            "chat": chat, "message_id": 1, "date": int(time.time()),
+            "user": {"id": ANN, "is_bot": False, "first_name": "Ann"},
             "old_reaction": [], "new_reaction": [{"type": "emoji", "emoji": "👍"}]}})
         telegram.push_update({"channel_post": {
             "message_id": 5, "date": int(time.time()), "chat": {"id": -100777, "type": "channel", "title": "news"},
@@ -327,3 +328,14 @@ async def test_the_prompt_keeps_to_prompt_max_tokens_by_sending_fewer_old_messag
     before_reply = stored[:-1]  # the session as it stood when the last request went out
     assert total <= 1200 and 2 <= len(sent) < len(before_reply) == 11
     assert sent == before_reply[-len(sent):] and sent[-1]["content"].startswith("story 5:")
+
+
+async def test_an_update_the_library_cannot_read_is_skipped_and_the_next_is_answered(telegram, model, config):
+    poll = {"id": "1", "question": "?", "options": [], "total_voter_count": 0, "is_closed": False,
+            "is_anonymous": True, "type": "regular"}  # lacks fields python-telegram-bot requires
+    async with running_bot(config) as app:
+        bad = telegram.push_update({"poll": poll})
+        telegram.push_text(ANN, "are you still there?")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+        assert reply["visible_text"] == "echo: are you still there?"
+        assert await app.bot_data.store.was_handled(bad)

@@ -177,3 +177,20 @@ async def test_export_sends_a_json_document_with_the_users_data_only(telegram, m
     assert {fact["value"] for fact in data["facts"]} == {"Ann", "Kazan"}
     assert [m["content"] for m in data["messages"]][0] == "my name is Ann and I live in Kazan"
     assert "Bob" not in json.dumps(data) and "Oslo" not in json.dumps(data)
+
+
+@pytest.mark.parametrize("command", ["/profile", "/export", "/forget", "/memory off"])
+async def test_memory_commands_in_a_group_point_to_the_private_chat_and_reveal_or_change_nothing(
+    telegram, model, config, command
+):
+    group = -100777
+    async with running_bot(config) as app:
+        telegram.push_text(ANN, "My name is Ann and I live in Berlin.")
+        await telegram.wait_for_sent(ANN, 1)
+        telegram.push_text(ANN, command, chat_id=group, chat_type="group")
+        [answer] = await telegram.wait_for_sent(group, 1)
+        facts = {f.key for f in await app.bot_data.store.facts(ANN)}
+        settings = await app.bot_data.store.settings(ANN)
+    assert "private chat" in answer["visible_text"] and "Berlin" not in answer["visible_text"]
+    assert telegram.documents == [] and "reply_markup" not in answer
+    assert {"name", "city"} <= facts and "memory" not in settings

@@ -81,3 +81,11 @@ async def test_an_unreadable_payload_is_skipped_at_replay(inbox):
     app = app_stub()
     assert await inbox.replay(app) == 1
     assert app.update_queue.get_nowait().update_id == 10
+
+
+def test_an_unreadable_update_becomes_a_bare_one_with_its_id():
+    from handlers.inbox import readable
+
+    assert readable(update_json(5, "hi"), None).message.text == "hi"
+    bare = readable({"update_id": 6, "poll": {"id": "1"}}, None)
+    assert bare.update_id == 6 and bare.poll is None and bare.effective_user is None
