@@ -88,7 +88,8 @@ class ChatModel:
                 await asyncio.sleep(delay)
                 attempt += 1
                 continue
-            text = (response.choices[0].message.content or "").strip() if response.choices else ""
+            # NUL shows nothing in Telegram: an answer of NULs and spaces is no answer.
+            text = (response.choices[0].message.content or "").replace("\x00", "").strip() if response.choices else ""
             if not text:
                 raise ModelUnavailable("the model returned an empty answer")
             return text

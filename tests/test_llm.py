@@ -5,7 +5,7 @@ import time
 import openai
 import pytest
 
-from bot import RedactSecrets
+from bot import RedactSecrets, WithholdUpdateData
 from chat.llm import ChatModel, ModelUnavailable, backoff_delay, is_retryable
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi"}]
@@ -83,8 +83,9 @@ async def test_once_stopping_no_new_attempt_starts(chat, server):
     assert len(server.requests) == 1
 
 
-async def test_an_empty_answer_is_not_passed_on(chat, server):
-    server.reply = lambda body: "   "
+@pytest.mark.parametrize("blank", ["", "   ", "\n\x00\x00 "])
+async def test_an_empty_answer_is_not_passed_on(chat, server, blank):
+    server.reply = lambda body: blank
     with pytest.raises(ModelUnavailable, match="empty"):
         await chat.complete(MESSAGES)
 
@@ -94,3 +95,11 @@ def test_secrets_are_redacted_from_log_records():
     record = logging.LogRecord("httpx", logging.INFO, __file__, 1, "POST %s", (url,), None)
     RedactSecrets("123:SECRET-TOKEN", "sk-abcdefghij").filter(record)
     assert record.getMessage() == "POST https://x/bot[redacted]/getMe"
+
+
+def test_the_librarys_dump_of_unreadable_updates_is_cut_to_one_warning_without_user_data():
+    record = logging.LogRecord("telegram.ext.ExtBot", logging.CRITICAL, __file__, 1,
+                               "Error while parsing updates! Received data was %r", ([{"text": "my secret"}],),
+                               (ValueError, ValueError("x"), None))
+    assert WithholdUpdateData().filter(record)
+    assert record.levelname == "WARNING" and record.exc_info is None and "secret" not in record.getMessage()
