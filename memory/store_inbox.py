@@ -7,9 +7,8 @@ a crash loses none (the unhandled are replayed) and answers none twice (a redeli
 from __future__ import annotations
 
 import asyncio
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Callable, Sequence
+from typing import Sequence
 
 import aiosqlite
 
@@ -21,26 +20,23 @@ class InboxQueries:
 
     _db: aiosqlite.Connection
     _lock: asyncio.Lock
-    _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
 
     async def record_updates(self, updates: Sequence[tuple[int, str]], now: datetime) -> set[int]:
-        """Write (update_id, JSON payload) pairs in one transaction; return the ids that were not there yet.
+        """Write (update_id, JSON payload) pairs in one statement; return the ids that were not there yet.
 
         An update recorded before (Telegram delivered it again) is left as it was.
         """
         if not updates:
             return set()
-        stamp, ids = _iso(now), [update_id for update_id, _ in updates]
-        async with self._transaction() as db:
-            known = await db.execute_fetchall(
-                f"SELECT update_id FROM inbox WHERE update_id IN ({', '.join('?' * len(ids))})", ids
+        stamp = _iso(now)
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "INSERT INTO inbox (update_id, payload, received_at) VALUES "
+                + ", ".join("(?, ?, ?)" for _ in updates)
+                + " ON CONFLICT(update_id) DO NOTHING RETURNING update_id",
+                [value for update_id, payload in updates for value in (update_id, payload, stamp)],
             )
-            await db.executemany(
-                "INSERT INTO inbox (update_id, payload, received_at) VALUES (?, ?, ?)"
-                " ON CONFLICT(update_id) DO NOTHING",
-                [(update_id, payload, stamp) for update_id, payload in updates],
-            )
-        return set(ids) - {row[0] for row in known}
+        return {row[0] for row in rows}
 
     async def unhandled_updates(self) -> list[str]:
         """Return the payloads of the updates recorded but never handled, oldest first."""
