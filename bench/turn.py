@@ -2,8 +2,10 @@
 
 Every turn goes through the real Application: update processor, handlers, secret masking, rule
 extraction, store (SQLite on disk, facts included), system-message builder and reply formatting, with the
-JobQueue running. LLM fact extraction is the one part kept from firing: it is off the reply path. Only two edges are replaced in-process: the Bot API
-transport (answers instantly) and the chat model (answers instantly, or after `--model-seconds`).
+JobQueue running, and the inbox (each update recorded before it is handled, as polling does). LLM fact
+extraction is the one part kept from firing: it is off the reply path. Only two edges are replaced
+in-process: the Bot API transport (answers instantly) and the chat model (answers instantly, or after
+`--model-seconds`).
 
     .venv/bin/python bench/turn.py            # full run (about a minute on 2 cores)
     .venv/bin/python bench/turn.py --quick    # smaller, for a smoke check
@@ -130,8 +132,12 @@ class Counter:
         return self.value
 
 
+def new_update(app, ids: Counter, user_id: int) -> Update:
+    return Update.de_json(text_update(ids.next(), user_id, "How was your day? I went for a walk."), app.bot)
+
+
 async def one_turn(app, ids: Counter, user_id: int) -> float:
-    update = Update.de_json(text_update(ids.next(), user_id, "How was your day? I went for a walk."), app.bot)
+    update = new_update(app, ids, user_id)
     started = time.perf_counter()
     await app.bot_data.inbox.record([update])  # as polling does, for a batch of one
     await app.update_processor.process_update(update, app.process_update(update))
@@ -149,7 +155,10 @@ async def per_turn_cost(app, ids: Counter, active: int, turns: int) -> list[floa
 async def concurrent_wall_time(app, ids: Counter, users: int) -> float:
     """Return seconds until `users` users, all writing at once, are all answered."""
     started = time.perf_counter()
-    await asyncio.gather(*(one_turn(app, ids, 50_000 + n) for n in range(users)))  # de_json is timed too
+    updates = [new_update(app, ids, 50_000 + n) for n in range(users)]
+    for batch in range(0, users, 100):  # getUpdates hands over at most 100 at a time; each batch is recorded
+        await app.bot_data.inbox.record(updates[batch:batch + 100])
+    await asyncio.gather(*(app.update_processor.process_update(u, app.process_update(u)) for u in updates))
     return time.perf_counter() - started
 
 
