@@ -45,6 +45,17 @@ class Embedder(Protocol):
         ...
 
 
+def checked_vectors(rows: list, expected: int) -> np.ndarray:
+    """Return the server's vectors as float32 rows, or raise ValueError if they are not one finite row per text.
+
+    A bad answer must not be stored: a NaN or a short list would spoil recall for that user until re-embedded.
+    """
+    vectors = np.array(rows, dtype=np.float32)
+    if vectors.ndim != 2 or len(vectors) != expected or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
+        raise ValueError(f"the embeddings endpoint answered {len(rows)} unusable vector(s) for {expected} text(s)")
+    return vectors
+
+
 class OpenAIEmbedder:
     """The embeddings endpoint of the same OpenAI-compatible server (OpenAI, Ollama, vLLM, …)."""
 
@@ -60,7 +71,7 @@ class OpenAIEmbedder:
         """Return the server's vectors for `texts`, in order (one request)."""
         response = await self.client.embeddings.create(model=self.name, input=list(texts))
         rows = sorted(response.data, key=lambda item: item.index)
-        return np.array([row.embedding for row in rows], dtype=np.float32)
+        return checked_vectors([row.embedding for row in rows], len(texts))
 
     embed_query = embed
 

@@ -362,3 +362,25 @@ async def test_an_in_process_embedder_embeds_only_the_query_at_recall():
     await recaller.choose(1, "q", [_told(1, 10), _told(2, 10), _told(3, 10)], NOW)
     assert recaller.embedder.calls == [["q"]] and recaller.store.saved == []
     assert recaller.embeds_eagerly
+
+
+@pytest.mark.parametrize("rows, expected", [
+    ([[0.1, 0.2]], 2),  # fewer vectors than texts
+    ([[0.1, float("nan")]], 1),
+    ([[0.1, float("inf")]], 1),
+    ([[0.1, 0.2], [0.3]], 2),  # ragged
+    ([[]], 1),
+    ([], 1),
+])
+def test_unusable_vectors_from_the_server_are_refused(rows, expected):
+    from memory.embeddings import checked_vectors
+
+    with pytest.raises(ValueError):
+        checked_vectors(rows, expected)
+
+
+def test_usable_vectors_come_back_as_float32_rows():
+    from memory.embeddings import checked_vectors
+
+    vectors = checked_vectors([[1, 2], [3, 4]], 2)
+    assert vectors.dtype == np.float32 and vectors.shape == (2, 2)
