@@ -36,9 +36,9 @@ def masked(data: Any) -> Any:
     return data
 
 
-def inbox_entry(update: Update) -> tuple[int, str]:
-    """Return (update_id, payload) as the inbox keeps it: the update's JSON, secrets masked."""
-    return update.update_id, json.dumps(masked(update.to_dict()), ensure_ascii=False)
+def inbox_entry(data: dict) -> tuple[int, str]:
+    """Return (update_id, payload) as the inbox keeps an update Telegram sent as `data`: its JSON, secrets masked."""
+    return int(data["update_id"]), json.dumps(masked(data), ensure_ascii=False)
 
 
 class Inbox:
@@ -48,9 +48,9 @@ class Inbox:
         self.store = store
         self._new: set[int] = set()  # recorded for the first time, or replayed: certainly not handled yet
 
-    async def record(self, updates: Sequence[Update]) -> None:
-        """Write the updates down (secrets masked) before Telegram is told they arrived."""
-        entries = [inbox_entry(update) for update in updates]
+    async def record(self, updates: Sequence[dict]) -> None:
+        """Write the updates down, as Telegram sent them (secrets masked), before Telegram is told they arrived."""
+        entries = [inbox_entry(data) for data in updates]
         self._new |= await self.store.record_updates(entries, datetime.now(timezone.utc))
 
     async def should_handle(self, update_id: int) -> bool:
@@ -84,12 +84,13 @@ class Inbox:
 class InboxBot(ExtBot):
     """The bot, with each batch of polled updates written to the inbox before it is returned."""
 
-    __slots__ = ("_inbox",)
+    __slots__ = ("_inbox", "_batch")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         with self._unfrozen():
             self._inbox: Inbox | None = None
+            self._batch: list[dict] = []  # the last getUpdates answer as Telegram sent it
 
     def attach_inbox(self, inbox: Inbox) -> None:
         """Record polled updates in `inbox` from now on."""
@@ -103,20 +104,22 @@ class InboxBot(ExtBot):
         except (TypeError, ValueError, KeyError):
             # python-telegram-bot could not read one of the batch (a field it requires is missing). Left
             # alone, its polling loop would ask for the same batch forever and hear nothing else.
-            updates = await self._read_one_by_one(kwargs)
+            updates = tuple(readable(data, self) for data in self._batch)
         if updates and self._inbox is not None:
             try:
-                await self._inbox.record(updates)
+                await self._inbox.record(self._batch)
             except sqlite3.Error as error:
                 # Raised as a network error, the polling loop retries with the same offset.
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates
 
-    async def _read_one_by_one(self, poll: dict[str, Any]) -> tuple[Update, ...]:
-        """Fetch the same batch again as raw JSON and read each update alone; one unreadable is kept as a bare id."""
-        data = {"offset": poll.get("offset"), "limit": poll.get("limit"), "timeout": 0,
-                "allowed_updates": poll.get("allowed_updates")}
-        return tuple(readable(item, self) for item in await self._post("getUpdates", data))
+    async def _post(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
+        """Keep getUpdates' answer as Telegram sent it: the inbox records that, not a re-serialised copy."""
+        result = await super()._post(endpoint, *args, **kwargs)
+        if endpoint == "getUpdates":
+            with self._unfrozen():
+                self._batch = list(result or [])
+        return result
 
 
 def readable(data: dict, bot: ExtBot) -> Update:

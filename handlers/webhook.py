@@ -10,8 +10,9 @@ from http import HTTPStatus
 from urllib.parse import urlsplit
 
 import tornado.web
-from telegram import Update
 from telegram.ext import Application
+
+from handlers.inbox import readable
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -31,12 +32,14 @@ class TelegramUpdates(tornado.web.RequestHandler):
             self.set_status(HTTPStatus.FORBIDDEN)
             return
         try:
-            update = Update.de_json(json.loads(self.request.body), self.app.bot)
+            data = json.loads(self.request.body)
+            int(data["update_id"])
         except (ValueError, TypeError, KeyError):
             self.set_status(HTTPStatus.BAD_REQUEST)
             return
+        update = readable(data, self.app.bot)  # one the library cannot read is skipped, not refused forever
         # On disk before Telegram gets its 200; if that fails, Telegram sends the update again later.
-        await self.app.bot_data.inbox.record([update])
+        await self.app.bot_data.inbox.record([data])
         await self.app.update_queue.put(update)
         self.set_status(HTTPStatus.OK)
 

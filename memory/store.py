@@ -173,23 +173,21 @@ class Store(FactQueries, InboxQueries):
                 if not seen:
                     return None
                 message_id, stored_reply = seen[0]
+            # The session, and on each row the count of the user's unread messages (some may be older than
+            # the session); the subquery does not depend on the row, so SQLite runs it once.
             rows = await db.execute_fetchall(
-                "SELECT id, role, content FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
-                (user_id, history_limit),
+                "SELECT id, role, content, (SELECT COUNT(*) FROM messages WHERE user_id = ? AND role = 'user'"
+                " AND id > ?) FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+                (user_id, read_upto, user_id, history_limit),
             )
-            unread = sum(1 for row_id, role, _ in rows if role == "user" and row_id > read_upto)
-            if len(rows) == history_limit and rows[-1][0] > read_upto:  # unread ones older than the session
-                unread = int((await db.execute_fetchall(
-                    "SELECT COUNT(*) FROM messages WHERE user_id = ? AND role = 'user' AND id > ?",
-                    (user_id, read_upto),
-                ))[0][0])
+            unread = int(rows[0][3]) if rows else 0
             facts = await self._facts(db, user_id)
         return Turn(
             user_id=user_id,
             message_id=message_id,
             name=known_name,
             previous_seen=previous,
-            history=[{"role": role, "content": content} for _id, role, content in reversed(rows)],
+            history=[{"role": role, "content": content} for _id, role, content, _ in reversed(rows)],
             facts=facts,
             settings=settings,
             unread=unread,

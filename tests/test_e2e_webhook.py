@@ -80,6 +80,17 @@ async def test_a_wrong_or_missing_secret_gets_403_and_is_not_processed(webhook_b
     assert telegram.sent_to(ANN) == [] and model.requests == []
 
 
+async def test_an_update_the_library_cannot_read_gets_200_and_the_next_is_answered(webhook_bot, telegram):
+    http, base = webhook_bot
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
+    unreadable = {"update_id": 510, "poll": {"id": "1"}}  # lacks fields python-telegram-bot requires
+    for body in (unreadable, text_update(511, "still there?")):
+        async with http.post(f"{base}/tg/hook", data=json.dumps(body), headers=headers) as response:
+            assert response.status == 200  # a refusal would make Telegram send it again, and again
+    [reply] = await telegram.wait_for_sent(ANN, 1)
+    assert reply["visible_text"] == "echo: still there?"
+
+
 async def test_healthz(webhook_bot):
     http, base = webhook_bot
     async with http.get(f"{base}/healthz") as response:
