@@ -22,11 +22,13 @@ from telegram.request import BaseRequest, HTTPXRequest
 import handlers
 from chat.companion import Companion
 from chat.llm import ChatModel
+from chat.transcriber import Transcriber
 from config import Config, ConfigError, load_config
 from handlers.context import Services
 from handlers.inbox import Inbox, InboxBot
 from handlers.jobs import remembered_notifier, start_inbox_upkeep, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
+from handlers.streaming import Drafts
 from handlers.texts import COMMANDS
 from handlers.webhook import build_webhook_server
 from memory.embeddings import EmbedderUnavailable, make_embedder
@@ -91,6 +93,7 @@ def build_application(config: Config, request: BaseRequest | None = None) -> App
     bot = InboxBot(
         token=config.telegram_token,
         base_url=config.telegram_api_base_url,
+        base_file_url=config.telegram_file_base_url,
         # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
         request=request or HTTPXRequest(connection_pool_size=256),
         get_updates_request=HTTPXRequest(connection_pool_size=1),
@@ -132,6 +135,9 @@ async def post_init(app: Application) -> None:
         budget=config.model_retry_budget_s,
         backoff=config.model_backoff_s,
     )
+    if config.transcription_model:
+        services.transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
+    services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
     embedder = make_embedder(config.embeddings, client, config.embedding_model)
     recaller = FactRecaller(services.store, embedder, config)
     services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"), recaller)

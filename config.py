@@ -31,6 +31,7 @@ class Config:
     openai_base_url: str | None = None
     openai_model: str = "gpt-4o-mini"
     telegram_api_base_url: str = "https://api.telegram.org/bot"
+    telegram_file_base_url: str = "https://api.telegram.org/file/bot"
     database_path: Path = Path("data/bot.db")
     history_limit: int = 20
     prompt_max_tokens: int = 1500
@@ -48,6 +49,11 @@ class Config:
     webhook_url: str | None = None  # set: receive updates by webhook instead of long polling
     webhook_secret: str | None = None
     port: int = 8080
+    transcription_model: str = "whisper-1"  # empty: voice messages are not transcribed
+    voice_max_seconds: int = 300
+    vision: bool = True  # VISION=auto: photos go to the chat model (until it refuses them)
+    stream_replies: bool = True
+    stream_interval_s: float = 0.6
     # Tuning that is not read from the environment; tests shorten it.
     typing_interval_s: float = 4.0
     model_attempt_timeout_s: float = 20.0
@@ -59,6 +65,7 @@ class Config:
     memory_retry_s: float = 300.0  # a failed extraction is tried again after this long
     memory_batch: int = 30  # messages per extraction call
     recall_timeout_s: float = 2.0  # the message's embedding; past it, facts go by importance
+    transcription_timeout_s: float = 60.0  # one voice message's transcription, retries included
     hemisphere: str = field(default="north")
 
     @property
@@ -88,6 +95,8 @@ def load_config(env: Mapping[str, str]) -> Config:
 
     telegram_url = _get(env, "TELEGRAM_API_BASE_URL") or "https://api.telegram.org/bot"
     _check_url("TELEGRAM_API_BASE_URL", telegram_url)
+    file_url = _get(env, "TELEGRAM_FILE_BASE_URL") or file_base_url(telegram_url)
+    _check_url("TELEGRAM_FILE_BASE_URL", file_url)
 
     timezone = _get(env, "BOT_TIMEZONE") or "UTC"
     try:
@@ -115,6 +124,10 @@ def load_config(env: Mapping[str, str]) -> Config:
         if not webhook_secret or not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", webhook_secret):
             raise ConfigError("WEBHOOK_SECRET is required with WEBHOOK_URL: 16-256 letters, digits, _ or -")
 
+    vision = (_get(env, "VISION") or "auto").lower()
+    if vision not in ("auto", "off"):
+        raise ConfigError(f"VISION must be auto or off, got {vision!r}")
+
     log_level = (_get(env, "LOG_LEVEL") or "INFO").upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
@@ -125,6 +138,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         openai_base_url=base_url,
         openai_model=_get(env, "OPENAI_MODEL") or "gpt-4o-mini",
         telegram_api_base_url=telegram_url,
+        telegram_file_base_url=file_url,
         database_path=Path(_get(env, "DATABASE_PATH") or "data/bot.db"),
         history_limit=_int(env, "HISTORY_LIMIT", 20, low=2, high=500),
         prompt_max_tokens=_int(env, "PROMPT_MAX_TOKENS", 1500, low=0, high=1_000_000),
@@ -142,12 +156,37 @@ def load_config(env: Mapping[str, str]) -> Config:
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
         port=_int(env, "PORT", 8080, low=1, high=65_535),
+        # Set but empty turns voice off, so it is read as given rather than through `or`.
+        transcription_model=env.get("TRANSCRIPTION_MODEL", "whisper-1").strip(),
+        voice_max_seconds=_int(env, "VOICE_MAX_SECONDS", 300, low=1, high=86_400),
+        vision=vision == "auto",
+        stream_replies=_switch(env, "STREAM_REPLIES", True),
+        stream_interval_s=_int(env, "STREAM_INTERVAL_MS", 600, low=50, high=60_000) / 1000,
         hemisphere=zone_hemisphere(timezone),
     )
 
 
 def _get(env: Mapping[str, str], name: str) -> str:
     return env.get(name, "").strip()
+
+
+def file_base_url(api_base_url: str) -> str:
+    """Return the file URL base that goes with a Bot API base URL, as python-telegram-bot pairs them.
+
+    `https://api.telegram.org/bot` gives `https://api.telegram.org/file/bot`: "file" goes before the last
+    part of the path.
+    """
+    head, _, last = api_base_url.rstrip("/").rpartition("/")
+    return f"{head}/file/{last}"
+
+
+def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = _get(env, name).lower()
+    if not raw:
+        return default
+    if raw not in ("on", "off"):
+        raise ConfigError(f"{name} must be on or off, got {raw!r}")
+    return raw == "on"
 
 
 def _check_url(name: str, value: str) -> None:

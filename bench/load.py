@@ -7,6 +7,8 @@ answers every chat completion after `--delay-ms` (200 ms). The memory layer is o
 on every turn, `EMBEDDINGS=hashing`, and the LLM pass at every 10th unread message or after 30 s idle (the
 double answers it with one fact citing the user's first message). Telegram's 30 requests/s limiter is
 off by default (`--telegram-rate N` turns it on): at 30/s, 10,000 replies take 333 s whatever the bot does.
+Replies are streamed in these private chats, as by default (`--stream off` sets STREAM_REPLIES=off); the
+drafts the bot shows are counted.
 
 How users write: by default every user's messages are all pushed at once, round-robin (message 1 of
 every user, then message 2, ...), the worst case: 10,000 updates waiting. With `--think-ms T` each user
@@ -62,6 +64,8 @@ class Replies(TelegramDouble):
         super().__init__()
         self.calls = collections.deque(maxlen=100)  # the double's call log; unbounded it would skew RSS
         self.sent = collections.deque(maxlen=100)
+        self.drafts = collections.deque(maxlen=100)
+        self.draft_calls = 0
         self.arrived: list[tuple[int, int, float]] = []  # (user, message number, perf_counter)
         self.untagged = 0
         self.waiters: dict[tuple[int, int], asyncio.Future] = {}
@@ -82,6 +86,11 @@ class Replies(TelegramDouble):
         if len(self.arrived) >= self.expected:
             self.all_in.set()
         return message
+
+
+    def _send_message_draft(self, p: dict) -> bool:
+        self.draft_calls += 1
+        return super()._send_message_draft(p)
 
 
 class Model(OpenAIDouble):
@@ -156,7 +165,8 @@ async def run(args: argparse.Namespace) -> int:
         # make_config shortens the test timings; put back production's (typing every 4 s, 20 s attempts).
         config = replace(make_config(telegram, model, Path(folder) / "load.db"), embeddings="hashing",
                          telegram_max_rate=args.telegram_rate, typing_interval_s=4.0,
-                         model_attempt_timeout_s=20.0, model_retry_budget_s=60.0, model_backoff_s=1.0)
+                         model_attempt_timeout_s=20.0, model_retry_budget_s=60.0, model_backoff_s=1.0,
+                         stream_replies=args.stream == "on")
         setup_logging(config)  # production's levels and quiet loggers; our counter replaces its stream
         logs = LogCounter()
         logging.getLogger().handlers = [logs]
@@ -213,14 +223,15 @@ def report(args, telegram: Replies, model: Model, logs: LogCounter, pushed: dict
 
     mode = f"each user waits for the reply, then 0-{2 * args.think_ms} ms" if args.think_ms else "all pushed at once"
     print(f"{args.users:,} users x {args.messages} messages ({mode}); model takes {args.delay_ms} ms; "
-          f"Telegram limiter {rate}; Bot API and OpenAI doubles over loopback HTTP")
+          f"Telegram limiter {rate}; STREAM_REPLIES={args.stream}; Bot API and OpenAI doubles over loopback HTTP")
     print(f"answered {len(answers):,} of {total:,} in {wall:.1f}s: {len(answers) / wall:,.0f} messages/s")
     print(f"reply latency: p50 {pct(0.5)}  p95 {pct(0.95)}  p99 {pct(0.99)}  max {pct(1.0)}"
           f"  (mean {statistics.fmean(latencies) * 1000 if latencies else 0:,.0f} ms)")
     print(f"peak RSS (VmHWM) {peak_mib:.1f} MiB: the bot and both doubles, one process")
     print(f"machine load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"shutdown after the last reply took {shutdown:.1f}s (memory passes already running finish first)")
-    print(f"model calls: {model.chats:,} chat, {model.extractions:,} extraction, {model.embeddings:,} embeddings")
+    print(f"model calls: {model.chats:,} chat, {model.extractions:,} extraction, {model.embeddings:,} embeddings;"
+          f" drafts shown: {telegram.draft_calls:,}")
     print(f"log records: {dict(logs.levels) or 'none'}")
     for line, count in logs.problems.most_common(10):
         print(f"  {count:>6} x {line}")
@@ -243,6 +254,7 @@ def main() -> int:
     parser.add_argument("--think-ms", type=int, default=0, help="0: push everything at once")
     parser.add_argument("--telegram-rate", type=float, default=0, help="Telegram limiter, requests/s; 0: off")
     parser.add_argument("--timeout", type=float, default=900, help="give up waiting for replies after this")
+    parser.add_argument("--stream", choices=("on", "off"), default="on", help="STREAM_REPLIES")
     parser.add_argument("--quick", action="store_true", help="100 users x 5 messages")
     args = parser.parse_args()
     if args.quick:

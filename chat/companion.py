@@ -7,7 +7,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Callable
 
-from chat.llm import ChatModel
+from chat.llm import ChatModel, ModelUnavailable
+from chat.media import session_text, with_image
 from config import Config
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
@@ -37,6 +38,7 @@ class Answer:
     unread: int
     learned: list[Fact] = field(default_factory=list)
     notify: bool = False  # the user asked to be told what is remembered (/memory notify on)
+    unseen_photo: bool = False  # a photo was answered from its caption alone: the model did not see it
 
 
 def utc_now() -> datetime:
@@ -62,6 +64,8 @@ class Companion:
         self.config = config
         self.persona = persona
         self.clock = clock
+        # Photos go to the model unless VISION=off; cleared for the rest of the process once it refuses them.
+        self.sees_images = config.vision
 
     @staticmethod
     def _rule_facts(text: str) -> Extraction:
@@ -72,12 +76,23 @@ class Companion:
             log.exception("a fact rule failed on a message; continuing without rule facts")
             return Extraction()
 
-    async def reply(self, speaker: Speaker, text: str, update_id: int | None = None) -> Answer | None:
+    async def reply(
+        self,
+        speaker: Speaker,
+        text: str,
+        update_id: int | None = None,
+        *,
+        kind: str = "text",
+        image: str | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> Answer | None:
         """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
-        Secrets are masked before anything is stored or sent; facts the rules find are saved and are
-        already in this turn's system message. Raises ModelUnavailable when the model cannot answer;
-        the user's message stays in the session.
+        `text` is the user's own words: typed, a voice note's transcript, a photo's caption, a sticker's
+        emoji (`kind` says which). Secrets are masked before anything is stored or sent; facts the rules
+        find in the words are saved and are already in this turn's system message. `image` (a data URL)
+        goes to the model with this turn only and is never stored. `on_text` gets the answer as it streams.
+        Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
         text = mask_secrets(text)
         now = self.clock()
@@ -85,17 +100,19 @@ class Companion:
             user_id=speaker.id,
             first_name=speaker.first_name,
             language_code=speaker.language_code,
-            text=text,
+            text=session_text(kind, text),
             now=now,
             update_id=update_id,
             history_limit=self.config.history_limit,
+            kind=kind,
         )
         if turn is None:
             return None
         if turn.stored_reply is not None:  # a crash came between storing this reply and sending it
             return Answer(turn.stored_reply, turn.unread, [], False)
         # With /memory off nothing new is learned; what is already known is still used.
-        found = self._rule_facts(text) if memory_enabled(turn.settings) else Extraction()
+        learns = memory_enabled(turn.settings) and kind != "sticker"
+        found = self._rule_facts(text) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
         if found.facts:
             cited = [replace(fact, source_message_id=turn.message_id) for fact in found.facts]
@@ -116,8 +133,26 @@ class Companion:
             hemisphere=self.config.hemisphere,
             display_name=speaker.first_name,
         )
-        answer = await self.model.complete(fit_to_budget(system, turn.history, self.config.prompt_max_tokens))
+        messages = fit_to_budget(system, turn.history, self.config.prompt_max_tokens)
+        answer, seen = await self._complete(messages, image, on_text)
         await self.store.add_reply(
             speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id
         )
-        return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")))
+        return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
+
+    async def _complete(
+        self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None
+    ) -> tuple[str, bool]:
+        """Return the model's answer and whether it saw the image; a server that refuses images gets none again."""
+        if image is None or not self.sees_images:
+            return await self.model.complete(messages, on_text=on_text), False
+        try:
+            return await self.model.complete(with_image(messages, image), on_text=on_text), True
+        except ModelUnavailable as error:
+            if not error.refused:
+                raise
+        # Refused with the image: try without it. Only if that works was the image the trouble.
+        answer = await self.model.complete(messages, on_text=on_text)
+        self.sees_images = False
+        log.warning("the chat model refused image input; photos are answered from their caption until restart")
+        return answer, False

@@ -6,17 +6,28 @@ import asyncio
 import logging
 import random
 import time
-from typing import Any, Sequence
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
+import httpx
 import openai
 
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+T = TypeVar("T")
 
 
 class ModelUnavailable(Exception):
     """The model gave no answer within the retry budget, or refused the request outright."""
+
+    @property
+    def refused(self) -> bool:
+        """True when the server refused the request as malformed (400 or 422), not for being down or busy."""
+        return isinstance(self.__cause__, (openai.BadRequestError, openai.UnprocessableEntityError))
+
+
+class StreamBroken(Exception):
+    """A streamed answer ended before the model said it was finished; the attempt is retried."""
 
 
 def backoff_delay(attempt: int, base: float, retry_after: float | None = None, cap: float = 8.0) -> float:
@@ -28,12 +39,13 @@ def backoff_delay(attempt: int, base: float, retry_after: float | None = None, c
 
 
 def is_retryable(error: Exception) -> bool:
-    """True for timeouts, lost connections, 408/409/429 and 5xx; False for 4xx such as a bad key."""
-    if isinstance(error, (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError)):
-        return True
+    """True for timeouts, lost connections, broken streams, 408/409/429 and 5xx; False for 4xx such as a bad key."""
     if isinstance(error, openai.APIStatusError):
         return error.status_code in RETRYABLE_STATUS or error.status_code >= 500
-    return False
+    if isinstance(error, openai.APIResponseValidationError):
+        return False
+    # A plain APIError is an error event inside a stream; httpx errors surface while a stream is read.
+    return isinstance(error, (openai.APIError, httpx.TransportError, asyncio.TimeoutError, StreamBroken))
 
 
 def _retry_after(error: Exception) -> float | None:
@@ -43,6 +55,11 @@ def _retry_after(error: Exception) -> float | None:
         return float(header) if header else None
     except ValueError:
         return None
+
+
+def clean_answer(text: str) -> str:
+    """Return the model's text without NULs (Telegram shows none) and surrounding whitespace."""
+    return text.replace("\x00", "").strip()
 
 
 class ChatModel:
@@ -65,34 +82,89 @@ class ChatModel:
         # Set at shutdown: finish the attempt in flight but start no new one.
         self.stopping = asyncio.Event()
 
-    async def complete(self, messages: Sequence[dict[str, str]], **options: Any) -> str:
-        """Return the assistant's text for `messages`, or raise ModelUnavailable."""
-        deadline = time.monotonic() + self.budget
-        attempt = 0
+    async def complete(
+        self, messages: Sequence[dict], on_text: Callable[[str], None] | None = None, **options: Any
+    ) -> str:
+        """Return the assistant's text for `messages`, or raise ModelUnavailable.
+
+        With `on_text`, the answer is streamed and `on_text` gets the raw text so far as it grows (a retry
+        starts it again from the beginning). A streamed attempt lasts as long as text keeps coming: it
+        fails when nothing arrives for `attempt_timeout` seconds.
+        """
+        if on_text is None:
+            attempt = lambda timeout: self._complete_once(messages, options, timeout)  # noqa: E731
+        else:
+            attempt = lambda timeout: self._stream_once(messages, on_text, options, timeout)  # noqa: E731
+        text = await self.with_retries(attempt)
+        if not text:  # an answer of NULs and spaces is no answer
+            raise ModelUnavailable("the model returned an empty answer")
+        return text
+
+    async def with_retries(
+        self,
+        attempt: Callable[[float], Awaitable[T]],
+        *,
+        attempt_timeout: float | None = None,
+        budget: float | None = None,
+        log_refusal: bool = True,
+    ) -> T:
+        """Return what `attempt(seconds it may take)` returns, retrying what is retryable within the budget.
+
+        The timeouts default to the model's: each attempt `attempt_timeout`, all of them `budget`. Raises
+        ModelUnavailable when the budget is spent, at shutdown, or on an error not worth retrying (logged
+        unless `log_refusal` is False: the caller explains it better).
+        """
+        timeout = attempt_timeout or self.attempt_timeout
+        deadline = time.monotonic() + (budget or self.budget)
+        tries = 0
         while True:
             remaining = deadline - time.monotonic()
             try:
-                response = await asyncio.wait_for(
-                    self.client.chat.completions.create(model=self.model, messages=list(messages), **options),
-                    timeout=min(self.attempt_timeout, max(remaining, 0.1)),
-                )
+                return await attempt(min(timeout, max(remaining, 0.1)))
             except Exception as error:  # noqa: BLE001 - sorted into retryable or not just below
                 if not is_retryable(error):
-                    log.error("model request refused: %s", _describe(error))
+                    if log_refusal:
+                        log.error("model request refused: %s", _describe(error))
                     raise ModelUnavailable(_describe(error)) from error
-                delay = backoff_delay(attempt, self.backoff, _retry_after(error))
+                delay = backoff_delay(tries, self.backoff, _retry_after(error))
                 if self.stopping.is_set() or time.monotonic() + delay >= deadline:
-                    log.warning("model unavailable after %d attempts: %s", attempt + 1, _describe(error))
+                    log.warning("model unavailable after %d attempts: %s", tries + 1, _describe(error))
                     raise ModelUnavailable(_describe(error)) from error
-                log.info("model attempt %d failed (%s); retrying in %.1fs", attempt + 1, _describe(error), delay)
+                log.info("model attempt %d failed (%s); retrying in %.1fs", tries + 1, _describe(error), delay)
                 await asyncio.sleep(delay)
-                attempt += 1
-                continue
-            # NUL shows nothing in Telegram: an answer of NULs and spaces is no answer.
-            text = (response.choices[0].message.content or "").replace("\x00", "").strip() if response.choices else ""
-            if not text:
-                raise ModelUnavailable("the model returned an empty answer")
-            return text
+                tries += 1
+
+    async def _complete_once(self, messages: Sequence[dict], options: dict, timeout: float) -> str:
+        response = await asyncio.wait_for(
+            self.client.chat.completions.create(model=self.model, messages=list(messages), **options),
+            timeout=timeout,
+        )
+        return clean_answer(response.choices[0].message.content or "") if response.choices else ""
+
+    async def _stream_once(
+        self, messages: Sequence[dict], on_text: Callable[[str], None], options: dict, timeout: float
+    ) -> str:
+        stream = await asyncio.wait_for(
+            self.client.chat.completions.create(model=self.model, messages=list(messages), stream=True, **options),
+            timeout=timeout,
+        )
+        text, finished = "", False
+        loop = asyncio.get_running_loop()
+        try:
+            # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
+            async with asyncio.timeout(self.attempt_timeout) as silence:
+                async for chunk in stream:
+                    silence.reschedule(loop.time() + self.attempt_timeout)
+                    for choice in chunk.choices[:1]:
+                        if choice.delta is not None and choice.delta.content:
+                            text += choice.delta.content
+                            on_text(text)
+                        finished = finished or choice.finish_reason is not None
+        finally:
+            await stream.close()
+        if not finished:
+            raise StreamBroken("the stream ended before the answer was finished")
+        return clean_answer(text)
 
 
 def _describe(error: Exception) -> str:

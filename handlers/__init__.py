@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+
 from telegram import Update
 from telegram.ext import (
     Application,
@@ -12,10 +15,12 @@ from telegram.ext import (
     filters,
 )
 
+from chat.media import IMAGE_MIME_TYPES
 from handlers.access import refuse_strangers
-from handlers.chat import on_media, on_text
+from handlers.chat import on_text
 from handlers.commands import help_command, private_only, start
 from handlers.errors import on_error
+from handlers.media import on_other, on_photo, on_sticker, on_voice
 from handlers.privacy import (
     FORGET_ALL,
     FORGET_CANCEL,
@@ -31,6 +36,9 @@ from handlers.privacy import (
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE
 PRIVATE = NEW_MESSAGES & filters.ChatType.PRIVATE
+VOICE = filters.VOICE | filters.AUDIO | filters.VIDEO_NOTE
+# Photos, and pictures sent as files in a format the chat model takes.
+PICTURE = reduce(operator.or_, (filters.Document.MimeType(mime) for mime in IMAGE_MIME_TYPES), filters.PHOTO)
 # What is remembered about someone is shown, exported or erased only in their private chat with the bot.
 MEMORY_COMMANDS = ("profile", "forget", "memory", "export")
 
@@ -48,7 +56,10 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
-    app.add_handler(MessageHandler(NEW_MESSAGES & ~filters.TEXT & ~filters.StatusUpdate.ALL, on_media))
+    app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))
+    app.add_handler(MessageHandler(NEW_MESSAGES & PICTURE, on_photo))
+    app.add_handler(MessageHandler(NEW_MESSAGES & filters.Sticker.ALL, on_sticker))
+    app.add_handler(MessageHandler(NEW_MESSAGES & ~filters.TEXT & ~filters.StatusUpdate.ALL, on_other))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.COMMAND, help_command))  # unknown commands
     app.add_handler(CallbackQueryHandler(stale_button))
     app.add_error_handler(on_error)

@@ -1,4 +1,4 @@
-"""Talking: text messages go to the companion; other media get a short friendly answer."""
+"""Talking: what the user says (typed, spoken, shown) goes to the companion, and its answer comes back."""
 
 from __future__ import annotations
 
@@ -14,15 +14,16 @@ from handlers.texts import text
 
 
 def addressed_text(message: Message, bot_username: str, bot_id: int) -> str | None:
-    """Return the text meant for the bot: all of it in a private chat; in a group only when mentioned or replied to."""
-    content = message.text or ""
+    """Return the text or caption meant for the bot: all of it in a private chat; in a group only when
+    the bot is mentioned or replied to (None otherwise)."""
+    content = message.text or message.caption or ""
     if message.chat.type == ChatType.PRIVATE:
         return content.strip()
     mention = f"@{bot_username}".lower()
-    mentioned = any(
-        entity.type == MessageEntity.MENTION and message.parse_entity(entity).lower() == mention
-        for entity in message.entities
+    entities = message.parse_entities([MessageEntity.MENTION]) if message.text else message.parse_caption_entities(
+        [MessageEntity.MENTION]
     )
+    mentioned = any(value.lower() == mention for value in entities.values())
     replied = message.reply_to_message is not None and message.reply_to_message.from_user is not None
     replied = replied and message.reply_to_message.from_user.id == bot_id  # type: ignore[union-attr]
     if not (mentioned or replied):
@@ -41,7 +42,7 @@ def _strip_mention(content: str, mention: str) -> str:
 
 
 async def on_text(update: Update, context: Context) -> None:
-    """Answer a text message through the companion, with the typing indicator on meanwhile."""
+    """Answer a text message through the companion."""
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
@@ -51,38 +52,40 @@ async def on_text(update: Update, context: Context) -> None:
     if not content:
         await message.reply_text(text("empty", user.language_code))
         return
+    await converse(update, context, content)
+
+
+async def converse(
+    update: Update, context: Context, words: str, *, kind: str = "text", image: str | None = None
+) -> None:
+    """Answer the user's words (typed, a transcript, a caption, a sticker's emoji) through the companion.
+
+    In a private chat the answer streams as a draft while the model writes it; elsewhere "typing…" shows.
+    """
+    message, user = update.effective_message, update.effective_user
+    assert message is not None and user is not None
     services = context.bot_data
     speaker = Speaker(user.id, user.first_name, user.language_code)
+    private = message.chat.type == ChatType.PRIVATE
+    draft = services.drafts.open(context.bot, message.chat_id, message.message_id) if private else None
     async with typing_indicator(context.bot, message.chat_id, services.config.typing_interval_s):
         try:
-            answer = await services.companion.reply(speaker, content, update.update_id)
+            try:
+                answer = await services.companion.reply(
+                    speaker, words, update.update_id, kind=kind, image=image, on_text=draft.show if draft else None
+                )
+            finally:
+                if draft is not None:  # no draft may arrive after the answer or the apology
+                    await draft.close()
         except ModelUnavailable:
             await send_text(context.bot, message.chat_id, text("model_down", user.language_code))
             return
     if answer is not None:
         reply = answer.text
+        if answer.unseen_photo:
+            reply += "\n\n" + text("photo_unseen", user.language_code)
         if answer.notify and answer.learned:
             reply += "\n\n" + remembered_note(answer.learned, user.language_code)
         await send_text(context.bot, message.chat_id, reply)
         after_turn(services, context.job_queue, user.id, answer.unread, bool(answer.learned))
 
-
-MEDIA_KINDS = (
-    ("sticker", "sticker"),
-    ("photo", "photo"),
-    ("voice", "voice"),
-    ("audio", "voice"),
-    ("video_note", "voice"),
-    ("document", "file"),
-)
-
-
-async def on_media(update: Update, context: Context) -> None:
-    """Answer a sticker, photo, voice message or file with a short line; the model never sees it."""
-    message, user = update.effective_message, update.effective_user
-    if message is None or user is None:
-        return
-    if message.chat.type != ChatType.PRIVATE and addressed_text(message, context.bot.username, context.bot.id) is None:
-        return
-    kind = next((reply for field, reply in MEDIA_KINDS if getattr(message, field, None)), "other")
-    await message.reply_text(text(kind, user.language_code))

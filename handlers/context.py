@@ -9,8 +9,10 @@ from telegram.ext import CallbackContext, ExtBot
 
 from chat.companion import Companion
 from chat.llm import ChatModel
+from chat.transcriber import Transcriber
 from config import Config
 from handlers.inbox import Inbox
+from handlers.streaming import Drafts
 from memory.store import Store
 from memory.upkeep import MemoryKeeper
 
@@ -25,6 +27,8 @@ class Services:
     model: ChatModel | None = None
     companion: Companion | None = None
     keeper: MemoryKeeper | None = None
+    transcriber: Transcriber | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
+    drafts: Drafts | None = None
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 
 

@@ -39,25 +39,57 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Sorry, this is a private bot and I can't talk with you.",
         "ru": "Извини, это частный бот, и я не могу с тобой общаться.",
     },
-    "sticker": {
-        "en": "Nice sticker! 😊 Tell me in words, though.",
-        "ru": "Классный стикер! 😊 Но лучше расскажи словами.",
-    },
-    "photo": {
-        "en": "I can't see pictures yet. Tell me what's in it?",
-        "ru": "Я пока не умею смотреть картинки. Расскажешь, что там?",
-    },
     "voice": {
-        "en": "I can't listen to voice messages yet. Could you type it?",
-        "ru": "Я пока не умею слушать голосовые. Напишешь текстом?",
+        "en": "I can't listen to voice messages here. Could you type it?",
+        "ru": "Здесь я не умею слушать голосовые. Напишешь текстом?",
+    },
+    "voice_unsupported": {
+        "en": "I can't listen to voice messages on this server. Could you type it?",
+        "ru": "На этом сервере я не могу слушать голосовые. Напишешь текстом?",
+    },
+    "voice_too_long": {
+        "en": "That voice message is too long for me (over {minutes} min). Could you send a shorter one, or type it?",
+        "ru": "Это голосовое для меня слишком длинное (больше {minutes} мин). Запишешь покороче или напишешь?",
+    },
+    "voice_failed": {
+        "en": "I couldn't listen to that voice message just now. Please send it again in a minute.",
+        "ru": "Сейчас не получилось послушать голосовое. Отправь его ещё раз через минуту, пожалуйста.",
+    },
+    "audio_unreadable": {
+        "en": "I couldn't play that recording: the file seems empty or damaged. Could you record it again?",
+        "ru": "Не получается воспроизвести запись: файл пустой или повреждён. Запишешь ещё раз?",
+    },
+    "inaudible": {
+        "en": "I couldn't make anything out. Could you say it again, or type it?",
+        "ru": "Я ничего не смог разобрать. Повторишь или напишешь?",
+    },
+    "file_too_big": {
+        "en": "That file is over 20 MB, too big for me to open.",
+        "ru": "Этот файл больше 20 МБ, слишком большой для меня.",
+    },
+    "image_too_big": {
+        "en": "That picture is too big for me (over 10 MB). Could you send it as a photo, or a smaller one?",
+        "ru": "Эта картинка для меня слишком большая (больше 10 МБ). Отправишь её как фото или поменьше?",
+    },
+    "file_gone": {
+        "en": "I couldn't get that file from Telegram. Could you send it again?",
+        "ru": "Не получилось забрать этот файл у Telegram. Отправишь ещё раз?",
+    },
+    "photo_unreadable": {
+        "en": "I couldn't open that picture. Could you send it again as a photo?",
+        "ru": "Не получилось открыть картинку. Отправишь её ещё раз как фото?",
+    },
+    "photo_unseen": {
+        "en": "(I can't see pictures here, so I went by your words.)",
+        "ru": "(Картинки я здесь не вижу, поэтому ответил по твоим словам.)",
     },
     "file": {
-        "en": "I can't open files yet. Tell me in words?",
-        "ru": "Я пока не умею открывать файлы. Расскажешь словами?",
+        "en": "I can't open files like this one. Tell me in words?",
+        "ru": "Такие файлы я открывать не умею. Расскажешь словами?",
     },
     "other": {
-        "en": "I only understand text for now. Write me something?",
-        "ru": "Я пока понимаю только текст. Напишешь мне?",
+        "en": "I can't take this kind of message yet: text, voice, photos and stickers I understand. Tell me in words?",
+        "ru": "Такие сообщения я пока не понимаю: только текст, голосовые, фото и стикеры. Расскажешь словами?",
     },
     "empty": {"en": "Yes? I'm listening.", "ru": "Да? Я слушаю."},
     "private_only": {

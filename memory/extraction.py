@@ -9,8 +9,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import openai
-
 from chat.llm import ChatModel, ModelUnavailable
 from memory.facts import (
     CATEGORIES,
@@ -238,7 +236,7 @@ class LLMExtractor:
             try:
                 return await self.model.complete(request, response_format=SCHEMA_FORMAT, temperature=0)
             except ModelUnavailable as error:
-                if not isinstance(error.__cause__, openai.BadRequestError):
+                if not error.refused:
                     raise
                 log.warning("the model refused json_schema output (%s); trying json_object", error)
         raw = await self.model.complete(request, response_format=JSON_OBJECT_FORMAT, temperature=0)

@@ -111,6 +111,15 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "ALTER TABLE messages ADD COLUMN reply_to INTEGER",
         ),
     ),
+    (
+        5,
+        "what kind of message the user sent",
+        (
+            # 'text', 'voice' (content: the transcript), 'photo' (content: "[photo] caption", never the
+            # image) or 'sticker' (content: "[sticker 😂]"); replies are 'text'.
+            "ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'text'",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

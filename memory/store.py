@@ -134,11 +134,13 @@ class Store(FactQueries, InboxQueries):
         now: datetime,
         update_id: int | None,
         history_limit: int,
+        kind: str = "text",
     ) -> Turn | None:
         """Record the user's message and return the turn; None if the update id is another user's message's.
 
         An update seen before (a crash cut its turn short) is not stored twice: its turn is returned
-        again, with the reply if one was stored.
+        again, with the reply if one was stored. `kind` says what the user sent ('text', 'voice', 'photo',
+        'sticker').
         """
         stamp = _iso(now)
         # No explicit transaction: each statement commits on its own, in an order where a crash
@@ -158,9 +160,9 @@ class Store(FactQueries, InboxQueries):
                 (user_id, first_name, language_code, stamp, stamp),
             )
             cursor = await db.execute(
-                "INSERT INTO messages (user_id, role, content, created_at, update_id) VALUES (?, 'user', ?, ?, ?)"
-                " ON CONFLICT(update_id) DO NOTHING",
-                (user_id, text, stamp, update_id),
+                "INSERT INTO messages (user_id, role, content, created_at, update_id, kind)"
+                " VALUES (?, 'user', ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING",
+                (user_id, text, stamp, update_id, kind),
             )
             message_id, stored_reply = cursor.lastrowid or 0, None
             if cursor.rowcount == 0:
@@ -206,6 +208,17 @@ class Store(FactQueries, InboxQueries):
                 (user_id, text, _iso(now), reply_to),
             )
             await self._prune(self._db, user_id, history_limit)
+
+    async def message_for_update(self, user_id: int, update_id: int) -> str | None:
+        """Return what was stored of the user's message from this update (a voice note's transcript), or None.
+
+        A turn resumed after a crash uses it instead of transcribing the voice note again.
+        """
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                "SELECT content FROM messages WHERE update_id = ? AND user_id = ?", (update_id, user_id)
+            )
+        return next((row[0] for row in rows), None)
 
     async def history(self, user_id: int, limit: int) -> list[dict[str, str]]:
         """Return the user's last `limit` messages, oldest first, as chat messages."""
@@ -255,7 +268,7 @@ class Store(FactQueries, InboxQueries):
                 (user_id,),
             )
             messages = await db.execute_fetchall(
-                "SELECT role, content, created_at FROM messages WHERE user_id = ? ORDER BY id", (user_id,)
+                "SELECT role, kind, content, created_at FROM messages WHERE user_id = ? ORDER BY id", (user_id,)
             )
             history = await db.execute_fetchall(
                 "SELECT f.key, h.value, h.valid_from, h.valid_until FROM fact_history h"
@@ -278,7 +291,7 @@ class Store(FactQueries, InboxQueries):
             "fact_history": [dict(zip(("key", "value", "valid_from", "valid_until"), row)) for row in history],
             "relations": [{"source": r.source_key, "target": r.target_key, "relation": r.relation,
                            "strength": r.strength} for r in relations],
-            "messages": [dict(zip(("role", "content", "at"), row)) for row in messages],
+            "messages": [dict(zip(("role", "kind", "content", "at"), row)) for row in messages],
         }
 
     async def forget_user(self, user_id: int) -> tuple[int, int]:

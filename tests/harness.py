@@ -22,6 +22,7 @@ def make_config(telegram, openai, database: Path, **overrides) -> Config:
         openai_api_key="sk-test",
         openai_base_url=openai.base_url,
         telegram_api_base_url=telegram.base_url,
+        telegram_file_base_url=telegram.base_file_url,
         database_path=database,
         typing_interval_s=0.2,
         model_attempt_timeout_s=2.0,

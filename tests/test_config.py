@@ -59,6 +59,35 @@ def test_memory_recall_and_webhook_settings():
     assert load_config(BASE).recall_min_similarity == 0.3
 
 
+def test_media_and_streaming_settings():
+    config = load_config(BASE)
+    assert (config.transcription_model, config.voice_max_seconds, config.vision) == ("whisper-1", 300, True)
+    assert (config.stream_replies, config.stream_interval_s) == (True, 0.6)
+    config = load_config(BASE | {
+        "TRANSCRIPTION_MODEL": "gpt-4o-mini-transcribe", "VOICE_MAX_SECONDS": "60", "VISION": "OFF",
+        "STREAM_REPLIES": "off", "STREAM_INTERVAL_MS": "1500",
+    })
+    assert (config.transcription_model, config.voice_max_seconds) == ("gpt-4o-mini-transcribe", 60)
+    assert config.vision is False
+    assert (config.stream_replies, config.stream_interval_s) == (False, 1.5)
+    assert load_config(BASE | {"TRANSCRIPTION_MODEL": ""}).transcription_model == ""  # set but empty: voice off
+
+
+@pytest.mark.parametrize(
+    ("api", "files"),
+    [
+        ("https://api.telegram.org/bot", "https://api.telegram.org/file/bot"),
+        ("http://localhost:8081/bot", "http://localhost:8081/file/bot"),
+        ("http://localhost:8081/bot/", "http://localhost:8081/file/bot"),
+        ("https://proxy.example.com/telegram/bot", "https://proxy.example.com/telegram/file/bot"),
+    ],
+)
+def test_the_file_url_follows_the_api_url_unless_set(api, files):
+    assert load_config(BASE | {"TELEGRAM_API_BASE_URL": api}).telegram_file_base_url == files
+    explicit = load_config(BASE | {"TELEGRAM_API_BASE_URL": api, "TELEGRAM_FILE_BASE_URL": "https://files.example.com/f"})
+    assert explicit.telegram_file_base_url == "https://files.example.com/f"
+
+
 def test_a_local_server_needs_no_key():
     config = load_config({"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_BASE_URL": "http://localhost:11434/v1"})
     assert config.openai_api_key == NO_KEY
@@ -100,6 +129,11 @@ def test_allows():
         (BASE | {"WEBHOOK_URL": "https://example.com/hook"}, "WEBHOOK_SECRET"),
         (BASE | {"WEBHOOK_URL": "https://example.com/hook", "WEBHOOK_SECRET": "short"}, "WEBHOOK_SECRET"),
         (BASE | {"PORT": "99999"}, "PORT"),
+        (BASE | {"TELEGRAM_FILE_BASE_URL": "files"}, "TELEGRAM_FILE_BASE_URL"),
+        (BASE | {"VOICE_MAX_SECONDS": "0"}, "VOICE_MAX_SECONDS"),
+        (BASE | {"VISION": "always"}, "VISION"),
+        (BASE | {"STREAM_REPLIES": "yes"}, "STREAM_REPLIES"),
+        (BASE | {"STREAM_INTERVAL_MS": "10"}, "STREAM_INTERVAL_MS"),
     ],
 )
 def test_a_bad_setting_is_named(env, named):

@@ -3,19 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dtm
 import math
+import re
 import time
+from pathlib import Path
 
+import httpx
 import openai
 import pytest
 from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup
-from telegram.error import BadRequest, Conflict, InvalidToken, RetryAfter
+from telegram.error import BadRequest, Conflict, InvalidToken, NetworkError, RetryAfter
 
-from tests.doubles.openai_api import trigram_embedding
+from tests.doubles.openai_api import data_url_image, image_parts, ogg_crc, trigram_embedding
 from tests.doubles.telegram_markup import ParseError, parse_html, parse_markdown_v2
 
 ANN, GROUP = 1001, -100500
+FIXTURES = Path(__file__).parent / "fixtures"
+VOICE, PHOTO = (FIXTURES / "voice.ogg").read_bytes(), (FIXTURES / "photo.jpg").read_bytes()
 
 
 @pytest.fixture
@@ -25,7 +31,7 @@ def tg(telegram):
 
 @pytest.fixture
 async def bot(tg):
-    async with Bot(tg.token, base_url=tg.base_url) as client:
+    async with Bot(tg.token, base_url=tg.base_url, base_file_url=tg.base_file_url) as client:
         yield client
 
 
@@ -229,6 +235,84 @@ async def test_wait_for_sent_reports_what_was_sent(tg, bot):
         await tg.wait_for_sent(ANN, 2, timeout=0.1)
 
 
+async def test_files_are_fetched_by_get_file_and_downloaded(tg, bot):
+    voice = tg.voice(4, content=VOICE)
+    photo = tg.photo(content=PHOTO)
+    music = tg.audio(content=b"ID3" + bytes(40), file_name="song.flac")
+    note, doc = tg.video_note(content=b"mp4"), tg.document("a.PDF", content=b"%PDF")
+    tg.push_message(ANN, {"voice": voice})
+    [update] = await bot.get_updates(timeout=1)
+    assert update.message.voice.file_size == len(VOICE)
+    file = await bot.get_file(update.message.voice.file_id)
+    path = file.file_path.removeprefix(tg.base_file_url + tg.token + "/")
+    assert re.fullmatch(r"voice/file_\d+\.oga", path)
+    assert file.file_size == len(VOICE) and file.file_unique_id == voice["file_unique_id"]
+    assert await file.download_as_bytearray() == bytearray(VOICE)
+    assert tg.downloads == [path]
+    assert (await bot.get_file(voice["file_id"])).file_path == file.file_path
+    assert await (await bot.get_file(photo[-1]["file_id"])).download_as_bytearray() == PHOTO
+    paths = [(await bot.get_file(item["file_id"])).file_path for item in (music, note, doc)]
+    assert [re.sub(r".*/(\w+)/file_\d+", r"\1", p) for p in paths] == [
+        "music.flac", "video_notes.mp4", "documents.PDF"]
+    with pytest.raises(BadRequest, match="(?i)invalid file_id"):
+        await bot.get_file(photo[0]["file_id"])  # the thumbnail was pushed without bytes
+
+
+async def test_vanished_huge_and_unknown_files_are_refused(tg, bot):
+    voice = tg.voice(content=VOICE)
+    file = await bot.get_file(voice["file_id"])
+    tg.forget_file(voice["file_id"])
+    with pytest.raises(BadRequest, match="(?i)invalid file_id"):
+        await bot.get_file(voice["file_id"])
+    with pytest.raises(InvalidToken, match="Not Found"):  # PTB maps every 404 to InvalidToken
+        await file.download_as_bytearray()
+    huge = tg.voice(content=VOICE, file_size=25 * 1024 * 1024)
+    assert huge["file_size"] == 25 * 1024 * 1024
+    with pytest.raises(BadRequest, match="(?i)file is too big"):
+        await bot.get_file(huge["file_id"])
+    with pytest.raises(BadRequest, match="(?i)invalid file_id"):
+        await bot.get_file("NO-SUCH-FILE")
+    tg.fail_next("download", 502, "Bad Gateway")
+    fresh = await bot.get_file(tg.voice(content=VOICE)["file_id"])
+    with pytest.raises(NetworkError):
+        await fresh.download_as_bytearray()
+    assert tg.downloads == []
+    path = fresh.file_path.removeprefix(tg.base_file_url + tg.token + "/")
+    async with httpx.AsyncClient() as http:
+        wrong = await http.get(f"{tg.base_file_url}999:WRONG/{path}")
+        right = await http.get(f"{tg.base_file_url}{tg.token}/{path}")
+    assert (wrong.status_code, wrong.json()["description"]) == (401, "Unauthorized")
+    assert right.content == VOICE and right.headers["content-type"] == "application/octet-stream"
+    assert tg.downloads == [path]
+
+
+async def test_drafts_are_checked_and_recorded(tg, bot):
+    tg.push_text(ANN, "hi")
+    tg.push_text(ANN, "hi all", chat_id=GROUP, chat_type="group")
+    assert await bot.send_message_draft(ANN, 5, "partial") is True
+    assert await bot.send_message_draft(ANN, 5) is True
+    assert await bot.send_message_draft(ANN, 5, "<b>part</b>ial", parse_mode="HTML") is True
+    drafts = await tg.wait_for_draft(ANN, 3, timeout=0.1)
+    assert [d["visible_text"] for d in drafts] == ["partial", "", "partial"]
+    assert drafts[0]["draft_id"] == 5 and drafts[0]["at"] <= drafts[1]["at"]
+    refusals = [((GROUP, 5, "x"), "TEXTDRAFT_PEER_INVALID"), ((ANN, 0, "x"), "DRAFT_ID_INVALID"),
+                ((ANN, 5, "x" * 5000), "message is too long"), ((42, 5, "x"), "chat not found")]
+    for args, match in refusals:
+        with pytest.raises(BadRequest, match=f"(?i){match}"):
+            await bot.send_message_draft(*args)
+    with pytest.raises(BadRequest, match="(?i)can't parse entities"):
+        await bot.send_message_draft(ANN, 5, "<b>open", parse_mode="HTML")
+    sent = await bot.send_message(ANN, "done")
+    assert tg.sent[-1]["at"] >= drafts[-1]["at"] and sent.text == "done"
+    tg.refuse_drafts()
+    with pytest.raises(BadRequest, match="(?i)method not found"):
+        await bot.send_message_draft(ANN, 6, "later")
+    assert len(tg.drafts_to(ANN)) == 3 and tg.drafts_to(GROUP) == []
+    assert [m for m, _ in tg.calls].count("sendMessageDraft") == 9
+    with pytest.raises(AssertionError, match="partial"):
+        await tg.wait_for_draft(ANN, 4, timeout=0.1)
+
+
 def test_markup_parsers_report_byte_offsets():
     assert parse_html("😀 <b>x</b>") == ("😀 x", [{"type": "bold", "offset": 3, "length": 1}])
     with pytest.raises(ParseError, match="byte offset 5"):
@@ -345,3 +429,155 @@ async def test_embeddings_are_deterministic_unit_vectors(oai, client):
 async def test_models_lists_one_model(client):
     models = [m.id async for m in client.models.list()]
     assert models == ["gpt-4o-mini"]
+
+
+def transcribe(client, filename: str, content: bytes, model: str = "gpt-4o-mini-transcribe",
+               **kwargs):
+    return client.audio.transcriptions.create(model=model, file=(filename, content), **kwargs)
+
+
+def test_ogg_crc_matches_the_pages_of_a_real_voice_note():
+    assert ogg_crc(b"") == 0 and ogg_crc(b"OggS") != ogg_crc(b"OggT")
+    first_page = VOICE[:VOICE.index(b"OggS", 4)]
+    stored = int.from_bytes(first_page[22:26], "little")
+    assert ogg_crc(first_page[:22] + bytes(4) + first_page[26:]) == stored
+
+
+async def test_a_voice_note_is_transcribed_and_recorded(oai, client):
+    result = await transcribe(client, "voice.ogg", VOICE, language="en", prompt="Anna")
+    assert result.text == "transcribed speech"
+    [record] = await oai.wait_for_request(endpoint="transcriptions", timeout=0.1)
+    assert (record["model"], record["filename"], record["language"]) == (
+        "gpt-4o-mini-transcribe", "voice.ogg", "en")
+    assert record["prompt"] == "Anna" and record["content"] == VOICE
+    assert record["size"] == len(VOICE) and record["response_format"] is None
+    oai.transcript = lambda r: f"{r['filename']} of {r['size']} bytes"
+    text = await transcribe(client, "voice.ogg", VOICE, response_format="text")
+    assert text == f"voice.ogg of {len(VOICE)} bytes"
+    with pytest.raises(openai.BadRequestError) as caught:
+        await transcribe(client, "voice.ogg", VOICE, language="english")
+    assert caught.value.body["param"] == "language"
+
+
+async def test_oga_is_refused_by_gpt_4o_models_only(oai, client):
+    with pytest.raises(openai.BadRequestError, match="Invalid file format") as caught:
+        await transcribe(client, "voice.oga", VOICE)
+    assert caught.value.body["param"] == "file"
+    assert (await transcribe(client, "voice.oga", VOICE, model="whisper-1")).text
+    with pytest.raises(openai.BadRequestError, match="Invalid file format"):
+        await transcribe(client, "voice.opus", VOICE, model="whisper-1")
+
+
+async def test_corrupt_truncated_and_empty_audio_is_refused(oai, client):
+    middle = len(VOICE) // 2
+    flipped = VOICE[:middle] + bytes([VOICE[middle] ^ 0x55]) + VOICE[middle + 1:]
+    bad = [("voice.ogg", flipped), ("voice.ogg", VOICE[:middle]), ("voice.ogg", b""),
+           ("voice.mp3", VOICE), ("voice.wav", b"RIFF" + bytes(40))]
+    for filename, content in bad:
+        with pytest.raises(openai.BadRequestError, match="corrupted or unsupported") as caught:
+            await transcribe(client, filename, content)
+        assert caught.value.code == "invalid_value" and caught.value.body["param"] == "file"
+    good = [("a.mp3", b"ID3" + bytes(20)), ("a.mp3", b"\xff\xfb" + bytes(20)),
+            ("a.m4a", bytes(4) + b"ftypM4A "), ("a.wav", b"RIFF" + bytes(4) + b"WAVEfmt "),
+            ("a.flac", b"fLaC" + bytes(8)), ("a.webm", b"\x1a\x45\xdf\xa3" + bytes(8))]
+    for filename, content in good:
+        assert (await transcribe(client, filename, content)).text == "transcribed speech"
+    assert len(oai.transcription_requests) == len(bad) + len(good)
+
+
+async def test_transcription_failures_hangs_and_missing_endpoint(oai, client):
+    oai.fail_next(503, endpoint="transcriptions")
+    with pytest.raises(openai.InternalServerError):
+        await transcribe(client, "voice.ogg", VOICE)
+    oai.hang_next(endpoint="transcriptions")
+    with pytest.raises(openai.APITimeoutError):
+        await transcribe(client, "voice.ogg", VOICE, timeout=0.3)
+    oai.transcriptions_supported = False
+    with pytest.raises(openai.NotFoundError) as caught:
+        await transcribe(client, "voice.ogg", VOICE)
+    assert caught.value.response.text == "404 page not found"
+    assert len(await oai.wait_for_request(3, endpoint="transcriptions", timeout=0.1)) == 3
+
+
+def photo_message(url: str, role: str = "user", **image) -> dict:
+    content = [{"type": "text", "text": "what is this?"},
+               {"type": "image_url", "image_url": {"url": url, **image}}]
+    return {"role": role, "content": content}
+
+
+async def test_images_must_be_valid_data_urls_in_user_messages(oai, client):
+    photo_url = "data:image/jpeg;base64," + base64.b64encode(PHOTO).decode()
+    messages = [{"role": "system", "content": "be kind"}, photo_message(photo_url, detail="low")]
+    answer = await client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+    assert answer.choices[0].message.content == "echo: what is this?"
+    [part] = image_parts(oai.requests[-1])
+    assert data_url_image(part["image_url"]["url"]) == PHOTO
+    await client.chat.completions.create(**chat(messages=[photo_message("https://e.com/a.png")]))
+    garbage = ["data:image/jpeg;base64,bm90IGFuIGltYWdl", "data:image/png;base64," +
+               base64.b64encode(PHOTO).decode(), "data:image/jpeg;base64,%%%",
+               "http://e.com/a.jpg", "data:image/bmp;base64,Qk0="]
+    for url in garbage:
+        with pytest.raises(openai.BadRequestError, match="Invalid image") as caught:
+            await client.chat.completions.create(**chat(messages=[messages[0], photo_message(url)]))
+        assert caught.value.code == "invalid_image_format"
+        assert caught.value.body["param"] == "messages.[1].content.[1].image_url"
+    with pytest.raises(openai.BadRequestError, match="role 'assistant'"):
+        await client.chat.completions.create(
+            **chat(messages=[photo_message(photo_url, role="assistant")]))
+    with pytest.raises(openai.BadRequestError, match="'huge'") as caught:
+        await client.chat.completions.create(
+            **chat(messages=[photo_message(photo_url, detail="huge")]))
+    assert caught.value.body["param"] == "messages.[0].content.[1].image_url.detail"
+
+
+async def test_a_text_only_model_rejects_images(oai, client):
+    oai.reject_images = True
+    photo_url = "data:image/jpeg;base64," + base64.b64encode(PHOTO).decode()
+    with pytest.raises(openai.BadRequestError, match="image_url is only supported") as caught:
+        await client.chat.completions.create(**chat(messages=[photo_message(photo_url)]))
+    assert caught.value.body["param"] == "messages.[0].content.[1].type"
+    assert (await client.chat.completions.create(**chat("plain"))).choices[0].message.content
+    assert [len(image_parts(body)) for body in oai.requests] == [1, 0]
+
+
+async def test_streams_are_paced(oai, client):
+    oai.reply = lambda body: "0123456789" * 4
+    oai.stream_first_delay, oai.stream_chunk_chars, oai.stream_chunk_interval = 0.3, 4, 0.02
+    started = time.monotonic()
+    stream = await client.chat.completions.create(**chat(stream=True))
+    arrivals, parts = [], []
+    async for chunk in stream:
+        if chunk.choices[0].delta.content:
+            arrivals.append(time.monotonic() - started)
+            parts.append(chunk.choices[0].delta.content)
+    assert parts == ["0123", "4567", "8901", "2345", "6789"] * 2
+    assert arrivals[0] >= 0.3 and arrivals[-1] - arrivals[0] >= 9 * 0.02 * 0.5
+
+
+async def test_a_stream_cut_by_abort_raises_while_iterating(oai, client):
+    oai.reply = lambda body: "x" * 100
+    oai.cut_stream_next(2)
+    assert (await client.chat.completions.create(**chat())).choices[0].message.content
+    stream = await client.chat.completions.create(**chat(stream=True))
+    received = []
+    with pytest.raises(openai.APIConnectionError) as caught:
+        async for chunk in stream:
+            received.append(chunk.choices[0].delta.content)
+    assert isinstance(caught.value.__cause__, Exception)
+    assert "incomplete chunked read" in str(caught.value.__cause__)
+    assert received == ["", "x" * 16, "x" * 16]
+    again = await client.chat.completions.create(**chat(stream=True))
+    assert "".join([c.choices[0].delta.content or "" async for c in again]) == "x" * 100
+
+
+async def test_a_stream_cut_by_eof_ends_without_finish_reason(oai, client):
+    oai.cut_stream_next(1, mode="eof", times=2)
+    for _ in range(2):
+        stream = await client.chat.completions.create(**chat("hello there", stream=True))
+        chunks = [chunk async for chunk in stream]
+        assert [c.choices[0].delta.content for c in chunks] == ["", "echo: hello ther"]
+        assert all(c.choices[0].finish_reason is None for c in chunks)
+    whole = [chunk async for chunk in await client.chat.completions.create(**chat(stream=True))]
+    assert whole[-1].choices[0].finish_reason == "stop"
+    with pytest.raises(ValueError):
+        oai.cut_stream_next(1, mode="later")

@@ -147,18 +147,6 @@ async def test_a_telegram_429_is_waited_out_and_the_message_still_arrives(telegr
     assert len(attempts) == 2
 
 
-async def test_a_sticker_gets_a_friendly_answer_and_never_reaches_the_model(telegram, model, config):
-    async with running_bot(config):
-        telegram.push_message(ANN, {"sticker": telegram.sticker()})
-        telegram.push_message(ANN, {"photo": telegram.photo()})
-        telegram.push_message(ANN, {"voice": telegram.voice()})
-        replies = await telegram.wait_for_sent(ANN, 3)
-    assert "sticker" in replies[0]["visible_text"]
-    assert "pictures" in replies[1]["visible_text"]
-    assert "voice" in replies[2]["visible_text"]
-    assert model.requests == []
-
-
 async def test_edited_messages_and_unknown_updates_crash_nothing(telegram, model, config):
     async with running_bot(config):
         telegram.push_edited_text(ANN, 1, "edited text")

@@ -12,8 +12,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = (
-    "TELEGRAM_BOT_TOKEN OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL TELEGRAM_API_BASE_URL DATABASE_PATH "
-    "HISTORY_LIMIT BOT_TIMEZONE ALLOWED_USER_IDS LOG_LEVEL"
+    "TELEGRAM_BOT_TOKEN OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL TELEGRAM_API_BASE_URL TELEGRAM_FILE_BASE_URL "
+    "DATABASE_PATH HISTORY_LIMIT BOT_TIMEZONE ALLOWED_USER_IDS LOG_LEVEL VOICE_MAX_SECONDS VISION STREAM_REPLIES "
+    "STREAM_INTERVAL_MS"
 ).split()
 
 
@@ -21,6 +22,7 @@ def environment(**settings: str) -> dict[str, str]:
     """Every setting spelled out (empty = default), so that a developer's .env cannot leak in."""
     env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
     env.update({name: "" for name in SETTINGS})
+    env["TRANSCRIPTION_MODEL"] = "whisper-1"  # its default; empty would turn voice off
     env.update(settings)
     return env
 
@@ -95,6 +97,29 @@ async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(env, telegram,
     # httpx logs every request URL, and the URL holds the token: it must never show up.
     assert telegram.token not in log and telegram.token.split(":")[1] not in log
     assert "sk-test" not in log
+
+
+async def test_a_voice_note_through_the_real_process_with_the_file_url_derived_and_the_reply_streamed(
+    env, telegram, model
+):
+    model.transcript = "hello from my voice"
+    model.stream_chunk_chars, model.stream_chunk_interval = 4, 0.05
+    env["STREAM_INTERVAL_MS"] = "200"
+    assert env["TELEGRAM_FILE_BASE_URL"] == ""  # derived from TELEGRAM_API_BASE_URL
+    process = await start_bot(env)
+    try:
+        await telegram.wait_for_call("setMyCommands", timeout=30)
+        voice = (ROOT / "tests" / "fixtures" / "voice.ogg").read_bytes()
+        telegram.push_message(1001, {"voice": telegram.voice(content=voice)})
+        [reply] = await telegram.wait_for_sent(1001, 1, timeout=30)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert reply["visible_text"] == "echo: hello from my voice"
+    assert len(telegram.downloads) == 1 and model.transcription_requests[0]["content"] == voice
+    assert telegram.drafts_to(1001) and all(d["at"] < reply["at"] for d in telegram.drafts_to(1001))
+    log = stderr.decode()
+    assert telegram.token.split(":")[1] not in log and "Traceback" not in log
 
 
 async def test_backup_while_the_bot_writes_gives_a_sound_copy(env, telegram, model, tmp_path):

@@ -70,6 +70,7 @@ async def test_every_older_schema_migrates_to_the_same_schema(tmp_path, start):
         assert await store.history(1, 20) == [{"role": "user", "content": "kept across the migration"}]
         assert await store.user_name(1) == "Ann"
         assert await store.unread_count(1) == 1  # old messages are unread: the extractor will read them
+        assert (await store.export_user(1))["messages"][0]["kind"] == "text"  # what every earlier message was
     await store.close()
     assert await schema(old) == await schema(blank)
 
@@ -157,6 +158,16 @@ async def test_an_update_seen_again_after_its_reply_was_stored_gets_that_reply(s
     again = await turn(store, 1, "hi", update_id=100)
     assert again.stored_reply == "hello!"
     assert [m["content"] for m in await store.history(1, 20)] == ["hi", "hello!", "next"]
+
+
+async def test_a_voice_transcript_is_found_by_its_update_and_marked_voice(store):
+    await store.begin_turn(user_id=1, first_name="Ann", language_code="en", text="what I said aloud", now=T0,
+                           update_id=300, history_limit=20, kind="voice")
+    assert await store.message_for_update(1, 300) == "what I said aloud"
+    assert await store.message_for_update(1, 301) is None
+    assert await store.message_for_update(2, 300) is None  # another user's update is never theirs
+    [message] = (await store.export_user(1))["messages"]
+    assert (message["kind"], message["content"]) == ("voice", "what I said aloud")
 
 
 async def test_an_update_id_of_another_users_message_is_not_a_turn(store):

@@ -1,23 +1,30 @@
-"""Strict local double of the OpenAI HTTP API (chat completions, embeddings, models)."""
+"""Strict local double of the OpenAI HTTP API (chat, embeddings, transcriptions, models)."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import binascii
 import hashlib
 import inspect
 import json
 import math
+import re
 import struct
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from pathlib import PurePosixPath
 from typing import Any
 
 from aiohttp import web
 
 ROLES = ("system", "user", "assistant")
 RESPONSE_FORMATS = ("text", "json_object", "json_schema")
+AUDIO_FORMATS = ["flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "oga", "ogg", "wav", "webm"]
+TRANSCRIPT_FORMATS = ("json", "text")
+IMAGE_DETAILS = ("auto", "low", "high")
+DATA_URL_RE = re.compile(r"data:image/(jpeg|png|webp|gif);base64,(.*)", re.DOTALL)
 DEFAULT_ERRORS = {
     400: ("invalid_request_error", None, "Invalid request."),
     401: ("invalid_request_error", "invalid_api_key", "Incorrect API key provided"),
@@ -30,6 +37,90 @@ DEFAULT_ERRORS = {
     502: ("server_error", None, "Bad gateway."),
     503: ("server_error", None, "The engine is currently overloaded, please try again later."),
 }
+
+
+def _ogg_crc_table() -> list[int]:
+    """The 256 entries of Ogg's CRC-32 table (polynomial 0x04C11DB7, not reflected)."""
+    table = []
+    for index in range(256):
+        crc = index << 24
+        for _ in range(8):
+            crc = (crc << 1) ^ 0x04C11DB7 if crc & 0x80000000 else crc << 1
+        table.append(crc & 0xFFFFFFFF)
+    return table
+
+
+OGG_CRC_TABLE = _ogg_crc_table()
+
+
+def ogg_crc(data: bytes) -> int:
+    """Ogg page checksum of data (initial value 0, no final xor)."""
+    crc = 0
+    for byte in data:
+        crc = ((crc << 8) & 0xFFFFFFFF) ^ OGG_CRC_TABLE[(crc >> 24) ^ byte]
+    return crc
+
+
+def ogg_pages(data: bytes) -> list[bytes] | None:
+    """Bodies of the Ogg pages that make up data exactly, or None if any page is broken."""
+    bodies, offset = [], 0
+    while offset < len(data):
+        header = data[offset:offset + 27]
+        if len(header) < 27 or header[:4] != b"OggS" or header[4] != 0:
+            return None
+        table = data[offset + 27:offset + 27 + header[26]]
+        end = offset + 27 + header[26] + sum(table)
+        if len(table) < header[26] or end > len(data):
+            return None
+        page = data[offset:end]
+        if ogg_crc(page[:22] + bytes(4) + page[26:]) != struct.unpack_from("<I", page, 22)[0]:
+            return None
+        bodies.append(page[27 + header[26]:])
+        offset = end
+    return bodies or None
+
+
+def audio_looks_valid(extension: str, data: bytes) -> bool:
+    """Whether data looks like the container its file extension names."""
+    if extension in ("ogg", "oga"):
+        pages = ogg_pages(data)
+        return pages is not None and (b"OpusHead" in pages[0] or b"vorbis" in pages[0])
+    if extension in ("mp3", "mpeg", "mpga"):
+        return data[:3] == b"ID3" or (len(data) > 1 and data[0] == 0xFF and data[1] >= 0xE0)
+    checks = {"mp4": data[4:8] == b"ftyp", "m4a": data[4:8] == b"ftyp",
+              "wav": data[:4] == b"RIFF" and data[8:12] == b"WAVE",
+              "flac": data[:4] == b"fLaC", "webm": data[:4] == b"\x1a\x45\xdf\xa3"}
+    return checks.get(extension, False)
+
+
+def image_looks_valid(kind: str, data: bytes) -> bool:
+    """Whether data starts (and for JPEG ends) with the magic bytes of image/<kind>."""
+    if kind == "jpeg":
+        return data[:3] == b"\xff\xd8\xff" and data[-2:] == b"\xff\xd9"
+    if kind == "png":
+        return data[:8] == b"\x89PNG\r\n\x1a\n"
+    if kind == "gif":
+        return data[:6] in (b"GIF87a", b"GIF89a")
+    return data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+
+
+def data_url_image(url: str) -> bytes | None:
+    """The image bytes of a data:image/<jpeg|png|webp|gif>;base64 URL, or None if invalid."""
+    match = DATA_URL_RE.fullmatch(url)
+    if match is None:
+        return None
+    try:
+        data = base64.b64decode(match.group(2), validate=True)
+    except binascii.Error:
+        return None
+    return data if image_looks_valid(match.group(1), data) else None
+
+
+def image_parts(body: dict) -> list[dict]:
+    """Every image_url content part of a chat request body, in message order."""
+    return [part for message in body.get("messages") or [] if isinstance(message, dict)
+            and isinstance(message.get("content"), list) for part in message["content"]
+            if isinstance(part, dict) and part.get("type") == "image_url"]
 
 
 class OpenAIError(Exception):
@@ -86,7 +177,13 @@ def echo_reply(body: dict) -> str:
 
 
 class OpenAIDouble:
-    """OpenAI API double: records requests, answers with `reply`, injects failures and delays."""
+    """OpenAI API double: records requests, answers with `reply`, injects failures and delays.
+
+    Transcriptions answer `transcript` (a str, or a function of the request record);
+    `transcriptions_supported = False` answers them 404 like Ollama (still recorded).
+    `reject_images = True` plays a text-only model. Streams are paced by stream_first_delay,
+    stream_chunk_chars and stream_chunk_interval, and can be cut with cut_stream_next.
+    """
 
     def __init__(self, api_key: str | None = "sk-test", *, model: str = "gpt-4o-mini",
                  embedding_dim: int = 64, reject_json_schema: bool = False) -> None:
@@ -96,10 +193,19 @@ class OpenAIDouble:
         self.reject_json_schema = reject_json_schema
         self.requests: list[dict] = []
         self.embedding_requests: list[dict] = []
+        self.transcription_requests: list[dict] = []
         self.reply: Callable[[dict], str | Awaitable[str]] = echo_reply
+        self.transcript: str | Callable[[dict], str] = "transcribed speech"
+        self.transcriptions_supported = True
+        self.reject_images = False
         self.delay = 0.0
-        self._failures: dict[str, deque] = {"chat": deque(), "embeddings": deque()}
-        self._hangs = {"chat": 0, "embeddings": 0}
+        self.stream_first_delay = 0.0
+        self.stream_chunk_chars = 16
+        self.stream_chunk_interval = 0.0
+        self._cuts: deque[tuple[int, str]] = deque()
+        self._failures: dict[str, deque] = {"chat": deque(), "embeddings": deque(),
+                                            "transcriptions": deque()}
+        self._hangs = {"chat": 0, "embeddings": 0, "transcriptions": 0}
         self._outage: int | None = None
         self._counter = 0
         self._closed = asyncio.Event()
@@ -109,7 +215,7 @@ class OpenAIDouble:
 
     async def start(self) -> None:
         """Start serving on a free port of 127.0.0.1."""
-        app = web.Application()
+        app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=1.0,
                                      access_log=None)
@@ -132,7 +238,10 @@ class OpenAIDouble:
 
     def fail_next(self, status: int, *, times: int = 1, message: str | None = None,
                   retry_after: float | None = None, endpoint: str = "chat") -> None:
-        """Answer the next `times` requests to endpoint ('chat' or 'embeddings') with an error."""
+        """Answer the next `times` requests to endpoint with an error.
+
+        endpoint is 'chat', 'embeddings' or 'transcriptions'.
+        """
         self._failures[endpoint].extend(
             OpenAIError(status, message, retry_after=retry_after) for _ in range(times))
 
@@ -148,10 +257,29 @@ class OpenAIDouble:
         """Make the next requests never answer, until the client disconnects or close()."""
         self._hangs[endpoint] += times
 
+    def cut_stream_next(self, after_chunks: int, *, times: int = 1, mode: str = "abort") -> None:
+        """Cut the next `times` streamed answers after after_chunks content chunks.
+
+        mode "abort" closes the TCP connection inside the chunked body: the openai SDK raises
+        openai.APIConnectionError (caused by httpx's RemoteProtocolError, "incomplete chunked
+        read") while the AsyncStream is iterated. mode "eof" ends the body cleanly with neither
+        the finish_reason chunk nor "data: [DONE]": the iteration just stops, no error.
+        Requests without stream=True are not affected and do not use up a cut.
+        """
+        if mode not in ("abort", "eof"):
+            raise ValueError(f"mode must be 'abort' or 'eof', not {mode!r}")
+        if after_chunks < 0:
+            raise ValueError("after_chunks must be >= 0")
+        self._cuts.extend((after_chunks, mode) for _ in range(times))
+
     async def wait_for_request(self, count: int = 1, timeout: float = 10.0, *,
                                endpoint: str = "chat") -> list[dict]:
-        """Wait until at least count chat (or embeddings) requests arrived; return them."""
-        recorded = self.requests if endpoint == "chat" else self.embedding_requests
+        """Wait until at least count requests to endpoint arrived; return them.
+
+        endpoint is 'chat', 'embeddings' or 'transcriptions'.
+        """
+        recorded = {"chat": self.requests, "embeddings": self.embedding_requests,
+                    "transcriptions": self.transcription_requests}[endpoint]
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while len(recorded) < count:
@@ -183,6 +311,7 @@ class OpenAIDouble:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         routes = {("POST", "/v1/chat/completions"): self._chat_completions,
                   ("POST", "/v1/embeddings"): self._embeddings,
+                  ("POST", "/v1/audio/transcriptions"): self._transcriptions,
                   ("GET", "/v1/models"): self._models}
         try:
             route = routes.get((request.method, request.path))
@@ -264,21 +393,54 @@ class OpenAIDouble:
 
     async def _stream(self, request: web.Request, body: dict, head: dict, content: str,
                       finish: str, usage: dict) -> web.StreamResponse:
-        """Send the answer as server-sent chat.completion.chunk events."""
+        """The answer as server-sent chat.completion.chunk events, paced, maybe cut short.
+
+        Nothing (not even the headers) is sent for stream_first_delay seconds; then the role
+        chunk and the first stream_chunk_chars characters, then one chunk every
+        stream_chunk_interval seconds (on a schedule from the first, so sleeps do not drift).
+        """
+        cut = self._cuts.popleft() if self._cuts else None
+        if self.stream_first_delay:
+            await self._sleep(self.stream_first_delay)
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        deltas = [{"role": "assistant", "content": ""}]
-        deltas += [{"content": content[i:i + 16]} for i in range(0, len(content), 16)]
-        chunks = [{"index": 0, "delta": d, "finish_reason": None, "logprobs": None} for d in deltas]
-        chunks.append({"index": 0, "delta": {}, "finish_reason": finish, "logprobs": None})
-        events = [{**head, "object": "chat.completion.chunk", "choices": [c]} for c in chunks]
+        size = max(1, self.stream_chunk_chars)
+        pieces = [content[i:i + size] for i in range(0, len(content), size)]
+        await self._send_chunk(response, head, {"role": "assistant", "content": ""})
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        for number, piece in enumerate(pieces[:cut[0]] if cut else pieces):
+            # Paced against the start, so the small overshoot of each sleep does not add up.
+            wait = started + number * self.stream_chunk_interval - loop.time()
+            if number and wait > 0:
+                await self._sleep(wait)
+            await self._send_chunk(response, head, {"content": piece})
+        if cut is not None:
+            return await self._end_cut(request, response, cut[1])
+        await self._send_chunk(response, head, {}, finish)
         if (body.get("stream_options") or {}).get("include_usage"):
-            events.append({**head, "object": "chat.completion.chunk", "choices": [],
-                           "usage": usage})
-        for event in events:
+            event = {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage}
             await response.write(f"data: {json.dumps(event)}\n\n".encode("utf-8"))
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
+        return response
+
+    @staticmethod
+    async def _send_chunk(response: web.StreamResponse, head: dict, delta: dict,
+                          finish: str | None = None) -> None:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        event = {**head, "object": "chat.completion.chunk", "choices": [choice]}
+        await response.write(f"data: {json.dumps(event)}\n\n".encode("utf-8"))
+
+    @staticmethod
+    async def _end_cut(request: web.Request, response: web.StreamResponse,
+                       mode: str) -> web.StreamResponse:
+        """End a cut stream: 'eof' finishes the body, 'abort' drops the connection inside it."""
+        if mode == "eof":
+            await response.write_eof()
+            return response
+        if request.transport is not None:
+            request.transport.close()
         return response
 
     def _validate_chat(self, body: dict) -> None:
@@ -307,6 +469,8 @@ class OpenAIDouble:
             if not isinstance(content, str) and not parts_ok:
                 raise OpenAIError(400, f"Invalid type for '{where}.content'.",
                                   param=f"{where}.content", code="invalid_type")
+            for j, part in enumerate(content if isinstance(content, list) else []):
+                self._validate_part(i, j, message["role"], part)
         temperature = body.get("temperature")
         if temperature is not None and (not isinstance(temperature, int | float)
                                         or not 0 <= temperature <= 2):
@@ -318,6 +482,34 @@ class OpenAIDouble:
                 raise OpenAIError(400, f"Invalid '{key}': must be an integer >= 1.", param=key,
                                   code="invalid_value")
         self._validate_response_format(body)
+
+    def _validate_part(self, i: int, j: int, role: str, part: dict) -> None:
+        """Reject a content part the real endpoint (or a text-only model) rejects."""
+        where = f"messages.[{i}].content.[{j}]"
+        if part["type"] == "text":
+            if not isinstance(part.get("text"), str):
+                raise OpenAIError(400, f"Missing required parameter: '{where}.text'.",
+                                  param=f"{where}.text", code="missing_required_parameter")
+            return
+        if self.reject_images:
+            raise OpenAIError(400, "Invalid content type. image_url is only supported by "
+                                   "certain models.", param=f"{where}.type", code="invalid_value")
+        if role != "user":
+            raise OpenAIError(400, "Image URLs are only allowed for messages with role 'user', "
+                                   f"but this message with role '{role}' contains an image URL.",
+                              param=f"messages.[{i}].content", code="invalid_value")
+        image = part.get("image_url")
+        if not isinstance(image, dict) or not isinstance(image.get("url"), str):
+            raise OpenAIError(400, f"Missing required parameter: '{where}.image_url.url'.",
+                              param=f"{where}.image_url.url", code="missing_required_parameter")
+        if image.get("detail") is not None and image["detail"] not in IMAGE_DETAILS:
+            raise OpenAIError(400, f"Invalid value: '{image['detail']}'. Supported values are: "
+                                   "'auto', 'low', and 'high'.",
+                              param=f"{where}.image_url.detail", code="invalid_value")
+        url = image["url"]
+        if not url.startswith("https://") and data_url_image(url) is None:
+            raise OpenAIError(400, "Invalid image.", param=f"{where}.image_url",
+                              code="invalid_image_format")
 
     def _validate_response_format(self, body: dict) -> None:
         fmt = body.get("response_format")
@@ -373,3 +565,66 @@ class OpenAIDouble:
         tokens = sum(count_tokens(t) for t in texts)
         return web.json_response({"object": "list", "data": data, "model": body["model"],
                                   "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
+
+    async def _transcriptions(self, request: web.Request) -> web.Response:
+        record = await self._transcription_form(request)
+        self._record(self.transcription_requests, record)
+        if not self.transcriptions_supported:
+            # what Ollama, which has no audio endpoint, answers
+            return web.Response(status=404, text="404 page not found")
+        await self._gate(request, "transcriptions")
+        self._validate_transcription(record)
+        text = self.transcript(record) if callable(self.transcript) else self.transcript
+        if not isinstance(text, str):
+            raise TypeError(f"OpenAIDouble.transcript must give a str, not {type(text).__name__}")
+        if record["response_format"] == "text":
+            return web.Response(text=text)
+        return web.json_response({"text": text})
+
+    @staticmethod
+    async def _transcription_form(request: web.Request) -> dict:
+        """The record of a transcription request: its form fields and the uploaded file."""
+        if request.content_type != "multipart/form-data":
+            raise OpenAIError(400, "Could not parse multipart form")
+        form = await request.post()
+        upload = form.get("file")
+        content, filename = b"", None
+        if isinstance(upload, web.FileField):
+            content, filename = upload.file.read(), upload.filename
+            upload.file.close()
+        fields = {key: form.get(key) for key in ("model", "language", "prompt",
+                                                 "response_format", "temperature")}
+        return {**fields, "filename": filename, "size": len(content), "content": content}
+
+    @staticmethod
+    def _validate_transcription(record: dict) -> None:
+        """Reject a transcription request the real endpoint rejects."""
+        if not record["model"]:
+            raise OpenAIError(400, "you must provide a model parameter")
+        if record["filename"] is None:
+            raise OpenAIError(400, "Missing required parameter: 'file'.", param="file",
+                              code="missing_required_parameter")
+        language = record["language"]
+        if language is not None and not re.fullmatch(r"[a-z]{2}", language):
+            raise OpenAIError(400, f"Invalid language '{language}'. Language parameter must be "
+                                   "specified in ISO-639-1 format.", param="language",
+                              code="invalid_value")
+        fmt = record["response_format"]
+        if fmt is not None and fmt not in TRANSCRIPT_FORMATS:
+            raise OpenAIError(400, f"Invalid value: '{fmt}'. The double supports 'json' and "
+                                   "'text'.", param="response_format", code="invalid_value")
+        temperature = record["temperature"]
+        if temperature is not None and not re.fullmatch(r"(0(\.\d*)?|1(\.0*)?)", temperature):
+            raise OpenAIError(400, "Invalid 'temperature': must be between 0 and 1.",
+                              param="temperature", code="invalid_value")
+        if record["size"] > 25 * 1024 * 1024:
+            raise OpenAIError(413, f"Maximum content size limit ({25 * 1024 * 1024}) exceeded "
+                                   f"({record['size']} bytes read)")
+        extension = PurePosixPath(record["filename"]).suffix[1:].lower()
+        if extension not in AUDIO_FORMATS or (extension == "oga"
+                                              and record["model"].startswith("gpt-4o")):
+            raise OpenAIError(400, f"Invalid file format. Supported formats: {AUDIO_FORMATS}",
+                              param="file", code="invalid_value")
+        if not audio_looks_valid(extension, record["content"]):
+            raise OpenAIError(400, "Audio file might be corrupted or unsupported", param="file",
+                              code="invalid_value")

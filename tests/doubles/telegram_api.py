@@ -40,7 +40,11 @@ def _decode(key: str, value: str) -> Any:
 
 
 class TelegramDouble(BotApiMethods):
-    """Bot API double: push updates in, inspect what the bot called, inject failures."""
+    """Bot API double: push updates in, inspect what the bot called, inject failures.
+
+    Media built with content=bytes are served by getFile and GET /file/bot<token>/<path>
+    (recorded in downloads); sendMessageDraft calls that pass the checks land in drafts.
+    """
 
     def __init__(self, token: str = "123456:TEST-TOKEN", bot_id: int = 777000111,
                  bot_username: str = "companion_test_bot") -> None:
@@ -51,6 +55,8 @@ class TelegramDouble(BotApiMethods):
         self.calls: list[tuple[str, dict]] = []
         self.sent: list[dict] = []
         self.documents: list[dict] = []
+        self.drafts: list[dict] = []
+        self.downloads: list[str] = []
         self.commands: list = []
         self.webhook_url = ""
         self.webhook_secret: str | None = None
@@ -64,6 +70,9 @@ class TelegramDouble(BotApiMethods):
         self._last_message_id: dict[int, int] = {}
         self._callback_ids: set[str] = set()
         self._file_counter = 0
+        self._files: dict[str, dict] = {}
+        self._paths: dict[str, str] = {}
+        self._draft_refusal: ApiError | None = None
         self._failures: dict[str, deque] = {}
         self._activity = asyncio.Event()
         self._closing = False
@@ -97,6 +106,11 @@ class TelegramDouble(BotApiMethods):
     def base_url(self) -> str:
         """Value for PTB's base_url; PTB appends the token."""
         return f"http://127.0.0.1:{self._port}/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        """Value for PTB's base_file_url; PTB appends the token, then '/' and the file_path."""
+        return f"http://127.0.0.1:{self._port}/file/bot"
 
     # ----- injecting updates -----
 
@@ -172,24 +186,56 @@ class TelegramDouble(BotApiMethods):
         self._notify()
         return update["update_id"]
 
-    def sticker(self, emoji: str = "🙂", **extra: Any) -> dict:
+    def sticker(self, emoji: str = "🙂", *, content: bytes | None = None, **extra: Any) -> dict:
         """A sticker object for push_message."""
-        return self._fill_media("sticker", {"emoji": emoji, **extra})
+        return self._fill_media("sticker", {"emoji": emoji, **extra}, [content])
 
-    def photo(self, width: int = 800, height: int = 533) -> list[dict]:
-        """A photo (a thumbnail and a full size) for push_message."""
+    def photo(self, width: int = 800, height: int = 533, *,
+              content: bytes | list[bytes | None] | None = None,
+              file_size: int | None = None) -> list[dict]:
+        """A photo (a thumbnail and a full size) for push_message.
+
+        content as bytes is served for the full size only; as a list, one entry per size
+        (thumbnail first, None for no bytes). file_size overrides the full size's byte count.
+        """
         sizes = [{"width": width // 8, "height": height // 8}, {"width": width, "height": height}]
-        return self._fill_media("photo", sizes)
+        if file_size is not None:
+            sizes[-1]["file_size"] = file_size
+        contents = content if isinstance(content, list) else [None, content]
+        if len(contents) != len(sizes):
+            raise ValueError(f"a photo has {len(sizes)} sizes, got {len(contents)} contents")
+        return self._fill_media("photo", sizes, contents)
 
-    def voice(self, duration: int = 2, **extra: Any) -> dict:
-        """A voice note object for push_message."""
-        return self._fill_media("voice", {"duration": duration, **extra})
+    def voice(self, duration: int = 2, *, content: bytes | None = None, **extra: Any) -> dict:
+        """A voice note object for push_message; content is served by getFile (see _fill_media)."""
+        return self._fill_media("voice", {"duration": duration, **extra}, [content])
 
-    def document(self, file_name: str = "file.txt", mime_type: str = "text/plain",
-                 **extra: Any) -> dict:
+    def audio(self, duration: int = 3, *, content: bytes | None = None, **extra: Any) -> dict:
+        """An audio (music) object for push_message; pass file_name or mime_type in extra."""
+        return self._fill_media("audio", {"duration": duration, **extra}, [content])
+
+    def video_note(self, duration: int = 3, *, content: bytes | None = None,
+                   **extra: Any) -> dict:
+        """A round video note object for push_message."""
+        return self._fill_media("video_note", {"duration": duration, **extra}, [content])
+
+    def document(self, file_name: str = "file.txt", mime_type: str = "text/plain", *,
+                 content: bytes | None = None, **extra: Any) -> dict:
         """A document object for push_message."""
         return self._fill_media("document", {"file_name": file_name, "mime_type": mime_type,
-                                             **extra})
+                                             **extra}, [content])
+
+    def forget_file(self, file_id: str) -> None:
+        """Make a file vanish: getFile answers invalid file_id, its old path 404s."""
+        entry = self._files.pop(file_id, None)
+        if entry is None:
+            raise ValueError(f"no file {file_id!r} is known")
+        self._paths.pop(entry["path"], None)
+
+    def refuse_drafts(self, code: int = 400,
+                      description: str = "Bad Request: method not found") -> None:
+        """Answer every sendMessageDraft with this error, like a Bot API server without drafts."""
+        self._draft_refusal = ApiError(code, description)
 
     # ----- inspecting what the bot did -----
 
@@ -203,13 +249,29 @@ class TelegramDouble(BotApiMethods):
 
     async def wait_for_sent(self, chat_id: int, count: int, timeout: float = 10.0) -> list[dict]:
         """Wait until at least count messages were accepted for chat_id; return them."""
+        return await self._wait_for_count(lambda: self.sent_to(chat_id), count, timeout,
+                                          f"messages to chat {chat_id}")
+
+    def drafts_to(self, chat_id: int) -> list[dict]:
+        """Accepted sendMessageDraft calls for one chat, in order."""
+        return [d for d in self.drafts if d["chat_id"] == chat_id]
+
+    async def wait_for_draft(self, chat_id: int, count: int = 1,
+                             timeout: float = 10.0) -> list[dict]:
+        """Wait until at least count drafts were accepted for chat_id; return them."""
+        return await self._wait_for_count(lambda: self.drafts_to(chat_id), count, timeout,
+                                          f"drafts to chat {chat_id}")
+
+    async def _wait_for_count(self, listed: Callable[[], list[dict]], count: int, timeout: float,
+                              what: str) -> list[dict]:
+        """Wait until listed() holds at least count entries; fail naming what arrived."""
         def check() -> list[dict] | None:
-            found = self.sent_to(chat_id)
+            found = listed()
             return found if len(found) >= count else None
         found = await self._wait_until(check, timeout)
         if found is None:
-            texts = [m["visible_text"] for m in self.sent_to(chat_id)]
-            raise AssertionError(f"expected {count} messages to chat {chat_id} within {timeout}s, "
+            texts = [entry["visible_text"] for entry in listed()]
+            raise AssertionError(f"expected {count} {what} within {timeout}s, "
                                  f"got {texts}; calls so far: {self._call_summary()}")
         return found
 
@@ -232,7 +294,10 @@ class TelegramDouble(BotApiMethods):
 
     def fail_next(self, method: str, error_code: int, description: str, *,
                   retry_after: int | None = None, times: int = 1) -> None:
-        """Answer the next `times` calls of method with this error (before any validation)."""
+        """Answer the next `times` calls of method with this error (before any validation).
+
+        method "download" fails the next file downloads (GET /file/bot<token>/<path>) instead.
+        """
         parameters = {"retry_after": retry_after} if retry_after is not None else None
         queue = self._failures.setdefault(method.lower(), deque())
         queue.extend(ApiError(error_code, description, parameters) for _ in range(times))
@@ -261,6 +326,8 @@ class TelegramDouble(BotApiMethods):
 
     async def _handle(self, request: web.Request) -> web.Response:
         path = request.path
+        if path.startswith("/file/bot"):
+            return self._download(path[len("/file/bot"):])
         token, _, method = path[len("/bot"):].partition("/")
         if not path.startswith("/bot") or not method or "/" in method:
             return self._error(ApiError(404, "Not Found"))
@@ -289,6 +356,25 @@ class TelegramDouble(BotApiMethods):
         finally:
             self._notify()
         return web.json_response({"ok": True, "result": result})
+
+    def _download(self, rest: str) -> web.Response:
+        """A file's bytes, as Telegram's file server serves /file/bot<token>/<file_path>."""
+        token, _, file_path = rest.partition("/")
+        try:
+            if token != self.token:
+                raise ApiError(401, "Unauthorized")
+            failures = self._failures.get("download")
+            if failures:
+                raise failures.popleft()
+            file_id = self._paths.get(file_path)
+            if file_id is None:
+                raise ApiError(404, "Not Found")
+        except ApiError as error:
+            return self._error(error)
+        self.downloads.append(file_path)
+        self._notify()
+        return web.Response(body=self._files[file_id]["content"],
+                            content_type="application/octet-stream")
 
     @staticmethod
     def _error(error: ApiError) -> web.Response:
@@ -349,20 +435,36 @@ class TelegramDouble(BotApiMethods):
         self._last_message_id[chat_id] = self._last_message_id.get(chat_id, 0) + 1
         return self._last_message_id[chat_id]
 
-    def _fill_media(self, key: str, value: Any) -> Any:
+    def _fill_media(self, key: str, value: Any, contents: list | None = None) -> Any:
+        """Media with file ids filled in and registered for getFile (bytes where given).
+
+        A content sets file_size to its length unless the item has one (a fake huge file_size
+        makes getFile answer "file is too big"). Items registered without content are known
+        to getFile, which answers them "invalid file_id" (after the size check): the double
+        has no bytes to serve.
+        """
         if key != "photo" and key not in MEDIA_DEFAULTS:
             return value
         sizes = value if key == "photo" else [value]
         if key == "photo" and not sizes:
             sizes = [{"width": 90, "height": 60}, {"width": 800, "height": 533}]
         filled = []
-        for size in sizes:
+        for size, content in zip(sizes, contents or [None] * len(sizes), strict=True):
             self._file_counter += 1
             item = dict(MEDIA_DEFAULTS.get(key, {"width": 800, "height": 533}), **(size or {}))
             item.setdefault("file_id", f"{key.upper()}-FILE-{self._file_counter}")
             item.setdefault("file_unique_id", f"U{key[:3]}{self._file_counter}")
+            if content is not None:
+                item.setdefault("file_size", len(content))
+            self._register_file(key, item, content)
             filled.append(item)
         return filled if key == "photo" else filled[0]
+
+    def _register_file(self, kind: str, item: dict, content: bytes | None) -> None:
+        """Make item's file_id known to getFile; bytes already registered are kept."""
+        entry = {"kind": kind, "item": dict(item), "content": content, "path": None}
+        if content is not None or item["file_id"] not in self._files:
+            self._files[item["file_id"]] = entry
 
     def _set_text_entities(self, message: dict, entities: list | None) -> None:
         text = message["text"]

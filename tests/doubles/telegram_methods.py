@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import PurePosixPath
 from typing import Any
 
 from .telegram_markup import ParseError, parse_text, utf16_len
@@ -24,7 +25,29 @@ METHODS = {
     "setMyCommands": "_set_my_commands", "deleteMyCommands": "_delete_my_commands",
     "getMyCommands": "_get_my_commands", "answerCallbackQuery": "_answer_callback_query",
     "sendDocument": "_send_document", "editMessageReplyMarkup": "_edit_message_reply_markup",
+    "getFile": "_get_file", "sendMessageDraft": "_send_message_draft",
 }
+MAX_DOWNLOAD_SIZE = 20 * 1024 * 1024
+FILE_FOLDERS = {"voice": ("voice", ".oga"), "audio": ("music", ".mp3"),
+                "video_note": ("video_notes", ".mp4"), "photo": ("photos", ".jpg"),
+                "document": ("documents", ""), "sticker": ("stickers", ".webp"),
+                "video": ("videos", ".mp4"), "animation": ("animations", ".mp4")}
+AUDIO_SUFFIXES = {"audio/mpeg": ".mp3", "audio/ogg": ".ogg", "audio/mp4": ".m4a",
+                  "audio/x-m4a": ".m4a", "audio/wav": ".wav", "audio/x-wav": ".wav",
+                  "audio/flac": ".flac"}
+
+
+def file_path_for(kind: str, item: dict, number: int) -> str:
+    """Telegram-like file_path of a media item, e.g. "voice/file_3.oga", "documents/file_4.pdf"."""
+    folder, suffix = FILE_FOLDERS.get(kind, ("documents", ""))
+    named = PurePosixPath(str(item.get("file_name") or "")).suffix
+    if kind == "document":
+        suffix = named
+    elif kind == "audio":
+        suffix = named or AUDIO_SUFFIXES.get(item.get("mime_type", ""), suffix)
+    elif kind == "sticker" and (item.get("is_animated") or item.get("is_video")):
+        suffix = ".tgs" if item.get("is_animated") else ".webm"
+    return f"{folder}/file_{number}{suffix}"
 
 
 class ApiError(Exception):
@@ -60,11 +83,13 @@ class BotApiMethods:
             raise ApiError(400, "Bad Request: chat not found")
         return chat_id
 
-    def _formatted(self, p: dict, key: str, limit: int, what: str) -> tuple[str, list]:
+    def _formatted(self, p: dict, key: str, limit: int, what: str, *,
+                   allow_empty: bool = False) -> tuple[str, list]:
         """Parse p[key] with p's parse_mode; check emptiness and the length limit."""
+        allow_empty = allow_empty or key == "caption"
         raw = p.get(key)
         if raw is None or raw == "":
-            if key == "caption":
+            if allow_empty:
                 return "", []
             raise ApiError(400, "Bad Request: message text is empty")
         try:
@@ -73,7 +98,7 @@ class BotApiMethods:
             raise ApiError(400, f"Bad Request: can't parse entities: {error}") from None
         except KeyError:
             raise ApiError(400, "Bad Request: unsupported parse_mode") from None
-        if not text.strip() and key == "text":
+        if not text.strip() and not allow_empty:
             raise ApiError(400, "Bad Request: message text is empty")
         if utf16_len(text) > limit:
             raise ApiError(400, f"Bad Request: {what} is too long")
@@ -194,7 +219,7 @@ class BotApiMethods:
             fields["reply_markup"] = markup
         message = self._new_bot_message(chat_id, fields)
         self.sent.append(dict(p, chat_id=chat_id, message_id=message["message_id"],
-                              visible_text=text))
+                              visible_text=text, at=time.monotonic()))
         return message
 
     def _edit_message_text(self, p: dict) -> dict:
@@ -274,6 +299,7 @@ class BotApiMethods:
                     "file_unique_id": f"Udoc{self._file_counter}",
                     "file_name": document["filename"], "mime_type": document["mime_type"],
                     "file_size": len(document["content"])}
+            self._register_file("document", info, document["content"])
         elif isinstance(document, str) and document:
             self._file_counter += 1
             info = {"file_id": document, "file_unique_id": f"Udoc{self._file_counter}"}
@@ -289,3 +315,39 @@ class BotApiMethods:
         self.documents.append(dict(p, chat_id=chat_id, document=document,
                                    message_id=message["message_id"], visible_caption=caption))
         return message
+
+    def _get_file(self, p: dict) -> dict:
+        file_id = p.get("file_id")
+        entry = self._files.get(file_id) if isinstance(file_id, str) else None
+        if entry is None:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        size = entry["item"].get("file_size")
+        if size is not None and size > MAX_DOWNLOAD_SIZE:
+            raise ApiError(400, "Bad Request: file is too big")
+        if entry["content"] is None:
+            # pushed without content: the double has no bytes it could serve
+            raise ApiError(400, "Bad Request: invalid file_id")
+        if entry["path"] is None:
+            self._file_counter += 1
+            entry["path"] = file_path_for(entry["kind"], entry["item"], self._file_counter)
+            self._paths[entry["path"]] = file_id
+        item = entry["item"]
+        return {"file_id": file_id, "file_unique_id": item["file_unique_id"],
+                "file_size": size if size is not None else len(entry["content"]),
+                "file_path": entry["path"]}
+
+    def _send_message_draft(self, p: dict) -> bool:
+        if self._draft_refusal is not None:
+            raise self._draft_refusal
+        chat_id = self._chat_id(p)
+        if self._chats[chat_id]["type"] != "private":
+            raise ApiError(400, "Bad Request: TEXTDRAFT_PEER_INVALID")
+        draft_id = p.get("draft_id")
+        if isinstance(draft_id, str) and re.fullmatch(r"-?\d+", draft_id):
+            draft_id = int(draft_id)
+        if not isinstance(draft_id, int) or isinstance(draft_id, bool) or draft_id == 0:
+            raise ApiError(400, "Bad Request: DRAFT_ID_INVALID")
+        text, _ = self._formatted(p, "text", 4096, "message", allow_empty=True)
+        self.drafts.append(dict(p, chat_id=chat_id, draft_id=draft_id, visible_text=text,
+                                at=time.monotonic()))
+        return True
