@@ -16,7 +16,7 @@ import openai
 from dotenv import load_dotenv
 from telegram import BotCommand, Update
 from telegram.error import InvalidToken, NetworkError, TelegramError
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest, HTTPXRequest
 
 import handlers
@@ -28,7 +28,7 @@ from handlers.context import Services
 from handlers.inbox import Inbox, InboxBot
 from handlers.jobs import remembered_notifier, start_inbox_upkeep, start_memory_upkeep
 from handlers.ordering import PerUserUpdateProcessor
-from handlers.streaming import Drafts
+from handlers.streaming import Drafts, RateLimiter
 from handlers.texts import COMMANDS
 from handlers.webhook import build_webhook_server
 from memory.embeddings import EmbedderUnavailable, make_embedder
@@ -97,7 +97,7 @@ def build_application(config: Config, request: BaseRequest | None = None) -> App
         # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
         request=request or HTTPXRequest(connection_pool_size=256),
         get_updates_request=HTTPXRequest(connection_pool_size=1),
-        rate_limiter=AIORateLimiter(overall_max_rate=config.telegram_max_rate, max_retries=3),
+        rate_limiter=RateLimiter(overall_max_rate=config.telegram_max_rate, max_retries=3),
     )
     app = (
         ApplicationBuilder()

@@ -7,7 +7,7 @@ import logging
 
 import openai
 
-from chat.llm import ChatModel, ModelUnavailable
+from chat.llm import ChatModel, ModelUnavailable, clean_answer
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class Transcriber:
             )
         except ModelUnavailable as error:
             raise self._explain(error) from error
-        return text.replace("\x00", "").strip()
+        return clean_answer(text)
 
     def _explain(self, error: ModelUnavailable) -> TranscriptionError:
         cause = error.__cause__

@@ -14,7 +14,7 @@ import sqlite3
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from telegram import Bot, Update
+from telegram import Update
 from telegram.error import NetworkError
 from telegram.ext import Application, ExtBot
 
@@ -112,13 +112,6 @@ class InboxBot(ExtBot):
                 # Raised as a network error, the polling loop retries with the same offset.
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates
-
-    async def _do_post(self, endpoint: str, data: Any, **kwargs: Any) -> Any:
-        """Send drafts past the rate limiter: a preview must never queue a reply behind it, nor be retried."""
-        if endpoint == "sendMessageDraft":
-            self._extract_rl_kwargs(data)
-            return await Bot._do_post(self, endpoint, data, **kwargs)
-        return await super()._do_post(endpoint, data, **kwargs)
 
     async def _post(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
         """Keep getUpdates' answer as Telegram sent it: the inbox records that, not a re-serialised copy."""

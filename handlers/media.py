@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Message, Update
+from telegram import Audio, Message, Update, VideoNote, Voice
 from telegram.error import BadRequest, TelegramError
 
 from chat.media import (
@@ -75,7 +75,7 @@ async def on_voice(update: Update, context: Context) -> None:
     if found is None:
         return
     message, language = found[0], update.effective_user.language_code  # type: ignore[union-attr]
-    audio = message.voice or message.video_note or message.audio
+    kind, audio = _recording(message)
     config, transcriber = context.bot_data.config, context.bot_data.transcriber
     if transcriber is None or not transcriber.available:
         await message.reply_text(text("voice" if transcriber is None else "voice_unsupported", language))
@@ -86,7 +86,7 @@ async def on_voice(update: Update, context: Context) -> None:
         return
     try:
         async with typing_indicator(context.bot, message.chat_id, config.typing_interval_s):
-            words = await _words(update, context, transcriber)
+            words = await _words(update, context, transcriber, kind, audio)
     except (FileUnavailable, TranscriptionError) as error:
         log.info("a voice message was not transcribed: %s", error.reason)
         await message.reply_text(text(error.reason, language))
@@ -97,15 +97,25 @@ async def on_voice(update: Update, context: Context) -> None:
     await converse(update, context, words, kind="voice")
 
 
-async def _words(update: Update, context: Context, transcriber: Transcriber) -> str:
+def _recording(message: Message) -> tuple[str, Voice | VideoNote | Audio]:
+    """Return the kind of recording ('voice', 'video_note' or 'audio') and the recording itself."""
+    if message.voice:
+        return "voice", message.voice
+    if message.video_note:
+        return "video_note", message.video_note
+    assert message.audio is not None
+    return "audio", message.audio
+
+
+async def _words(
+    update: Update, context: Context, transcriber: Transcriber, kind: str, audio: Voice | VideoNote | Audio
+) -> str:
     """Return what the voice message says: stored already if a crash cut its turn short, else transcribed."""
-    message, user = update.effective_message, update.effective_user
-    assert message is not None and user is not None
+    user = update.effective_user
+    assert user is not None
     stored = await context.bot_data.store.message_for_update(user.id, update.update_id)
     if stored is not None:
         return stored
-    kind = "voice" if message.voice else "video_note" if message.video_note else "audio"
-    audio = message.voice or message.video_note or message.audio
     name = audio_upload_name(kind, getattr(audio, "file_name", None), getattr(audio, "mime_type", None))
     return await transcriber.transcribe(await download(context, audio.file_id), name, language_hint(user.language_code))
 
