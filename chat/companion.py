@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Callable
 
 from chat.llm import ChatModel, ModelUnavailable
@@ -12,10 +12,13 @@ from chat.media import session_text, with_image
 from config import Config
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
+from memory.rule_events import extract_event_facts
 from memory.rules import extract_rule_facts
+from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
 from memory.store import Store
 from prompts.budget import fit_to_budget
+from prompts.clock import zone_hemisphere
 from prompts.system import build_system_message
 
 log = logging.getLogger(__name__)
@@ -68,10 +71,12 @@ class Companion:
         self.sees_images = config.vision
 
     @staticmethod
-    def _rule_facts(text: str) -> Extraction:
-        """Return what the rules find; a bug in a rule costs a fact, never the reply."""
+    def _rule_facts(text: str, local_now: datetime) -> Extraction:
+        """Return what the rules find (dated plans against the user's own clock); a bug in a rule costs a fact,
+        never the reply."""
         try:
-            return extract_rule_facts(text)
+            found = extract_rule_facts(text)
+            return Extraction(found.facts + extract_event_facts(text, local_now), found.relations)
         except Exception:  # noqa: BLE001
             log.exception("a fact rule failed on a message; continuing without rule facts")
             return Extraction()
@@ -85,6 +90,7 @@ class Companion:
         kind: str = "text",
         image: str | None = None,
         on_text: Callable[[str], None] | None = None,
+        private: bool = True,
     ) -> Answer | None:
         """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
@@ -92,6 +98,7 @@ class Companion:
         emoji (`kind` says which). Secrets are masked before anything is stored or sent; facts the rules
         find in the words are saved and are already in this turn's system message. `image` (a data URL)
         goes to the model with this turn only and is never stored. `on_text` gets the answer as it streams.
+        `private` says the message came in the user's private chat, where the companion may write first.
         Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
         text = mask_secrets(text)
@@ -105,6 +112,8 @@ class Companion:
             update_id=update_id,
             history_limit=self.config.history_limit,
             kind=kind,
+            private=private,
+            checkin_at=now + timedelta(hours=self.config.checkin_after_hours),
         )
         if turn is None:
             return None
@@ -112,16 +121,19 @@ class Companion:
             return Answer(turn.stored_reply, turn.unread, [], False)
         # With /memory off nothing new is learned; what is already known is still used.
         learns = memory_enabled(turn.settings) and kind != "sticker"
-        found = self._rule_facts(text) if learns else Extraction()
+        zone = local_zone(turn.settings, turn.facts, self.config.timezone)
+        found = self._rule_facts(text, now.astimezone(zone)) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
         if found.facts:
             cited = [replace(fact, source_message_id=turn.message_id) for fact in found.facts]
             learned = await self.store.save_facts(
-                speaker.id, Extraction(cited, found.relations), now, self.config.memory_max_facts
+                speaker.id, Extraction(cited, found.relations), now, self.config.memory_max_facts,
+                plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
             )
             if learned:
                 known = await self.store.facts(speaker.id)
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
+                zone = local_zone(turn.settings, known, self.config.timezone)  # they may have named their city
         facts = await self.recaller.choose(speaker.id, text, known, now)
         system = build_system_message(
             self.persona,
@@ -129,8 +141,8 @@ class Companion:
             facts,
             now=now,
             previous=turn.previous_seen,
-            timezone=self.config.tz,
-            hemisphere=self.config.hemisphere,
+            timezone=zone,
+            hemisphere=zone_hemisphere(zone.key),
             display_name=speaker.first_name,
         )
         messages = fit_to_budget(system, turn.history, self.config.prompt_max_tokens)

@@ -72,7 +72,8 @@ async def converse(
         try:
             try:
                 answer = await services.companion.reply(
-                    speaker, words, update.update_id, kind=kind, image=image, on_text=draft.show if draft else None
+                    speaker, words, update.update_id, kind=kind, image=image, on_text=draft.show if draft else None,
+                    private=private,
                 )
             finally:
                 if draft is not None:  # no draft may arrive after the answer or the apology

@@ -9,6 +9,7 @@ from telegram.ext import CallbackContext, ExtBot
 
 from chat.companion import Companion
 from chat.llm import ChatModel
+from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config
 from handlers.inbox import Inbox
@@ -29,6 +30,7 @@ class Services:
     keeper: MemoryKeeper | None = None
     transcriber: Transcriber | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
     drafts: Drafts | None = None
+    outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 
 

@@ -6,10 +6,12 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable, Sequence
 
-from telegram.error import TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import Application, JobQueue
 
+from chat.outreach import Sender
 from handlers.context import Context, Services
+from handlers.replies import send_text
 from handlers.texts import text
 from memory.facts import Fact
 
@@ -36,6 +38,45 @@ def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitab
             log.warning("could not send a remembered note: %s", error)
 
     return notify
+
+
+def outreach_sender(app: Application) -> Sender:
+    """Return the function that delivers a message the companion writes first, and says how it went."""
+
+    async def send(user_id: int, message: str, first: bool, language_code: str | None) -> str:
+        if first:  # the first one ever says how to stop them
+            message += "\n\n" + text("checkins_hint", language_code)
+        try:
+            await send_text(app.bot, user_id, message)
+        except Forbidden:
+            log.info("a user has blocked the bot; not writing to them until they write")
+            return "blocked"
+        except BadRequest as error:
+            if "chat not found" in str(error).lower():
+                return "blocked"
+            log.warning("Telegram refused a message written first: %s", error)
+            return "failed"
+        except TelegramError as error:
+            log.warning("could not send a message written first: %s", error)
+            return "failed"
+        return "sent"
+
+    return send
+
+
+def start_outreach(app: Application) -> None:
+    """Sweep the schedule of messages written first every PROACTIVE_SWEEP_SECONDS (unless PROACTIVE=off)."""
+    config = app.bot_data.config
+    if config.proactive:
+        app.job_queue.run_repeating(
+            outreach_job, interval=config.proactive_sweep_s, first=min(5.0, config.proactive_sweep_s),
+            name="outreach-sweep", job_kwargs={"max_instances": 1, "coalesce": True},
+        )
+
+
+async def outreach_job(context: Context) -> None:
+    """Write and send the follow-ups, birthday greetings and check-ins that are due."""
+    await context.bot_data.outreach.sweep()
 
 
 def sweep_interval(delay: float) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from zoneinfo import ZoneInfo
 
 from telegram import (
     CallbackQuery,
@@ -15,8 +16,10 @@ from telegram import (
 
 from handlers.context import Context
 from handlers.profile_view import Buttons, render_profile
+from handlers.settings import zone_and_origin
 from handlers.texts import text
 from memory.facts import facts_matching, memory_enabled
+from memory.schedule import city_of, user_zone
 
 FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
 # "pf:pg:<page>" or "pf:del:<fact id>:<page>". ASCII digits only (str.isdigit() also takes "²", which int()
@@ -35,9 +38,11 @@ async def _profile_page(context: Context, user_id: int, language: str | None, pa
     facts, relations = await store.fact_graph(user_id)
     settings = await store.settings(user_id)
     name = await store.user_name(user_id)
-    if not facts and not name:
+    if not facts and not name and not settings.get("timezone"):
         return None
-    return render_profile(name, facts, relations, memory_enabled(settings), page, config.tz, language)
+    zone, origin = zone_and_origin(settings, facts, config.timezone, language)
+    zone_line = text("profile_zone", language, zone=zone, origin=origin)
+    return render_profile(name, facts, relations, memory_enabled(settings), page, ZoneInfo(zone), language, zone_line)
 
 
 async def profile(update: Update, context: Context) -> None:
@@ -158,7 +163,11 @@ async def export(update: Update, context: Context) -> None:
     user, message = update.effective_user, update.effective_message
     if user is None or message is None:
         return
-    data = await context.bot_data.store.export_user(user.id)
+    store, config = context.bot_data.store, context.bot_data.config
+    data = await store.export_user(user.id)
+    settings = (data["user"] or {}).get("settings", {})
+    zone, source = user_zone(settings, city_of(await store.facts(user.id)), config.timezone)
+    data["timezone"] = {"zone": zone, "source": source}
     document = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
     await message.reply_document(
         InputFile(document, filename=f"memory-{user.id}.json"), caption=text("export_caption", user.language_code)

@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 
 from handlers.texts import CATEGORY_NAMES, language_of, text
 from memory.facts import CATEGORIES, Fact, Relation
+from memory.schedule import parse_when
 
 PAGE_SIZE = 8
 Buttons = list[list[tuple[str, str]]]  # rows of (label, callback data)
@@ -32,8 +33,12 @@ def render_profile(
     page: int,
     timezone: ZoneInfo,
     language_code: str | None,
+    zone_line: str | None = None,
 ) -> tuple[str, Buttons]:
-    """Return the text and inline buttons of one /profile page; `page` is clamped to the pages there are."""
+    """Return the text and inline buttons of one /profile page; `page` is clamped to the pages there are.
+
+    `zone_line` names the user's time zone and where it came from; dates are shown in `timezone`.
+    """
     ordered = profile_order(facts)
     pages = page_count(ordered)
     page = min(max(page, 0), pages - 1)
@@ -46,13 +51,15 @@ def render_profile(
         lines.append(text("memory_is_off", language_code))
     if name:
         lines.append(text("profile_name", language_code, name=name))
+    if zone_line:
+        lines.append(zone_line)
     category = None
     for fact in shown:
         if fact.category != category:
             category = fact.category
             lines += ["", titles.get(category, category)]
         learned = fact.updated_at.astimezone(timezone).strftime("%d.%m.%Y") if fact.updated_at else ""
-        lines.append(f"• {fact.value} — {learned}")
+        lines.append(f"• {fact.value}{_when(fact.when)} — {learned}")
     links = _links(shown, facts, relations)
     if links:
         lines += ["", text("profile_links", language_code), *links]
@@ -78,6 +85,15 @@ def _links(shown: Sequence[Fact], facts: Sequence[Fact], relations: Sequence[Rel
         if relation.source_key in on_page and source and target:
             lines.append(f"• {_short(source.value)} — {relation.relation} → {_short(target.value)}")
     return lines
+
+
+def _when(when: str | None) -> str:
+    """Return ' (04.12.2026 10:00)' for a dated fact, '' for any other."""
+    parsed = parse_when(when)
+    if parsed is None:
+        return ""
+    day, moment = parsed
+    return f" ({day:%d.%m.%Y}{f' {moment:%H:%M}' if moment else ''})"
 
 
 def _short(value: str, limit: int = 24) -> str:

@@ -19,12 +19,16 @@ TEXTS: dict[str, dict[str, str]] = {
         "/forget – erase what I remember (/forget dog – only what matches)\n"
         "/memory – turn memory off or on\n"
         "/export – everything I keep about you, as a file\n"
+        "/timezone – your time zone (/timezone Europe/Moscow or your city)\n"
+        "/checkins – may I write first (off or on)\n"
         "/help – this message",
         "ru": "Просто пиши мне, как другу.\n"
         "/profile – что я о тебе помню\n"
         "/forget – стереть то, что я помню (/forget собака – только похожее)\n"
         "/memory – выключить или включить память\n"
         "/export – всё, что я о тебе храню, файлом\n"
+        "/timezone – твой часовой пояс (/timezone Europe/Moscow или твой город)\n"
+        "/checkins – можно ли мне писать первым (off или on)\n"
         "/help – эта подсказка",
     },
     "model_down": {
@@ -166,6 +170,53 @@ TEXTS: dict[str, dict[str, str]] = {
     "memory_now_on": {"en": "Memory is on again.", "ru": "Память снова включена."},
     "notify_now": {"en": "“Remembered” notes: {state}.", "ru": "Заметки «запомнил»: {state}."},
     "remembered": {"en": "✎ remembered: {facts}", "ru": "✎ запомнил: {facts}"},
+    "zone_is": {
+        "en": "Your time zone: {zone} ({origin}); it's {time} there now.",
+        "ru": "Твой часовой пояс: {zone} ({origin}); сейчас там {time}.",
+    },
+    "zone_from_command": {"en": "you chose it", "ru": "ты выбрал(а) его сам(а)"},
+    "zone_from_city": {"en": "from your city, {city}", "ru": "по твоему городу: {city}"},
+    "zone_from_default": {
+        "en": "the bot's default: I don't know where you are",
+        "ru": "по умолчанию: я не знаю, где ты",
+    },
+    "zone_help": {
+        "en": "Change it: /timezone Europe/Moscow, /timezone <your city> or /timezone UTC+3; "
+        "/timezone auto goes back to your city.",
+        "ru": "Поменять: /timezone Europe/Moscow, /timezone <твой город> или /timezone UTC+3; "
+        "/timezone auto — снова по городу.",
+    },
+    "zone_unknown": {
+        "en": "I don't know “{place}”. Try a zone such as Europe/Moscow, a big city near you, or an offset "
+        "such as UTC+3.",
+        "ru": "Я не знаю «{place}». Попробуй пояс вроде Europe/Moscow, большой город рядом с тобой или сдвиг "
+        "вроде UTC+3.",
+    },
+    "zone_set": {"en": "Done.", "ru": "Готово."},
+    "profile_zone": {"en": "Time zone: {zone} ({origin})", "ru": "Часовой пояс: {zone} ({origin})"},
+    "checkins_hint": {
+        "en": "(I sometimes write first. Don't want that? /checkins off)",
+        "ru": "(Иногда я пишу первым. Не хочешь? /checkins off)",
+    },
+    "checkins_now_off": {
+        "en": "Okay, I won't write first: no check-ins and no follow-ups. /checkins on brings them back.",
+        "ru": "Хорошо, я не буду писать первым: ни «как дела», ни вопросов о твоих планах. /checkins on — вернуть.",
+    },
+    "checkins_now_on": {
+        "en": "Okay: now and then I'll write first, never in your night hours and at most once a day.",
+        "ru": "Хорошо: иногда я буду писать первым, но не ночью и не чаще раза в день.",
+    },
+    "checkins_status": {
+        "en": "Writing first: {state}.\n/checkins off – never write first\n/checkins on – allow it again",
+        "ru": "Писать первым: {state}.\n/checkins off – никогда не писать первым\n/checkins on – снова можно",
+    },
+    "checkins_on": {"en": "on (follow-ups on your plans, check-ins after a long silence)",
+                    "ru": "включено (спрошу, как прошли твои планы, напишу после долгого молчания)"},
+    "checkins_off": {"en": "off", "ru": "выключено"},
+    "checkins_disabled": {
+        "en": "The owner of this bot has turned off messages written first.",
+        "ru": "Владелец этого бота выключил сообщения, которые я пишу первым.",
+    },
     "export_caption": {
         "en": "Everything I keep about you, as JSON.",
         "ru": "Всё, что я о тебе храню, в формате JSON.",
@@ -175,10 +226,10 @@ TEXTS: dict[str, dict[str, str]] = {
 CATEGORY_NAMES: dict[str, dict[str, str]] = {
     "en": {"personal": "About you", "career": "Work and study", "interests": "Interests", "pets": "Pets",
            "family": "Family", "preferences": "Likes and dislikes", "location": "Places",
-           "state": "Lately", "other": "Other"},
+           "plans": "Plans and dates", "state": "Lately", "other": "Other"},
     "ru": {"personal": "О тебе", "career": "Работа и учёба", "interests": "Интересы", "pets": "Питомцы",
            "family": "Семья", "preferences": "Любишь и не любишь", "location": "Места",
-           "state": "Недавно", "other": "Другое"},
+           "plans": "Планы и даты", "state": "Недавно", "other": "Другое"},
 }
 
 COMMANDS: dict[str, list[tuple[str, str]]] = {
@@ -189,6 +240,8 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("forget", "Erase what I remember"),
         ("memory", "Turn memory off or on"),
         ("export", "Everything I keep, as a file"),
+        ("timezone", "Your time zone"),
+        ("checkins", "May I write first"),
     ],
     "ru": [
         ("start", "Поздороваться"),
@@ -197,6 +250,8 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("forget", "Стереть то, что я помню"),
         ("memory", "Выключить или включить память"),
         ("export", "Всё, что я храню, файлом"),
+        ("timezone", "Твой часовой пояс"),
+        ("checkins", "Можно ли мне писать первым"),
     ],
 }
 

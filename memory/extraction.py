@@ -7,7 +7,9 @@ import logging
 import math
 import re
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from chat.llm import ChatModel, ModelUnavailable
 from memory.facts import (
@@ -22,12 +24,15 @@ from memory.facts import (
     normalize_facts,
     slug,
 )
+from memory.schedule import normalize_when
 from memory.secrets import contains_secret, mask_secrets
 from prompts import load_prompt
+from prompts.clock import format_date
 
 log = logging.getLogger(__name__)
 
 FACT_FIELDS = frozenset({"category", "key", "value", "importance", "confidence", "source_message_id"})
+OPTIONAL_FACT_FIELDS = frozenset({"when"})  # older prompts and models leave it out
 RELATION_FIELDS = frozenset({"source_key", "target_key", "relation", "strength"})
 FACTS_SCHEMA: dict = {
     "type": "object",
@@ -43,8 +48,9 @@ FACTS_SCHEMA: dict = {
                     "importance": {"type": "integer"},
                     "confidence": {"type": "number"},
                     "source_message_id": {"type": "integer"},
+                    "when": {"type": ["string", "null"]},
                 },
-                "required": sorted(FACT_FIELDS),
+                "required": sorted(FACT_FIELDS | OPTIONAL_FACT_FIELDS),
                 "additionalProperties": False,
             },
         },
@@ -76,8 +82,11 @@ class ExtractionError(Exception):
     """The model's answer held no JSON, so nothing can be stored from it; try again later."""
 
 
-def build_extraction_messages(messages: list[dict], known: list[Fact]) -> list[dict]:
-    """Return the chat messages of one extraction call: the system prompt and one user message with the input."""
+def build_extraction_messages(messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None) -> list[dict]:
+    """Return the chat messages of one extraction call: the system prompt and one user message with the input.
+
+    Messages with an "at" are grouped under their local date in `zone`, so that "tomorrow" can be resolved.
+    """
     system = load_prompt("extract_facts.md")
     for name, values in (
         ("{categories}", CATEGORIES),
@@ -85,9 +94,18 @@ def build_extraction_messages(messages: list[dict], known: list[Fact]) -> list[d
         ("{single_valued}", sorted(SINGLE_VALUED)),
     ):
         system = system.replace(name, ", ".join(values))
-    known_lines = [f"- {fact.key} ({fact.category}): {fact.value}" for fact in known] or ["(none yet)"]
+    known_lines = [
+        f"- {fact.key} ({fact.category}): {fact.value}" + (f" [when: {fact.when}]" if fact.when else "")
+        for fact in known
+    ] or ["(none yet)"]
     lines = ["Known facts about the user:", *known_lines, "", "Conversation:"]
-    lines += [conversation_line(message) for message in messages]
+    day = None
+    for message in messages:
+        at: datetime | None = message.get("at")
+        if at is not None and zone is not None and at.astimezone(zone).date() != day:
+            day = at.astimezone(zone).date()
+            lines.append(f"--- {format_date(at.astimezone(zone))} ---")
+        lines.append(conversation_line(message))
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
 
 
@@ -144,7 +162,7 @@ def first_json(raw: str) -> dict | list:
 
 def parse_fact(item: Any, allowed_message_ids: set[int]) -> Fact | None:
     """Return the fact an answer item describes, or None when it is malformed, unsourced or unsafe."""
-    if not isinstance(item, dict) or set(item) != FACT_FIELDS:
+    if not isinstance(item, dict) or not FACT_FIELDS <= set(item) <= FACT_FIELDS | OPTIONAL_FACT_FIELDS:
         return None
     category, key, value = item["category"], item["key"], as_text(item["value"])
     importance, confidence = as_number(item["importance"]), as_number(item["confidence"])
@@ -163,6 +181,7 @@ def parse_fact(item: Any, allowed_message_ids: set[int]) -> Fact | None:
         confidence=confidence,
         source="llm",
         source_message_id=message_id,
+        when=normalize_when(item.get("when")),
     )
 
 
@@ -223,12 +242,15 @@ class LLMExtractor:
         # Cleared once the server refuses json_schema and accepts json_object instead.
         self.use_json_schema = True
 
-    async def extract(self, messages: list[dict], known: list[Fact]) -> Extraction:
-        """Return the facts the user's messages state; raise ModelUnavailable or ExtractionError to retry later."""
+    async def extract(self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None) -> Extraction:
+        """Return the facts the user's messages state; raise ModelUnavailable or ExtractionError to retry later.
+
+        Dates the user names ("on Friday") come back resolved against each message's own date in `zone`.
+        """
         user_ids = {message["id"] for message in messages if message["role"] == "user"}
         if not user_ids:
             return Extraction()
-        raw = await self._complete(build_extraction_messages(messages, known))
+        raw = await self._complete(build_extraction_messages(messages, known, zone))
         return parse_extraction(raw, user_ids, [fact.key for fact in known])
 
     async def _complete(self, request: list[dict]) -> str:

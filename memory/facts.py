@@ -7,7 +7,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Iterable, Sequence
 
-CATEGORIES = ("personal", "career", "interests", "pets", "family", "preferences", "location", "state", "other")
+CATEGORIES = (
+    "personal", "career", "interests", "pets", "family", "preferences", "location", "plans", "state", "other",
+)
 RELATIONS = ("owns", "likes", "dislikes", "works_at", "family_with", "located_in", "related_to")
 # Slots that hold one value per user: a new value replaces the old one (which goes to fact_history).
 # Every other key carries its own discriminator ("pet:murka", "likes:coffee") and never overwrites another.
@@ -41,6 +43,8 @@ class Fact:
     confidence: float = 0.9
     source: str = "rule"  # "rule" or "llm"
     source_message_id: int | None = None
+    # When a plan or event happens, in the user's local time: ISO 8601 "2026-12-04" or "2026-12-04T10:00".
+    when: str | None = None
     # Filled in by the store:
     id: int | None = None
     created_at: datetime | None = None
@@ -145,8 +149,8 @@ def merge_action(existing: Fact | None, new: Fact, same_family: Iterable[str]) -
     """
     if existing is None:
         return "skip" if comparable(new.value) in set(same_family) else "insert"
-    if comparable(existing.value) == comparable(new.value):
-        return "touch"
+    if comparable(existing.value) == comparable(new.value) and new.when in (None, existing.when):
+        return "touch"  # the same again; a new date for it ("the exam moved to Monday") is a change
     return "replace"
 
 

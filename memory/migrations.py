@@ -120,6 +120,30 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'text'",
         ),
     ),
+    (
+        6,
+        "the user's clock, dated facts, and messages the companion writes first",
+        (
+            # A plan or event's moment in the user's local time: "2026-12-04" or "2026-12-04T10:00".
+            "ALTER TABLE facts ADD COLUMN when_at TEXT",
+            # When to ask how it went (UTC); NULL once asked, or when there is nothing to ask.
+            "ALTER TABLE facts ADD COLUMN followup_at TEXT",
+            "CREATE INDEX facts_by_followup ON facts(followup_at) WHERE followup_at IS NOT NULL",
+            # When to check in if the user stays silent (UTC): moved on by each of their private messages,
+            # cleared once the companion has written first, so it never writes twice to someone silent.
+            "ALTER TABLE users ADD COLUMN checkin_at TEXT",
+            "CREATE INDEX users_by_checkin ON users(checkin_at) WHERE checkin_at IS NOT NULL",
+            # The companion writes first only where it has a private chat to write to.
+            "ALTER TABLE users ADD COLUMN private_chat INTEGER NOT NULL DEFAULT 0",
+            # Set when Telegram answers 403 (the user blocked the bot); cleared when they write again.
+            "ALTER TABLE users ADD COLUMN blocked_at TEXT",
+            # The user's local date of the last message the companion wrote first, and how many it wrote
+            # that day (the daily cap); NULL: it never has (the first one says how to turn them off).
+            "ALTER TABLE users ADD COLUMN proactive_day TEXT",
+            "ALTER TABLE users ADD COLUMN proactive_count INTEGER NOT NULL DEFAULT 0",
+            # messages.kind gains 'checkin', 'followup' and 'birthday': what the companion wrote first.
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -33,7 +33,7 @@ MAX_CANDIDATES = 64
 
 def extract_name(text: str) -> str | None:
     """Return the name the user says they go by in `text`, or None when it is not clearly stated."""
-    for _, sentence in _statements(text):
+    for _, sentence in statements(text):
         for pattern, strict in p.NAME_PATTERNS:
             match = pattern.search(sentence)
             if match and _is_stated_name(sentence, match, strict):
@@ -57,7 +57,7 @@ def extract_rule_facts(text: str, message_id: int | None = None) -> Extraction:
 
 def _candidates(text: str) -> Iterator[tuple[int, str, int, str, str]]:
     """Yield (sentence offset, sentence, position in it, key, value) for every fact a rule matches in `text`."""
-    for offset, sentence in _statements(text):
+    for offset, sentence in statements(text):
         for finder in FINDERS:
             for position, key, value in finder(sentence):
                 yield offset, sentence, position, key, value
@@ -66,9 +66,12 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, str, str]]:
 # ---- sentences and guards -----------------------------------------------------------------------------
 
 
-def _statements(text: str) -> Iterator[tuple[int, str]]:
-    """Yield (offset, sentence) for each sentence of `text` that is no question ("…, and you?" is cut off)."""
-    for match in p.SENTENCE.finditer(text):
+def statements(text: str, pattern: re.Pattern[str] = p.SENTENCE) -> Iterator[tuple[int, str]]:
+    """Yield (offset, sentence) for each sentence of `text` that is no question ("…, and you?" is cut off).
+
+    `pattern` matches one sentence (the event rule cuts them with its own).
+    """
+    for match in pattern.finditer(text):
         sentence = match.group()
         if "?" in sentence:
             tagged = p.TAG_QUESTION.match(sentence.strip())

@@ -17,6 +17,7 @@ from memory.facts import Fact
 from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.store_facts import FactQueries, _iso
 from memory.store_inbox import InboxQueries
+from memory.store_proactive import ProactiveQueries
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
 UNREAD_CAP = 10
@@ -51,8 +52,9 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-class Store(FactQueries, InboxQueries):
-    """Async access to users, their session history, their facts (FactQueries) and the inbox (InboxQueries)."""
+class Store(FactQueries, InboxQueries, ProactiveQueries):
+    """Async access to users, their session history, their facts (FactQueries), the inbox (InboxQueries) and
+    the schedule of messages written first (ProactiveQueries)."""
 
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._db = connection
@@ -135,12 +137,14 @@ class Store(FactQueries, InboxQueries):
         update_id: int | None,
         history_limit: int,
         kind: str = "text",
+        private: bool = True,
+        checkin_at: datetime | None = None,
     ) -> Turn | None:
         """Record the user's message and return the turn; None if the update id is another user's message's.
 
         An update seen before (a crash cut its turn short) is not stored twice: its turn is returned
         again, with the reply if one was stored. `kind` says what the user sent ('text', 'voice', 'photo',
-        'sticker').
+        'sticker'). A message in their private chat unblocks them and moves their check-in to `checkin_at`.
         """
         stamp = _iso(now)
         # No explicit transaction: each statement commits on its own, in an order where a crash
@@ -154,10 +158,14 @@ class Store(FactQueries, InboxQueries):
                 ((row[0], _parse(row[1]), row[2], json.loads(row[3])) for row in rows), (None, None, 0, {})
             )
             await db.execute(
-                "INSERT INTO users (id, first_name, language_code, first_seen, last_seen)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
-                " language_code = excluded.language_code, last_seen = excluded.last_seen",
-                (user_id, first_name, language_code, stamp, stamp),
+                "INSERT INTO users (id, first_name, language_code, first_seen, last_seen, private_chat, checkin_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
+                " language_code = excluded.language_code, last_seen = excluded.last_seen,"
+                " private_chat = MAX(users.private_chat, excluded.private_chat),"
+                " checkin_at = CASE WHEN excluded.private_chat THEN excluded.checkin_at ELSE users.checkin_at END,"
+                " blocked_at = CASE WHEN excluded.private_chat THEN NULL ELSE users.blocked_at END",
+                (user_id, first_name, language_code, stamp, stamp, int(private),
+                 _iso(checkin_at) if private and checkin_at else None),
             )
             cursor = await db.execute(
                 "INSERT INTO messages (user_id, role, content, created_at, update_id, kind)"
@@ -285,7 +293,7 @@ class Store(FactQueries, InboxQueries):
             "facts": [
                 {"category": f.category, "key": f.key, "value": f.value, "importance": f.importance,
                  "confidence": f.confidence, "source": f.source, "learned": _iso(f.created_at),
-                 "updated": _iso(f.updated_at)}
+                 "updated": _iso(f.updated_at), "when": f.when}
                 for f in facts if f.created_at and f.updated_at
             ],
             "fact_history": [dict(zip(("key", "value", "valid_from", "valid_until"), row)) for row in history],

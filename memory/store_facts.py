@@ -19,7 +19,7 @@ from memory.facts import (
 )
 
 FACT_COLUMNS = (
-    "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at"
+    "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at"
 )
 
 
@@ -31,7 +31,7 @@ def _fact(row: tuple) -> Fact:
     return Fact(
         id=row[0], category=row[1], key=row[2], value=row[3], importance=row[4], confidence=row[5],
         source=row[6], source_message_id=row[7],
-        created_at=datetime.fromisoformat(row[8]), updated_at=datetime.fromisoformat(row[9]),
+        created_at=datetime.fromisoformat(row[8]), updated_at=datetime.fromisoformat(row[9]), when=row[10],
     )
 
 
@@ -76,10 +76,12 @@ class FactQueries:
         now: datetime,
         max_facts: int,
         extracted_upto: int | None = None,
+        plan: Callable[[Fact], datetime | None] | None = None,
     ) -> list[Fact]:
         """Merge facts and relations into the user's memory in one transaction; return the new or changed facts.
 
         With `extracted_upto`, the same transaction records that the user's messages up to that id were read.
+        `plan` says when to write first about a new or changed fact (a follow-up, a birthday), or None.
         """
         stamp = _iso(now)
         saved: list[Fact] = []
@@ -89,12 +91,14 @@ class FactQueries:
                 family = fact.key.split(":")[0] + ":"
                 siblings = [comparable(f.value) for k, f in known.items() if ":" in fact.key and k.startswith(family)]
                 action = merge_action(known.get(fact.key), fact, siblings)
+                due = plan(fact) if plan is not None and action in ("insert", "replace") else None
                 if action == "insert":
                     await db.execute(
                         "INSERT INTO facts (user_id, category, key, value, importance, confidence, source,"
-                        " source_message_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " source_message_id, created_at, updated_at, when_at, followup_at)"
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (user_id, fact.category, fact.key, fact.value, fact.importance, fact.confidence,
-                         fact.source, fact.source_message_id, stamp, stamp),
+                         fact.source, fact.source_message_id, stamp, stamp, fact.when, due and _iso(due)),
                     )
                 elif action == "touch":
                     await db.execute(
@@ -111,9 +115,10 @@ class FactQueries:
                     )
                     await db.execute(
                         "UPDATE facts SET category = ?, value = ?, importance = ?, confidence = ?, source = ?,"
-                        " source_message_id = ?, updated_at = ?, embedding = NULL WHERE id = ?",
+                        " source_message_id = ?, updated_at = ?, embedding = NULL, when_at = ?, followup_at = ?"
+                        " WHERE id = ?",
                         (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
-                         fact.source_message_id, stamp, old.id),
+                         fact.source_message_id, stamp, fact.when, due and _iso(due), old.id),
                     )
                 if action in ("insert", "replace"):
                     saved.append(fact)
@@ -176,14 +181,18 @@ class FactQueries:
         return [(row[0], row[1], row[2]) for row in rows]
 
     async def pending_messages(self, user_id: int, limit: int) -> list[dict]:
-        """Return up to `limit` of the user's messages the extractor has not read yet, oldest first."""
+        """Return up to `limit` of the user's messages the extractor has not read yet, oldest first.
+
+        Each is {"id", "role", "content", "at"}: "at" (when it was written) resolves "tomorrow" and "on Friday".
+        """
         async with self._lock:
             rows = await self._db.execute_fetchall(
-                "SELECT m.id, m.role, m.content FROM messages m JOIN users u ON u.id = m.user_id"
+                "SELECT m.id, m.role, m.content, m.created_at FROM messages m JOIN users u ON u.id = m.user_id"
                 " WHERE m.user_id = ? AND m.id > u.extracted_upto ORDER BY m.id LIMIT ?",
                 (user_id, limit),
             )
-        return [{"id": row[0], "role": row[1], "content": row[2]} for row in rows]
+        return [{"id": row[0], "role": row[1], "content": row[2], "at": datetime.fromisoformat(row[3])}
+                for row in rows]
 
     async def unread_count(self, user_id: int) -> int:
         """Return how many of the user's own messages the extractor has not read yet."""

@@ -7,12 +7,14 @@ import logging
 import time
 from datetime import datetime, timezone
 from typing import Awaitable, Callable
+from zoneinfo import ZoneInfo
 
 from chat.llm import ModelUnavailable
 from config import Config
 from memory.extraction import ExtractionError, LLMExtractor
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
+from memory.schedule import local_zone, plan_followup
 from memory.store import Store
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,13 @@ class MemoryKeeper:
             log.warning("embedding facts failed (%s); trying again later", type(error).__name__)
             return 0
 
+    def _planner(self, zone: ZoneInfo, now: datetime, pending: list[dict]) -> Callable[[Fact], datetime | None]:
+        """Return when to write first about a fact found in `pending`, judged against the message that told it."""
+        # "Today at 10", said at 9:50 and read at 10:05, was still ahead when it was told.
+        told = {message["id"]: message["at"] for message in pending}
+        after = self.config.followup_after_hours
+        return lambda fact: plan_followup(fact, zone, told.get(fact.source_message_id, now), after)
+
     async def extract_pending(self, user_id: int) -> list[Fact]:
         """Read the user's unread messages in batches and save the facts found; return the new or changed ones.
 
@@ -101,15 +110,18 @@ class MemoryKeeper:
             pending = await self.store.pending_messages(user_id, self.config.memory_batch)
             if not pending:
                 return saved
-            remember = memory_enabled(await self.store.settings(user_id))
-            if remember and any(message["role"] == "user" for message in pending):
-                known = await self.store.facts(user_id)
+            settings = await self.store.settings(user_id)
+            known = await self.store.facts(user_id)
+            zone = local_zone(settings, known, self.config.timezone)
+            if memory_enabled(settings) and any(message["role"] == "user" for message in pending):
                 self.calls += 1
-                extraction = await self.extractor.extract(pending, known)
+                extraction = await self.extractor.extract(pending, known, zone)
             else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
+            now = self.clock()
             saved += await self.store.save_facts(
-                user_id, extraction, self.clock(), self.config.memory_max_facts, extracted_upto=pending[-1]["id"]
+                user_id, extraction, now, self.config.memory_max_facts, extracted_upto=pending[-1]["id"],
+                plan=self._planner(zone, now, pending),
             )
             if len(pending) < self.config.memory_batch:
                 return saved

@@ -66,6 +66,15 @@ def format_date(moment: datetime) -> str:
     return f"{moment:%A}, {moment.day} {moment:%B %Y}"
 
 
+def format_when(when: str) -> str:
+    """Return a dated fact's moment for people: 'Friday, 4 December 2026, 10:00' (or without the time)."""
+    try:
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        return when
+    return format_date(moment) + (f", {moment:%H:%M}" if "T" in when else "")
+
+
 @lru_cache(maxsize=None)
 def _zone_latitudes() -> dict[str, float]:
     latitudes: dict[str, float] = {}

@@ -8,7 +8,7 @@ from typing import Sequence
 from zoneinfo import ZoneInfo
 
 from memory.facts import Fact
-from prompts.clock import describe_gap, format_date, season, time_of_day
+from prompts.clock import describe_gap, format_date, format_when, season, time_of_day
 
 FACTS_FRAME = (
     "What you remember about them, from their own words. Each value is quoted data the user told you,"
@@ -59,6 +59,8 @@ def render_fact(fact: Fact, timezone: ZoneInfo) -> str:
     if fact.category == "state" and fact.updated_at is not None:
         said_on = format_date(fact.updated_at.astimezone(timezone))
         return f"- on {said_on} they said they felt: {value} (a passing state, not a trait)"
+    if fact.when:
+        return f"- {label}: {value} (on {format_when(fact.when)})"
     return f"- {label}: {value}"
 
 

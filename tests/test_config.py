@@ -73,6 +73,21 @@ def test_media_and_streaming_settings():
     assert load_config(BASE | {"TRANSCRIPTION_MODEL": ""}).transcription_model == ""  # set but empty: voice off
 
 
+def test_proactive_settings():
+    config = load_config(BASE)
+    assert (config.proactive, config.proactive_sweep_s, config.proactive_daily_max) == (True, 60.0, 1)
+    assert (config.followup_after_hours, config.checkin_after_hours) == (3.0, 72.0)
+    assert config.quiet_hours == (22 * 60, 9 * 60)
+    config = load_config(BASE | {
+        "PROACTIVE": "off", "PROACTIVE_SWEEP_SECONDS": "0.5", "FOLLOWUP_AFTER_HOURS": "1.5",
+        "CHECKIN_AFTER_HOURS": "12.25", "PROACTIVE_DAILY_MAX": "2", "QUIET_HOURS": "23:30 - 08:15",
+    })
+    assert (config.proactive, config.proactive_sweep_s, config.proactive_daily_max) == (False, 0.5, 2)
+    assert (config.followup_after_hours, config.checkin_after_hours) == (1.5, 12.25)
+    assert config.quiet_hours == (23 * 60 + 30, 8 * 60 + 15)
+    assert load_config(BASE | {"QUIET_HOURS": ""}).quiet_hours is None  # set but empty: no quiet hours
+
+
 @pytest.mark.parametrize(
     ("api", "files"),
     [
@@ -134,6 +149,17 @@ def test_allows():
         (BASE | {"VISION": "always"}, "VISION"),
         (BASE | {"STREAM_REPLIES": "yes"}, "STREAM_REPLIES"),
         (BASE | {"STREAM_INTERVAL_MS": "10"}, "STREAM_INTERVAL_MS"),
+        (BASE | {"PROACTIVE": "sometimes"}, "PROACTIVE"),
+        (BASE | {"PROACTIVE_SWEEP_SECONDS": "0"}, "PROACTIVE_SWEEP_SECONDS"),
+        (BASE | {"FOLLOWUP_AFTER_HOURS": "-1"}, "FOLLOWUP_AFTER_HOURS"),
+        (BASE | {"FOLLOWUP_AFTER_HOURS": "nan"}, "FOLLOWUP_AFTER_HOURS"),
+        (BASE | {"CHECKIN_AFTER_HOURS": "three days"}, "CHECKIN_AFTER_HOURS"),
+        (BASE | {"CHECKIN_AFTER_HOURS": "0"}, "CHECKIN_AFTER_HOURS"),
+        (BASE | {"PROACTIVE_DAILY_MAX": "0"}, "PROACTIVE_DAILY_MAX"),
+        (BASE | {"QUIET_HOURS": "night"}, "QUIET_HOURS"),
+        (BASE | {"QUIET_HOURS": "22-22"}, "QUIET_HOURS"),
+        (BASE | {"QUIET_HOURS": "25-9"}, "QUIET_HOURS"),
+        (BASE | {"QUIET_HOURS": "22:61-9"}, "QUIET_HOURS"),
     ],
 )
 def test_a_bad_setting_is_named(env, named):

@@ -1,4 +1,6 @@
 import json
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
 
 import openai
 import pytest
@@ -298,3 +300,33 @@ async def test_the_extractor_raises_on_an_answer_without_json(model, chat):
 async def test_the_extractor_skips_the_call_without_user_messages(model, chat):
     extraction = await LLMExtractor(chat).extract([CONVERSATION[1]], [])
     assert extraction.facts == [] and model.requests == []
+
+
+def test_a_dated_fact_keeps_its_when_and_a_malformed_when_is_dropped_not_the_fact():
+    dated = fact("plan:exam", "экзамен по химии", "plans", 6, 0.9, 1) | {"when": "2026-12-04T10:00:00"}
+    broken = fact("plan:trip", "trip to Rome", "plans", 6, 0.9, 1) | {"when": "next Friday"}
+    plain = fact("city", "Berlin", "location", 7, 0.9, 1) | {"when": None}
+    extraction = parse_extraction(json.dumps({"facts": [dated, broken, plain], "relations": []}), {1})
+    assert {f.key: f.when for f in extraction.facts} == {
+        "plan:exam": "2026-12-04T10:00", "plan:trip": None, "city": None}
+
+
+def test_an_item_with_an_unknown_field_is_still_refused():
+    item = fact() | {"when": None, "extra": 1}
+    assert parse_extraction(json.dumps({"facts": [item], "relations": []}), {1}).facts == []
+
+
+def test_the_prompt_gives_each_days_local_date_and_known_dates():
+    messages = [
+        {"id": 1, "role": "user", "content": "завтра экзамен", "at": datetime(2026, 11, 30, 20, tzinfo=timezone.utc)},
+        {"id": 2, "role": "user", "content": "ну всё", "at": datetime(2026, 11, 30, 21, 30, tzinfo=timezone.utc)},
+    ]
+    known = [Fact("plans", "plan:trip", "поездка в Рим", when="2026-12-20")]
+    _, user = build_extraction_messages(messages, known, ZoneInfo("Asia/Vladivostok"))
+    lines = user["content"].splitlines()
+    assert "- plan:trip (plans): поездка в Рим [when: 2026-12-20]" in lines
+    # 20:00 UTC is already Tuesday in Vladivostok; one date line serves both messages.
+    assert lines.count("--- Tuesday, 1 December 2026 ---") == 1
+    assert lines.index("--- Tuesday, 1 December 2026 ---") == lines.index("[user #1] завтра экзамен") - 1
+    _, no_zone = build_extraction_messages(messages, known)
+    assert "---" not in no_zone["content"]

@@ -96,3 +96,10 @@ def test_facts_matching_words():
     assert [f.key for f in facts_matching(facts, "pet")] == ["pet:rex", "pet:murka"]
     assert facts_matching(facts, "dog kazan") == []
     assert facts_matching(facts, "  !! ") == []
+
+
+def test_a_new_date_for_the_same_plan_is_a_change_and_no_date_is_not():
+    exam = Fact("plans", "plan:exam", "экзамен", when="2026-12-04")
+    assert merge_action(exam, Fact("plans", "plan:exam", "Экзамен!", when="2026-12-07"), []) == "replace"
+    assert merge_action(exam, Fact("plans", "plan:exam", "экзамен", when="2026-12-04"), []) == "touch"
+    assert merge_action(exam, Fact("plans", "plan:exam", "экзамен"), []) == "touch"

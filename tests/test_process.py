@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = (
     "TELEGRAM_BOT_TOKEN OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL TELEGRAM_API_BASE_URL TELEGRAM_FILE_BASE_URL "
     "DATABASE_PATH HISTORY_LIMIT BOT_TIMEZONE ALLOWED_USER_IDS LOG_LEVEL VOICE_MAX_SECONDS VISION STREAM_REPLIES "
-    "STREAM_INTERVAL_MS"
+    "STREAM_INTERVAL_MS PROACTIVE PROACTIVE_SWEEP_SECONDS FOLLOWUP_AFTER_HOURS CHECKIN_AFTER_HOURS PROACTIVE_DAILY_MAX "
+    "QUIET_HOURS"
 ).split()
 
 
@@ -23,6 +24,7 @@ def environment(**settings: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key not in SETTINGS}
     env.update({name: "" for name in SETTINGS})
     env["TRANSCRIPTION_MODEL"] = "whisper-1"  # its default; empty would turn voice off
+    env["QUIET_HOURS"] = "22-9"  # its default; empty means no quiet hours
     env.update(settings)
     return env
 

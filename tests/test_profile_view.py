@@ -52,3 +52,10 @@ def test_long_profiles_are_paginated():
 def test_memory_off_is_said_and_russian_is_used_for_russian_clients():
     body, _ = render_profile(None, FACTS, [], False, 0, UTC, "ru")
     assert "Память выключена" in body and "Работа и учёба" in body
+
+
+def test_the_zone_line_and_a_plans_date_are_shown():
+    plan = Fact("plans", "plan:exam", "exam", id=9, created_at=DAY, updated_at=DAY, when="2026-12-04T10:00")
+    body, _ = render_profile("Anna", [*FACTS, plan], [], True, 0, UTC, "en", "Time zone: Europe/Kazan")
+    assert body.splitlines()[1:3] == ["Name: Anna", "Time zone: Europe/Kazan"]
+    assert "Plans and dates\n• exam (04.12.2026 10:00) — 29.11.2026" in body

@@ -131,7 +131,9 @@ async def test_messages_are_pruned_only_once_the_extractor_has_read_them(store):
     await store.save_facts(1, Extraction(), T0, 100, extracted_upto=newest["id"])
     await store.add_reply(1, "one more", T0, 20)
     assert await count_messages(store, 1) == 20
-    assert await store.pending_messages(1, 100) == [{"id": newest["id"] + 1, "role": "assistant", "content": "one more"}]
+    assert await store.pending_messages(1, 100) == [
+        {"id": newest["id"] + 1, "role": "assistant", "content": "one more", "at": T0}
+    ]
 
 
 async def test_unread_counts_messages_older_than_the_session_too(store):

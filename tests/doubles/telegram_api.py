@@ -73,6 +73,8 @@ class TelegramDouble(BotApiMethods):
         self._files: dict[str, dict] = {}
         self._paths: dict[str, str] = {}
         self._draft_refusal: ApiError | None = None
+        self.blocked: set[int] = set()  # users who blocked the bot: their chat answers 403
+        self._delays: dict[str, float] = {}
         self._failures: dict[str, deque] = {}
         self._activity = asyncio.Event()
         self._closing = False
@@ -125,6 +127,7 @@ class TelegramDouble(BotApiMethods):
         """Push a message with arbitrary fields (media get plausible file ids); return update_id."""
         user = self._remember_user(user_id, first_name, username, language_code)
         chat = self._remember_chat(user, user_id if chat_id is None else chat_id, chat_type)
+        self.blocked.discard(chat["id"])  # writing to the bot unblocks it
         replied = dict(self._last_bot_message(chat["id"])) if reply_to_bot else None
         message = {"message_id": self._next_message_id(chat["id"]), "from": user, "chat": chat,
                    "date": int(time.time())}
@@ -302,6 +305,14 @@ class TelegramDouble(BotApiMethods):
         queue = self._failures.setdefault(method.lower(), deque())
         queue.extend(ApiError(error_code, description, parameters) for _ in range(times))
 
+    def block(self, user_id: int) -> None:
+        """The user blocks the bot: every method aimed at their private chat gets 403 until they write again."""
+        self.blocked.add(user_id)
+
+    def delay(self, method: str, seconds: float) -> None:
+        """Hold every call of `method` this long before handling it (0 ends it); a caller gone meanwhile loses it."""
+        self._delays[method.lower()] = seconds
+
     # ----- HTTP plumbing -----
 
     def _notify(self) -> None:
@@ -346,6 +357,8 @@ class TelegramDouble(BotApiMethods):
             failures = self._failures.get(name.lower())
             if failures:
                 raise failures.popleft()
+            if self._delays.get(name.lower()):
+                await asyncio.sleep(self._delays[name.lower()])
             result = handler(params)
             if asyncio.iscoroutine(result):
                 result = await result

@@ -81,6 +81,8 @@ class BotApiMethods:
             chat_id = int(chat_id)
         if isinstance(chat_id, bool) or chat_id not in self._chats:
             raise ApiError(400, "Bad Request: chat not found")
+        if chat_id in self.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
         return chat_id
 
     def _formatted(self, p: dict, key: str, limit: int, what: str, *,

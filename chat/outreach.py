@@ -1,0 +1,148 @@
+"""The companion writes first: follow-ups on dated events, birthday greetings and check-ins after silence.
+
+A sweep reads what is due from the store (one indexed query), decides for each item by the user's own
+clock (memory/schedule.py), writes each message with one model call, claims it in the store and only then
+sends it: at most once, even across crashes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from datetime import datetime, timedelta
+from typing import Awaitable, Callable
+from zoneinfo import ZoneInfo
+
+from chat.companion import utc_now
+from chat.llm import ChatModel, ModelUnavailable
+from config import Config
+from memory.facts import choose_for_prompt
+from memory.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
+from memory.store import Store
+from prompts.outreach import build_outreach_messages
+
+log = logging.getLogger(__name__)
+
+SWEEP_LIMIT = 500  # items read per sweep; more wait for the next one
+CONCURRENT_WRITES = 4
+RETRY_AFTER = timedelta(minutes=15)  # the model failed: the item waits this long
+SKIP = "SKIP"
+GREETING_WORDS = frozenset(
+    "hi hello hey there how are you doing what's up whats good morning evening afternoon dear friend "
+    "привет приветик здравствуй здравствуйте хай как ты дела поживаешь доброе утро добрый день вечер дорогой "
+    "дорогая друг".split()
+)
+WORDS = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+# (user id, text, first message ever written first, Telegram language) -> "sent", "blocked" or "failed"
+Sender = Callable[[int, str, bool, str | None], Awaitable[str]]
+
+
+def is_bare_greeting(text: str) -> bool:
+    """True when `text` is only a greeting ("Hi! How are you?"), with nothing that shows the user is remembered."""
+    words = WORDS.findall(text.lower())
+    return not words or all(word in GREETING_WORDS for word in words)
+
+
+def usable_text(raw: str) -> str | None:
+    """Return the model's message if it may be sent: not SKIP, not empty, not a bare greeting; else None."""
+    text = raw.strip()
+    if not text or text.strip(" .!\"'").upper() == SKIP or is_bare_greeting(text):
+        return None
+    return text
+
+
+def event_start(when: str, zone: ZoneInfo) -> datetime | None:
+    """Return when a dated event began in `zone` (midnight for a date alone)."""
+    parsed = parse_when(when)
+    if parsed is None:
+        return None
+    day, moment = parsed
+    return datetime.combine(day, moment or datetime.min.time(), tzinfo=zone)
+
+
+class Outreach:
+    """Sweeps the schedule and writes what is due; `send` (set by the handlers) delivers to Telegram."""
+
+    def __init__(
+        self, store: Store, model: ChatModel, config: Config, persona: str, clock: Callable[[], datetime] = utc_now
+    ) -> None:
+        self.store = store
+        self.model = model
+        self.config = config
+        self.persona = persona
+        self.clock = clock
+        self.manners = Manners(config.quiet_hours, config.proactive_daily_max, config.followup_after_hours)
+        self.send: Sender | None = None
+        self.calls = 0  # model calls made, for the cost report
+        self._slots = asyncio.Semaphore(CONCURRENT_WRITES)
+
+    def zone(self, item: DueItem) -> ZoneInfo:
+        """Return the user's zone: chosen with /timezone, else their city's, else BOT_TIMEZONE."""
+        return ZoneInfo(user_zone(item.settings, item.city, self.config.timezone)[0])
+
+    async def sweep(self) -> int:
+        """Send what is due now (one message per user per sweep); move the rest to when it may go. Return sent."""
+        now = self.clock()
+        ready: dict[int, DueItem] = {}
+        moves: list[tuple[DueItem, datetime | None]] = []
+        for item in await self.store.due_items(now, SWEEP_LIMIT):
+            decision = decide(item, now, self.manners, self.zone(item))
+            if decision.action != "send":
+                moves.append((item, decision.at))
+            else:
+                ready.setdefault(item.user_id, item)  # a second one waits: the daily cap is counted again
+        await self.store.move_items(moves)
+        sent = await asyncio.gather(*(self._write_quietly(item) for item in ready.values()))
+        return sum(sent)
+
+    async def _write_quietly(self, item: DueItem) -> bool:
+        async with self._slots:
+            try:
+                return await self.write(item)
+            except ModelUnavailable as error:
+                log.warning("could not write a %s (%s); trying again later", item.kind, type(error).__name__)
+                await self.store.move_items([(item, self.clock() + RETRY_AFTER)])
+                return False
+
+    async def write(self, item: DueItem) -> bool:
+        """Write one due item with the model, claim it and send it; return True if Telegram took it."""
+        zone = self.zone(item)
+        history = await self.store.timed_history(item.user_id, self.config.history_limit)
+        next_due = recurrence(item, zone)
+        if item.kind == "followup" and self._already_told(item, history, zone):
+            await self.store.move_items([(item, None)])
+            return False
+        now = self.clock()
+        facts = await self.store.facts(item.user_id)
+        chosen = choose_for_prompt(facts, now, self.config.memory_prompt_facts)
+        previous = next((at for role, _content, at in reversed(history) if role == "user"), None)
+        messages = build_outreach_messages(
+            self.persona, item, [*chosen, *(f for f in facts if f.key == "name")],
+            [{"role": role, "content": content} for role, content, _at in history],
+            now, zone, previous, self.config.prompt_max_tokens,
+        )
+        self.calls += 1
+        text = usable_text(await self.model.complete(messages))
+        if text is None:  # the model saw they already told it, or had nothing specific to say
+            await self.store.move_items([(item, next_due)])
+            return False
+        now = self.clock()
+        message_id = await self.store.claim_item(
+            item, text, now, now.astimezone(zone).date().isoformat(), next_due, self.config.history_limit
+        )
+        if message_id is None:  # they wrote meanwhile, or the fact changed: nothing to send
+            return False
+        # From here on the item is taken: a crash before Telegram answers loses it, never doubles it.
+        outcome = await self.send(item.user_id, text, item.proactive_day is None, item.language_code) \
+            if self.send is not None else "failed"
+        if outcome == "blocked":
+            await self.store.mark_blocked(item.user_id, message_id, self.clock())
+        return outcome == "sent"
+
+    @staticmethod
+    def _already_told(item: DueItem, history: list[tuple[str, str, datetime]], zone: ZoneInfo) -> bool:
+        began = event_start(item.when or "", zone)
+        later = [content for role, content, at in history if role == "user" and began is not None and at >= began]
+        return talked_about(item.fact_value or "", later)

