@@ -129,6 +129,10 @@ class Outreach:
             await self.store.move_items([(item, next_due)])
             return False
         now = self.clock()
+        later = decide(item, now, self.manners, zone)
+        if later.action != "send":  # a slow model took it past the start of quiet hours, or past its day
+            await self.store.move_items([(item, later.at)])
+            return False
         message_id = await self.store.claim_item(
             item, text, now, now.astimezone(zone).date().isoformat(), next_due, self.config.history_limit
         )
@@ -138,7 +142,7 @@ class Outreach:
         outcome = await self.send(item.user_id, text, item.proactive_day is None, item.language_code) \
             if self.send is not None else "failed"
         if outcome == "blocked":
-            await self.store.mark_blocked(item.user_id, message_id, self.clock())
+            await self.store.mark_blocked(item.user_id, message_id, self.clock(), first=item.proactive_day is None)
         return outcome == "sent"
 
     @staticmethod

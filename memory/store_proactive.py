@@ -107,10 +107,18 @@ class ProactiveQueries:
             await self._prune(db, item.user_id, history_limit)  # type: ignore[attr-defined]
         return message_id
 
-    async def mark_blocked(self, user_id: int, message_id: int | None, now: datetime) -> None:
-        """Record that the user blocked the bot: nothing is written to them until they write; the unsent text goes."""
+    async def mark_blocked(self, user_id: int, message_id: int | None, now: datetime, first: bool = False) -> None:
+        """Record that the user blocked the bot: nothing is written to them until they write; the unsent text goes.
+
+        The message never arrived, so it leaves the day's count, and with `first` (it was the first one ever,
+        with the line on how to stop them) the user is again one who has never been written to.
+        """
         async with self._transaction() as db:
-            await db.execute("UPDATE users SET blocked_at = ?, checkin_at = NULL WHERE id = ?", (_iso(now), user_id))
+            await db.execute(
+                "UPDATE users SET blocked_at = ?, checkin_at = NULL, proactive_count = MAX(proactive_count - 1, 0),"
+                " proactive_day = CASE WHEN ? THEN NULL ELSE proactive_day END WHERE id = ?",
+                (_iso(now), first, user_id),
+            )
             if message_id is not None:
                 await db.execute("DELETE FROM messages WHERE id = ? AND user_id = ?", (message_id, user_id))
 

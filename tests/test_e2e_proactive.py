@@ -297,3 +297,27 @@ async def test_the_zone_from_the_city_shows_in_the_prompt_profile_and_export_and
         assert "Я не знаю «Марс»" in telegram.sent_to(ANN)[-1]["visible_text"]
         await app.bot_data.store.forget_user(ANN)
         assert await app.bot_data.store.settings(ANN) == {}
+
+
+async def test_a_message_whose_writing_runs_into_quiet_hours_waits_for_the_morning(telegram, model, config, clock):
+    writes = []
+
+    def reply(body: dict) -> str:
+        if WRITE_FIRST in body["messages"][-1]["content"]:
+            writes.append(body)
+            if len(writes) == 1:
+                clock.set("2026-11-30T22:05")  # the model was slow: quiet hours began while it wrote
+        return companion_reply("Как там Мурка?")(body)
+
+    model.reply = reply
+    clock.set("2026-11-30T20:00")
+    async with running_bot(config) as app:
+        sweeps, processed = attach(app, clock), ProcessedUpdates(app)
+        await say(telegram, processed, ANN, "У меня есть кошка Мурка", language_code="ru")
+        clock.set("2026-11-30T21:58")
+        await sweeps.wait()
+        assert len(outreach_requests(model)) >= 1 and len(telegram.sent_to(ANN)) == 1
+        [due] = await app.bot_data.store.due_items(clock.now + timedelta(days=1), 10)
+        assert due.due_at == datetime(2026, 12, 1, 9, 0, tzinfo=MOSCOW)
+        clock.set("2026-12-01T09:01")
+        await telegram.wait_for_sent(ANN, 2)

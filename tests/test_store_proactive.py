@@ -177,3 +177,13 @@ async def test_the_due_query_uses_the_partial_indexes(store, tmp_path):
         plan_rows = db.execute("EXPLAIN QUERY PLAN " + DUE_QUERY, ("x", "x", 1)).fetchall()
     details = " ".join(row[-1] for row in plan_rows)
     assert "users_by_checkin" in details and "facts_by_followup" in details
+
+
+async def test_a_blocked_first_message_leaves_the_user_as_never_written_to(store):
+    await talk(store, 1)
+    [checkin] = await store.due_items(T0 + HOUR, 10)
+    message_id = await store.claim_item(checkin, "Как Мурка?", T0 + HOUR, "2026-11-30", None, 20)
+    await store.mark_blocked(1, message_id, T0 + HOUR, first=True)
+    await talk(store, 1, now=T0 + 2 * HOUR)
+    [again] = await store.due_items(T0 + 3 * HOUR, 10)
+    assert (again.proactive_day, again.proactive_count) == (None, 0)
