@@ -17,6 +17,7 @@ from memory.rules import extract_rule_facts
 from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
 from memory.store import Store
+from memory.style import extract_style_facts
 from prompts.budget import fit_to_budget
 from prompts.clock import zone_hemisphere
 from prompts.system import build_system_message
@@ -76,7 +77,8 @@ class Companion:
         never the reply."""
         try:
             found = extract_rule_facts(text)
-            return Extraction(found.facts + extract_event_facts(text, local_now), found.relations)
+            more = extract_event_facts(text, local_now) + extract_style_facts(text)
+            return Extraction(found.facts + more, found.relations)
         except Exception:  # noqa: BLE001
             log.exception("a fact rule failed on a message; continuing without rule facts")
             return Extraction()
@@ -144,6 +146,7 @@ class Companion:
             timezone=zone,
             hemisphere=zone_hemisphere(zone.key),
             display_name=speaker.first_name,
+            wishes=known,
         )
         messages = fit_to_budget(system, turn.history, self.config.prompt_max_tokens)
         answer, seen = await self._complete(messages, image, on_text)

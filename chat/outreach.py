@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from chat.companion import utc_now
 from chat.llm import ChatModel, ModelUnavailable
 from config import Config
-from memory.facts import choose_for_prompt
+from memory.facts import choose_for_prompt, is_style
 from memory.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
 from memory.store import Store
 from prompts.outreach import build_outreach_messages
@@ -119,7 +119,7 @@ class Outreach:
         chosen = choose_for_prompt(facts, now, self.config.memory_prompt_facts)
         previous = next((at for role, _content, at in reversed(history) if role == "user"), None)
         messages = build_outreach_messages(
-            self.persona, item, [*chosen, *(f for f in facts if f.key == "name")],
+            self.persona, item, [*chosen, *(f for f in facts if f.key == "name" or is_style(f))],
             [{"role": role, "content": content} for role, content, _at in history],
             now, zone, previous, self.config.prompt_max_tokens,
         )

@@ -21,6 +21,7 @@ from handlers.chat import on_text
 from handlers.commands import help_command, private_only, start
 from handlers.errors import on_error
 from handlers.media import on_other, on_photo, on_sticker, on_voice
+from handlers.notes import undo_button
 from handlers.privacy import (
     FORGET_ALL,
     FORGET_CANCEL,
@@ -58,6 +59,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=NEW_MESSAGES & ~filters.ChatType.PRIVATE))
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
+    app.add_handler(CallbackQueryHandler(undo_button, pattern="^un:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
     app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))
     app.add_handler(MessageHandler(NEW_MESSAGES & PICTURE, on_photo))

@@ -8,7 +8,8 @@ from telegram.constants import ChatType
 from chat.companion import Speaker
 from chat.llm import ModelUnavailable
 from handlers.context import Context
-from handlers.jobs import after_turn, remembered_note
+from handlers.jobs import after_turn
+from handlers.notes import note_text, send_note, to_confirm
 from handlers.replies import send_text, typing_indicator
 from handlers.texts import text
 
@@ -85,8 +86,11 @@ async def converse(
         reply = answer.text
         if answer.unseen_photo:
             reply += "\n\n" + text("photo_unseen", user.language_code)
-        if answer.notify and answer.learned:
-            reply += "\n\n" + remembered_note(answer.learned, user.language_code)
+        confirmed = to_confirm(answer.learned, answer.notify)
+        if confirmed and not private:  # no Undo buttons outside the user's private chat
+            reply += "\n\n" + note_text(confirmed, user.language_code)
         await send_text(context.bot, message.chat_id, reply)
+        if confirmed and private:
+            await send_note(context.bot, message.chat_id, confirmed, user.language_code)
         after_turn(services, context.job_queue, user.id, answer.unread, bool(answer.learned))
 

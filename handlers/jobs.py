@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta, timezone
-from typing import Awaitable, Callable, Sequence
+from typing import Awaitable, Callable
 
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import Application, JobQueue
 
 from chat.outreach import Sender
 from handlers.context import Context, Services
+from handlers.notes import send_note, to_confirm
 from handlers.replies import send_text
 from handlers.texts import text
 from memory.facts import Fact
@@ -19,23 +20,16 @@ log = logging.getLogger(__name__)
 INBOX_KEEP = timedelta(days=1)
 
 
-def remembered_note(facts: Sequence[Fact], language_code: str | None) -> str:
-    """Return the short "✎ remembered: …" line for newly saved facts."""
-    return text("remembered", language_code, facts="; ".join(fact.value for fact in facts))
-
-
 def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitable[None]]:
-    """Return the callback that tells a user (who asked for it) what the LLM extractor just remembered."""
+    """Return the callback that confirms, in the user's private chat, what the LLM extractor just remembered:
+    style wishes and the name always, other facts to users who asked for it."""
 
     async def notify(user_id: int, facts: list[Fact]) -> None:
         store = app.bot_data.store
-        if not (await store.settings(user_id)).get("notify"):
-            return
-        profile = await store.profile(user_id)
-        try:
-            await app.bot.send_message(user_id, remembered_note(facts, profile.language_code if profile else None))
-        except TelegramError as error:
-            log.warning("could not send a remembered note: %s", error)
+        confirmed = to_confirm(facts, bool((await store.settings(user_id)).get("notify")))
+        if confirmed:
+            profile = await store.profile(user_id)
+            await send_note(app.bot, user_id, confirmed, profile.language_code if profile else None)
 
     return notify
 

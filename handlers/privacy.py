@@ -6,16 +6,11 @@ import json
 import re
 from zoneinfo import ZoneInfo
 
-from telegram import (
-    CallbackQuery,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    InputFile,
-    Update,
-)
+from telegram import InputFile, Update
 
 from handlers.context import Context
-from handlers.profile_view import Buttons, render_profile
+from handlers.profile_view import render_profile
+from handlers.replies import keyboard, own_button
 from handlers.settings import zone_and_origin
 from handlers.texts import text
 from memory.facts import facts_matching, memory_enabled
@@ -25,12 +20,6 @@ FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forg
 # "pf:pg:<page>" or "pf:del:<fact id>:<page>". ASCII digits only (str.isdigit() also takes "²", which int()
 # refuses), and few enough of them that a forged id still fits SQLite's 64-bit integers.
 PROFILE_BUTTON = re.compile(r"pf:(?:pg|del:(?P<fact>[0-9]{1,18})):(?P<page>[0-9]{1,6})")
-
-
-def keyboard(buttons: Buttons) -> InlineKeyboardMarkup | None:
-    """Return Telegram's inline keyboard for rows of (label, callback data), or None for no rows."""
-    rows = [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in buttons]
-    return InlineKeyboardMarkup(rows) if rows else None
 
 
 async def _profile_page(context: Context, user_id: int, language: str | None, page: int):
@@ -61,11 +50,6 @@ async def profile(update: Update, context: Context) -> None:
     await message.reply_text(body, reply_markup=keyboard(buttons))
 
 
-def _own_button(query: CallbackQuery) -> bool:
-    # A button acts only on the presser's own data, and only from the bot's message in their private chat.
-    return query.message is not None and query.message.chat.id == query.from_user.id
-
-
 async def profile_button(update: Update, context: Context) -> None:
     """Turn a /profile page, or delete the fact whose button was pressed, then redraw the page."""
     query = update.callback_query
@@ -73,7 +57,7 @@ async def profile_button(update: Update, context: Context) -> None:
         return
     language = query.from_user.language_code
     button = PROFILE_BUTTON.fullmatch(query.data or "")
-    valid = _own_button(query) and button is not None
+    valid = own_button(query) and button is not None
     if valid and button["fact"] is not None:
         valid = await context.bot_data.store.delete_facts(query.from_user.id, [int(button["fact"])]) == 1
     if not valid:
@@ -116,7 +100,7 @@ async def forget_answer(update: Update, context: Context) -> None:
     if query is None:
         return
     language, store = query.from_user.language_code, context.bot_data.store
-    if not _own_button(query):
+    if not own_button(query):
         await query.answer(text("button_expired", language))
         return
     await query.answer()

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Sequence
 from zoneinfo import ZoneInfo
 
+from handlers.notes import wish_line
 from handlers.texts import CATEGORY_NAMES, language_of, text
-from memory.facts import CATEGORIES, Fact, Relation
+from memory.facts import CATEGORIES, Fact, Relation, is_style
 from memory.schedule import parse_when
 
 PAGE_SIZE = 8
@@ -59,7 +60,8 @@ def render_profile(
             category = fact.category
             lines += ["", titles.get(category, category)]
         learned = fact.updated_at.astimezone(timezone).strftime("%d.%m.%Y") if fact.updated_at else ""
-        lines.append(f"• {fact.value}{_when(fact.when)} — {learned}")
+        shown_as = wish_line(fact, language_code).removeprefix("✎ ") if is_style(fact) else fact.value
+        lines.append(f"• {shown_as}{_when(fact.when)} — {learned}")
     links = _links(shown, facts, relations)
     if links:
         lines += ["", text("profile_links", language_code), *links]

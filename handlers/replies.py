@@ -7,13 +7,25 @@ import contextlib
 import logging
 from typing import AsyncIterator
 
-from telegram import Bot
+from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, TelegramError
 
 from handlers.formatting import split_message, to_telegram_html
 
 log = logging.getLogger(__name__)
+
+
+def keyboard(buttons: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup | None:
+    """Return Telegram's inline keyboard for rows of (label, callback data), or None for no rows."""
+    rows = [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in buttons]
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def own_button(query: CallbackQuery) -> bool:
+    """True when a button acts on the presser's own data: it was pressed on the bot's message in their private
+    chat with it."""
+    return query.message is not None and query.message.chat.id == query.from_user.id
 
 
 async def send_text(bot: Bot, chat_id: int, text: str) -> None:

@@ -170,6 +170,13 @@ TEXTS: dict[str, dict[str, str]] = {
     "memory_now_on": {"en": "Memory is on again.", "ru": "Память снова включена."},
     "notify_now": {"en": "“Remembered” notes: {state}.", "ru": "Заметки «запомнил»: {state}."},
     "remembered": {"en": "✎ remembered: {facts}", "ru": "✎ запомнил: {facts}"},
+    "wish_set": {"en": "✎ From now on: {wish}", "ru": "✎ Теперь так: {wish}"},
+    "wish_address": {"en": "✎ From now on, in Russian: «{wish}»", "ru": "✎ Теперь на «{wish}»"},
+    "wish_avoid_words": {"en": "✎ From now on I won't say: {wish}", "ru": "✎ Больше не говорю: {wish}"},
+    "wish_avoid_topics": {"en": "✎ From now on I won't bring up: {wish}", "ru": "✎ Больше не завожу речь о: {wish}"},
+    "undo": {"en": "↩ Undo", "ru": "↩ Отменить"},
+    "undo_one": {"en": "↩ Undo: {fact}", "ru": "↩ Отменить: {fact}"},
+    "undone": {"en": "↩ Undone: {fact}", "ru": "↩ Отменено: {fact}"},
     "zone_is": {
         "en": "Your time zone: {zone} ({origin}); it's {time} there now.",
         "ru": "Твой часовой пояс: {zone} ({origin}); сейчас там {time}.",
@@ -224,10 +231,12 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 CATEGORY_NAMES: dict[str, dict[str, str]] = {
-    "en": {"personal": "About you", "career": "Work and study", "interests": "Interests", "pets": "Pets",
+    "en": {"style": "How you want me to talk", "personal": "About you", "career": "Work and study",
+           "interests": "Interests", "pets": "Pets",
            "family": "Family", "preferences": "Likes and dislikes", "location": "Places",
            "plans": "Plans and dates", "state": "Lately", "other": "Other"},
-    "ru": {"personal": "О тебе", "career": "Работа и учёба", "interests": "Интересы", "pets": "Питомцы",
+    "ru": {"style": "Как с тобой говорить", "personal": "О тебе", "career": "Работа и учёба",
+           "interests": "Интересы", "pets": "Питомцы",
            "family": "Семья", "preferences": "Любишь и не любишь", "location": "Места",
            "plans": "Планы и даты", "state": "Недавно", "other": "Другое"},
 }

@@ -8,16 +8,22 @@ from datetime import datetime, timedelta
 from typing import Iterable, Sequence
 
 CATEGORIES = (
-    "personal", "career", "interests", "pets", "family", "preferences", "location", "plans", "state", "other",
+    "style", "personal", "career", "interests", "pets", "family", "preferences", "location", "plans", "state", "other",
 )
 RELATIONS = ("owns", "likes", "dislikes", "works_at", "family_with", "located_in", "related_to")
 # Slots that hold one value per user: a new value replaces the old one (which goes to fact_history).
 # Every other key carries its own discriminator ("pet:murka", "likes:coffee") and never overwrites another.
 SINGLE_VALUED = frozenset(
     {"name", "age", "birthday", "gender", "city", "country", "hometown", "job_title", "employer",
-     "school", "field_of_study", "marital_status", "native_language"}
+     "school", "field_of_study", "marital_status", "native_language", "diet"}
 )
 MAX_VALUE_LENGTH = 200
+# Lasting wishes about the conversation itself ("style:address" = "ты", "style:tone" = "no fluff"): one value
+# per aspect, always in system message zero in this order, never ranked by recall.
+STYLE_ASPECTS = ("address", "language", "length", "tone", "emoji", "avoid_words", "avoid_topics")
+STYLE_LINES = 8  # at most this many wishes in the prompt's block
+# Aspects that collect a list: a new wish adds to it ("never say X", later "nor Y") instead of replacing it.
+STYLE_LISTS = frozenset({"style:avoid_words", "style:avoid_topics"})
 STATE_DAYS = 3  # a mood or condition ("tired") is shown for this many days, then dropped
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(?::[\w-]+)?$")
 # A "fact" that talks to the assistant is an injection attempt, not something about the user: it is refused
@@ -96,6 +102,10 @@ def clean_fact(fact: Fact) -> Fact | None:
     if not value or not KEY_PATTERN.match(key) or INSTRUCTION.search(value):
         return None
     category = fact.category if fact.category in CATEGORIES else "other"
+    if key == "style:address":  # Russian ты or вы, whatever way the model put it ("на «ты»", "Ты")
+        value = next((form for form in ("ты", "вы") if form == comparable(value.removeprefix("на "))), "")
+        if not value:
+            return None
     importance = min(10, max(1, int(fact.importance)))
     confidence = min(1.0, max(0.0, float(fact.confidence)))
     return replace(fact, key=key, value=value, category=category, importance=importance, confidence=confidence)
@@ -127,8 +137,34 @@ def is_current(fact: Fact, now: datetime) -> bool:
 
 
 def prompt_candidates(facts: Sequence[Fact], now: datetime) -> list[Fact]:
-    """Return the facts that may go into the prompt: current ones, without the name (it has its own line)."""
-    return [fact for fact in facts if is_current(fact, now) and fact.key != "name"]
+    """Return the facts recall may choose for the prompt: current ones, without the name and the style wishes
+    (each has its own place in the prompt)."""
+    return [fact for fact in facts if is_current(fact, now) and fact.key != "name" and fact.category != "style"]
+
+
+def is_style(fact: Fact) -> bool:
+    """True for a lasting wish about how to talk to the user."""
+    return fact.category == "style"
+
+
+def style_wishes(facts: Sequence[Fact]) -> list[Fact]:
+    """Return the user's style wishes for the prompt: known aspects in STYLE_ASPECTS order, then others newest
+    first, at most STYLE_LINES."""
+    rank = {f"style:{aspect}": index for index, aspect in enumerate(STYLE_ASPECTS)}
+    wishes = [fact for fact in facts if is_style(fact)]
+    newest_first = sorted(wishes, key=lambda f: f.updated_at.timestamp() if f.updated_at else 0.0, reverse=True)
+    return sorted(newest_first, key=lambda f: rank.get(f.key, len(rank)))[:STYLE_LINES]
+
+
+def with_list_merged(existing: Fact | None, new: Fact) -> Fact:
+    """Return `new`, for a list aspect (STYLE_LISTS) holding the items of `existing` too: "empower, synergy"."""
+    if existing is None or new.key not in STYLE_LISTS:
+        return new
+    items: dict[str, str] = {}
+    for item in f"{existing.value}, {new.value}".split(","):
+        if comparable(item):
+            items.setdefault(comparable(item), item.strip())
+    return replace(new, value=normalize_value(", ".join(items.values())))
 
 
 def by_importance(facts: Sequence[Fact]) -> list[Fact]:

@@ -78,50 +78,6 @@ def form_table(entries: dict[str, str], irregular: dict[str, str] | None = None)
     return table
 
 
-# ---- names ------------------------------------------------------------------------------------------
-
-# (pattern, strict): a strict pattern ("call me ...") is ambiguous, so its name must be
-# capitalised or end the sentence ("call me back later" is not a name).
-NAME_PATTERNS: list[tuple[re.Pattern[str], bool]] = [
-    (re.compile(rf"\bменя\s+зовут\s+(?P<name>{WORD})", I), False),
-    (re.compile(rf"\bмо[её]\s+имя\s*[-—:]?\s*(?P<name>{WORD})", I), False),
-    (re.compile(rf"\b(?:зови|зовите|называй|называйте)\s+меня\s+(?P<name>{WORD})", I), True),
-    (re.compile(rf"\bmy\s+name\s*(?:is|'s|’s)\s+(?P<name>{WORD})", I), False),
-    (re.compile(rf"\bcall\s+me\s+(?P<name>{WORD})", I), True),
-]
-# "Hi, I'm Anna!" / "Я Аня.": a whole sentence that is only a greeting and a capitalised name.
-INTRODUCTION = re.compile(
-    r"^\W*(?:(?:hi|hello|hey|hiya|привет|приветик|здравствуй(?:те)?|добрый\s+(?:день|вечер)|доброе\s+утро)"
-    rf"(?:\s+there)?\W+)?(?:i['’]?m|i\s+am|я)\s+(?P<name>{WORD})(?:\s+(?P<surname>{WORD}))?\s*(?:,.*|\W*)$", I)
-NOT_NAMES = words("""
-not no never a an the later back tomorrow today tonight now please maybe when if soon again
-anytime sometime anything whatever nothing it what that this at on in by any some just also
-really actually too crazy silly names name i
-не ни нет никак потом позже завтра сегодня сейчас пожалуйста как когда если так просто тоже
-уже всё все это что кто вот ещё еще иначе никто зовут
-""")
-# Capitalised words that follow "I'm"/"я" without being a name ("I'm Fine.", "Я Дома").
-NOT_INTRODUCED = words("""
-fine ok okay good great well alright home here there done ready sorry sure new free busy alone single married
-divorced pregnant retired unemployed alive lost serious kidding joking glad afraid back still only always
-already listening waiting working coming leaving going trying thinking bored hungry full late early awake
-asleep male female old young cold hot confused curious dead in out
-тоже дома здесь тут там рядом согласна согласен готов готова рад рада один одна сам сама против за снова опять
-ок норм хорошо плохо занят занята свободен свободна жив жива болен больна москвич москвичка русский русская
-""")
-# "I'm Dutch": nationalities, faiths and the like, which follow "I'm" capitalised without being names.
-NATIONALITIES = words("""
-dutch polish swedish danish finnish irish scottish welsh greek turkish japanese korean indian mexican brazilian
-canadian australian israeli georgian armenian belarusian kazakh uzbek swiss austrian czech hungarian romanian
-bulgarian serbian croatian portuguese norwegian belgian latvian lithuanian estonian thai vietnamese filipino
-nigerian kenyan egyptian moroccan arab persian iranian pakistani asian european african latino latina hispanic
-black white jewish catholic christian muslim buddhist hindu atheist agnostic russian english american british
-german french ukrainian italian spanish chinese vegan vegetarian gay lesbian bi trans queer straight
-""")
-
-# Right before a stated name: "не называй меня …", "don't call me …".
-NAME_NEGATION = re.compile(r"(?:^|\W)(?:не|никогда|don'?t|do\s+not|never|stop|перестань|хватит)\s*$", I)
-
 # ---- places -------------------------------------------------------------------------------------------
 
 _RU_CITIES = """
@@ -203,18 +159,37 @@ LIVE_TRIGGERS = [
                r"(?:из\s+\S+\s+)?(?:в|во)\s+", I),
     re.compile(r"\bмы\s+(?:с\s+[^\W\d_]+\s+)?(?:недавно\s+|уже\s+|наконец\s+)?переехали\s+"
                r"(?:из\s+\S+\s+)?(?:в|во)\s+", I),
+    # "I'm Dutch, living in Spain", "hi im sarah, 34, living in Manchester": the "I'm" of a short opening
+    # carries over. The guards judge the clause from `at` on.
+    re.compile(rf"^\W*(?:(?:hi|hello|hey)\W+)?{I_AM}\s+(?:[^\W\d_]+|\d+)(?:\s+[^\W\d_]+)?,"
+               r"(?:\s*(?:[^\W\d_]+|\d+),)?\s*(?P<at>)(?:currently\s+|now\s+)?(?:living|based)\s+in\s+", I),
+    # "I'm originally from Glasgow but moved to London".
+    re.compile(r"^\W*i(?:['’]?m|\s+am|\s+was|\s+grew|\s+come|\s+came)\b[^.;!?]{0,60}?\b(?:but|and)\s+"
+               r"(?:then\s+|later\s+)?(?P<at>)(?:recently\s+|just\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+", I),
 ]
+# "I've lived in Canada most of my life": the present perfect is a residence only with a span or "always".
+LIVED_TRIGGER = re.compile(r"\b(?:i|we)(?:['’]ve|\s+have)\s+(?P<always>always\s+)?lived\s+in\s+", I)
+LIVED_TAIL = re.compile(
+    r"^\s*(?:for\b|since\b|most\s+of\b|all\s+(?:my|our)\s+li(?:fe|ves)|(?:my|our)\s+whole\s+li(?:fe|ves)|"
+    r"ever\s+since\b)", I)
+# "I have lived in Moscow for 5 years, then moved to Berlin": the span is over.
+LIVED_ENDED = re.compile(r"\b(?:then|moved|left|until|till|before|but)\b", I)
 # Origin: what follows is the user's hometown.
 FROM_TRIGGERS = [
     re.compile(rf"{I_AM}\s+(?:originally\s+|actually\s+|also\s+)?from\s+", I),
     re.compile(r"\bi\s+(?:originally\s+)?come\s+from\s+", I),
     re.compile(r"\bi\s+was\s+born\s+(?:and\s+raised\s+)?in\s+", I),
     re.compile(r"\bi\s+grew\s+up\s+in\s+", I),
-    re.compile(r"\bя\s+(?:(?:сам|сама|вообще|вообще-то|тоже|родом)\s+)*из\s+|\bродом\s+из\s+", I),
+    re.compile(r"\bя\s+(?:(?:сам|сама|вообще|вообще-то|тоже|родом)\s+)*(?:из|с|со)\s+|\bродом\s+из\s+", I),
     re.compile(r"(?P<subj>\bя\s+)?(?:родился|родилась|вырос|выросла)\s+(?:и\s+вырос(?:ла)?\s+)?(?:в|во)\s+", I),
 ]
 # "I'm from Google support": after a plain "I'm from", an unknown name must end the clause.
-PLACE_CLAUSE_END = re.compile(r"^\s*(?:$|[,.!;:)]|(?:and|but|originally|though|btw)\b)", I)
+PLACE_CLAUSE_END = re.compile(
+    r"^\s*(?:$|[,.!;:)]|(?:and|but|originally|though|btw|и|а|но|если|кстати|вообще|родом)\b)", I)
+# "я из Москвы" / colloquial "я с Казани": after these only a known place counts; after "с" it must end the
+# clause too ("я с Питера еду" says where from today).
+FROM_RU = re.compile(r"(?:^|\s)(?:из|с|со)\s+$", I)
+FROM_WITH_RU = re.compile(r"(?:^|\s)(?:с|со)\s+$", I)
 PLACE_TOKEN = re.compile(r"[^\W\d_][\w'’-]*")
 # "я из Москвы приехала": where they came from today, not where they are from.
 NEXT_IS_PAST_VERB = re.compile(r"^\s+[^\W\d_]+(?:л|ла|ли|лся|лась)\b", I)
@@ -230,6 +205,9 @@ AGE_TRIGGERS = [
                r"(?P<unit>\s*(?:years?|yrs?)\s+old\b|\s*y\.?\s?o\b\.?)?", I),
     re.compile(rf"{I_AM}\s+an?\s+(?P<age>\d{{1,3}})(?P<unit>[-\s]years?[-\s]old)\b", I),
     re.compile(r"\bi\s+(?:just\s+)?turned\s+(?P<age>\d{1,3})(?P<unit>\s*years?\s+old\b)?", I),
+    # "Hi, I'm Anna, 34", "Я Аня, 25 лет": an age right after a one-word introduction.
+    re.compile(r"^\W*(?:(?:hi|hello|hey|привет)\W+)?(?:i['’]?m|i\s+am|я)\s+(?P<intro>[^\W\d_]+),\s*(?P<age>\d{1,3})"
+               r"(?P<unit>\s*(?:лет|года|год|years?\s+old)\b)?", I),
     re.compile(r"\bмне\s+(?:уже\s+|сейчас\s+|(?:только\s+что\s+|недавно\s+)?исполнилось\s+)?(?P<age>\d{1,3})"
                r"(?P<unit>\s*(?:лет|года|год)\b)?", I),
 ]
@@ -309,7 +287,30 @@ RU_JOB_TAIL = re.compile(r"^(?:\s*$|\s*[,.!;:)—–-]|\s+(?:в|во|на|из|�
 SCHOOL_TRIGGERS = [
     re.compile(r"\bi\s+(?:currently\s+|now\s+)?study\s+at\s+", I),
     re.compile(r"(?:\bя\s+)?(?:сейчас\s+|теперь\s+)?учусь\s+(?:в|во|на)\s+", I),
+    re.compile(r"\bi\s+(?:currently\s+|now\s+)?study\s+(?:[a-z]+\s+){1,3}?at\s+", I),  # "I study law at UCL"
 ]
+
+# ---- marital status, diet, retirement ----------------------------------------------------------------------
+
+# "I'm married", "я замужем", "I'm vegetarian", "я веган", "я на пенсии": a status said in one or two words,
+# which must end the clause ("I'm married to my job", "I'm a vegan chef" say something else).
+STATUS_TRIGGERS = [
+    ("marital_status", re.compile(rf"{I_AM}\s+(?:happily\s+|now\s+|still\s+)?"
+                                  r"(?P<status>married|divorced|single|widowed|separated)(?![\w-])", I)),
+    ("marital_status", re.compile(r"\bя\s+(?:(?:уже|давно|тоже|счастливо)\s+)?"
+                                  r"(?P<status>замужем|женат|разведена|разведён|разведен|в\s+разводе|холост|вдова|"
+                                  r"вдовец)"
+                                  r"(?![\w-])", I)),
+    ("diet", re.compile(rf"{I_AM}\s+(?:a\s+)?(?:(?:strict|full)\s+)?(?P<status>vegetarian|vegan|pescatarian)(?![\w-])",
+                        I)),
+    ("diet", re.compile(r"\bя\s+(?:(?:тоже|вообще|уже|давно|строгий|строгая)\s+)*"
+                        r"(?P<status>вегетарианка|вегетарианец|веганка|веган)(?![\w-])", I)),
+    ("job_title", re.compile(rf"{I_AM}\s+(?:now\s+)?(?P<status>retired)(?![\w-])", I)),
+    ("job_title", re.compile(r"\bя\s+(?:уже\s+)?(?P<status>на\s+пенсии)(?![\w-])", I)),
+]
+STATUS_END = re.compile(
+    r"^\s*(?:$|[,.!;:)(…—–-]|(?:and|but|so|now|since|for|with|lol|haha|btw|too|и|а|но|уже|давно|кстати|если|с|со|"
+    r"тоже)\b)", I)
 
 # ---- pets and family ----------------------------------------------------------------------------------
 
@@ -319,11 +320,15 @@ EN_SPECIES = {
     "hamsters": "hamster", "rabbit": "rabbit", "rabbits": "rabbit", "bunny": "rabbit", "turtle": "turtle",
     "tortoise": "turtle", "guinea pig": "guinea_pig", "ferret": "ferret", "snake": "snake", "lizard": "lizard",
     "goldfish": "fish", "budgie": "parrot", "chinchilla": "chinchilla", "rat": "rat", "horse": "horse",
+    # Dog breeds people name instead of "dog" ("a golden retriever named Max").
+    "retriever": "dog", "labrador": "dog", "beagle": "dog", "poodle": "dog", "husky": "dog", "corgi": "dog",
+    "dachshund": "dog", "pug": "dog", "terrier": "dog", "chihuahua": "dog", "spaniel": "dog", "bulldog": "dog",
 }
 _RU_SPECIES = {
     "кот": "cat", "кошка": "cat", "котик": "cat", "кошечка": "cat", "собака": "dog", "собачка": "dog",
     "попугай": "parrot", "хомяк": "hamster", "кролик": "rabbit", "черепаха": "turtle", "шиншилла": "chinchilla",
     "крыса": "rat", "хорёк": "ferret", "хорек": "ferret", "ящерица": "lizard", "змея": "snake", "лошадь": "horse",
+    "мопс": "dog", "хаски": "dog", "корги": "dog", "овчарка": "dog", "лабрадор": "dog", "шпиц": "dog", "бигль": "dog",
 }
 _RU_SPECIES_IRREGULAR = {
     "коты": "cat", "котов": "cat", "кошки": "cat", "кошек": "cat", "котики": "cat", "котиков": "cat",
@@ -376,7 +381,7 @@ RU_RELATIVE_NOMINATIVE.update({"отца": "отец", "отцу": "отец", "
 # One word allowed between "my"/"a" and the relative or animal ("my little sister", "a black cat").
 EN_RELATIVE_MODIFIERS = words("little older younger big elder baby twin step half eldest oldest youngest")
 EN_PET_MODIFIERS = words("little black white ginger grey gray orange tabby fluffy big small new rescue lazy pet tiny "
-                         "cute")
+                         "cute golden")
 RU_MODIFIERS = words("""
 младшая младший старшая старший маленькая маленький взрослая взрослый любимая любимый родная родной младшую
 старшую младшего старшего рыжий рыжая чёрный черный чёрная черная белый белая серый серая пушистый пушистая
@@ -394,7 +399,8 @@ a an one two three four five six seven eight nine ten several some few couple
 """)
 # A name tied to the animal or relative just named: "named Luna", "'s name is Rex", ", её зовут Мурка".
 NAME_LINKS = re.compile(
-    r"^(?:['’]s\s+name\s+is|\s*,?\s*(?:named|called|whose\s+name\s+is|(?:and\s+)?(?:his|her|its)\s+name\s+is|"
+    r"^(?:['’]s\s+(?:name\s+is|called|named)|\s+is\s+(?:called|named)|"
+    r"\s*,?\s*(?:named|called|whose\s+name\s+is|(?:and\s+)?(?:his|her|its)\s+name\s+is|"
     r"по\s+кличке|по\s+имени|(?:(?:которого|которую|её|его|ее)\s+)?зовут))\s+"
     rf"(?P<name>{WORD})", I)
 DIRECT_NAME = re.compile(rf"^(?P<comma>\s*,)?\s+(?P<name>{WORD})\b")
@@ -422,13 +428,43 @@ POSSESSIVE_EN = re.compile(r"\b(?:my|our)\s+", I)
 POSSESSIVE_RU = re.compile(r"\b(?:мой|моя|моё|мое|мои|моего|моему|моим|моём|моем|мою|моей|моих|моими|наш|наша|наши|"
                            r"нашего|нашему|нашим|нашу|нашей|наших)\s+", I)
 HAVE_RU = re.compile(r"\bу\s+(?:меня|нас)\s+(?:(?:есть|живёт|живет|живут|тоже|ещё|еще|уже|дома)\s+)*", I)
+# "Есть дочка по имени Соня": in chat a bare "есть" opening a clause is the user's; its relative or animal must
+# be in the nominative or counted ("есть двое детей"), and nobody else may own it ("у подруги …, есть дочка").
+BARE_HAVE_RU = re.compile(r"(?:^\W*|[,;:—–]\s*|\b(?:а|и|но)\s+)(?:(?:ещё|еще|также|тоже)\s+)?есть\s+"
+                          r"(?:(?:ещё|еще|тоже)\s+)?", I)
+OTHER_OWNER_RU = re.compile(r"\bу\s+(?!(?:меня|нас)\b)[^\W\d_]+", I)
+# "Есть кот у соседей": the owner named after the animal.
+OWNER_AFTER_RU = re.compile(r"^\s+у\s+(?!(?:меня|нас)\b)", I)
+# "Сына зовут Миша", "Кошку зовут Муся": a relative or animal named at the start of a clause, with no owner.
+BARE_NAMED_RU = re.compile(rf"(?:^\W*|[,;:—–]\s*|\b(?:а|и|но)\s+)(?P<head>[^\W\d_]+)\s+зовут\s+(?P<name>{WORD})", I)
+# "Я обожаю свою собаку Лайку": "свой" is the subject's, so the clause before must be the user's ("я", "обожаю").
+OWN_RU = re.compile(r"\b(?:свой|своя|своё|свое|свои|своего|своему|своим|своём|своем|свою|своей|своих|своими)\s+", I)
+FIRST_PERSON_RU = re.compile(r"(?:^|\s)(?:я|[^\W\d_]{2,}(?:ю|у))\s+(?:[^\W\d_]+\s+)?$", I)
+# "I'm a mom of two boys", "I'm 41 and a dad of three", "Я мама двоих детей".
+PARENT_OF_EN = re.compile(
+    rf"(?:{I_AM}|^\W*{I_AM}\s[^.;]{{0,40}}?\band)\s+(?:a\s+)?(?:(?:proud|single|working|busy|tired)\s+)?"
+    r"(?:mom|mum|mother|dad|father|parent|mommy|daddy)\s+(?:of|to)\s+(?P<count>two|three|four|five|six|\d)"
+    r"(?:\s+(?P<head>kids|children|boys|girls|sons|daughters))?\b", I)
+PARENT_OF_RU = re.compile(
+    r"\bя\s+(?:[—–-]\s*)?(?:(?:счастливая|молодая|многодетная|гордая)\s+)?(?:мама|мать|папа|отец)\s+"
+    r"(?P<count>двоих|троих|четверых|пятерых|двух|трёх|трех|четырёх|четырех)\s+"
+    r"(?P<head>детей|детишек|сыновей|дочек|дочерей|мальчиков|мальчишек|девочек)\b", I)
+PARENT_COUNTS = {"двоих": "двое", "двух": "двое", "троих": "трое", "трёх": "трое", "трех": "трое",
+                 "четверых": "четверо", "четырёх": "четверо", "четырех": "четверо", "пятерых": "пятеро"}
+PARENT_HEADS = {"boys": "son", "sons": "son", "girls": "daughter", "daughters": "daughter", "сыновей": "son",
+                "мальчиков": "son", "мальчишек": "son", "дочек": "daughter", "дочерей": "daughter",
+                "девочек": "daughter"}
+# "We just adopted a kitten", "Я недавно завела кота": a new pet, past tense but theirs now.
+ADOPTED_EN = re.compile(r"\b(?:i|we)(?:\s+have|['’]ve)?\s+(?:just\s+|recently\s+|finally\s+)?(?:adopted|rescued)\s+", I)
+ADOPTED_RU = re.compile(r"(?P<subj>\b(?:я|мы)\s+)?(?:недавно\s+|наконец\s+|тоже\s+|вчера\s+)?"
+                        r"(?:завела|завёл|завел|завели)\s+(?:себе\s+)?", I)
 HAVE_EN = re.compile(I_HAVE, I)
 # "мы с мужем", "живу с мамой и сестрой": the people the user lives or does things with.
 WITH_RU = re.compile(r"\b(?:мы|живу|живём|живем)\s+с\s+", I)
 LIST_JOINER = re.compile(r"\s*(?:,\s*(?:and\s+|и\s+)?|\s+and\s+|\s+и\s+|\s+а\s+ещё\s+|\s+plus\s+)", I)
 DEATH = re.compile(
-    r"\b(?:died|dead|passed\s+away|passed|rip|lost|умер|умерла|умерли|погиб|погибла|не\s+стало|скончал\w*|"
-    r"сдох\w*)\b", I)
+    r"\b(?:died|dead|passed\s+away|passed|rip|lost|ran\s+away|умер|умерла|умерли|погиб|погибла|не\s+стало|скончал\w*|"
+    r"сдох\w*|убежал\w*|сбежал\w*|пропал\w*)\b", I)
 
 
 
@@ -534,20 +570,40 @@ tired exhausted sleepy sad depressed lonely bored stressed anxious nervous worri
 overwhelmed sick ill unwell happy excited scared heartbroken hungover homesick grumpy miserable relaxed
 jetlagged jet-lagged drained
 """)
-EN_STATE_PHRASES = ["stressed out", "burned out", "burnt out", "worn out", "under the weather", "feeling down"]
+EN_STATE_PHRASES = ["stressed out", "burned out", "burnt out", "worn out", "under the weather"]
 _STATE_ADV_EN = (r"(?:(?:so|really|very|a\s+bit|a\s+little(?:\s+bit)?|kind\s+of|kinda|sort\s+of|pretty|super|quite|"
                  r"dead|totally|completely|extremely|incredibly|too|just|honestly|rather|absolutely|utterly|insanely|"
                  r"bloody|damn|feeling|getting|still|also|seriously|literally|somewhat|soo+)\s+)*")
 _EN_STATE_WORDS = "|".join(sorted([re.escape(p).replace(r"\ ", r"\s+") for p in EN_STATE_PHRASES]
                                   + sorted(EN_STATES), key=len, reverse=True))
+_FEELING_WORDS = rf"{_EN_STATE_WORDS}|down|low|blue"  # "feeling down", never "I'm down" (that agrees)
 STATE_TRIGGERS_EN = [
     re.compile(rf"{I_AM}\s+{_STATE_ADV_EN}(?P<state>{_EN_STATE_WORDS})(?![\w-])", I),
     re.compile(rf"\bi(?:\s+feel|['’]ve\s+been\s+feeling|\s+have\s+been\s+feeling)\s+{_STATE_ADV_EN}"
-               rf"(?P<state>{_EN_STATE_WORDS})(?![\w-])", I),
+               rf"(?P<state>{_FEELING_WORDS})(?![\w-])", I),
+    re.compile(rf"{I_AM}\s+(?:just\s+|still\s+|also\s+)?feeling\s+{_STATE_ADV_EN}(?P<state>down|low|blue)\b", I),
+    # Subjectless at a clause start: "Been feeling kind of lonely", "feeling really down today".
+    re.compile(rf"{CLAUSE_START}(?:(?:been|still|just|also|honestly)\s+)*feel(?:ing|in['’]?)\s+{_STATE_ADV_EN}"
+               rf"(?P<state>{_FEELING_WORDS})(?![\w-])", I),
     re.compile(r"\bi\s+(?:have|['’]ve\s+got|have\s+got|got)\s+(?:a\s+|the\s+)?"
                r"(?:bad\s+|terrible\s+|slight\s+|little\s+)?"
                r"(?P<state>cold|flu|fever|headache|migraine|hangover|covid|sore\s+throat|toothache|stomachache)\b", I),
 ]
+# Subjectless with an intensifier at a clause start ("really sad today", "so so tired"): the clause must end
+# there, after a time word at most, and an emotion needs the time word ("So sad!" answers a story).
+_INTENSIFIER_EN = (r"(?:so+|really|very|super|too|kinda|pretty|quite|extremely|incredibly|totally|completely|dead|"
+                   r"bloody|damn|utterly|insanely|a\s+bit|a\s+little)")
+SUBJECTLESS_STATE_EN = re.compile(rf"{CLAUSE_START}(?:(?:honestly|just|still|also)\s+)?(?:{_INTENSIFIER_EN}\s+)+"
+                                  rf"(?P<state>{_EN_STATE_WORDS})(?![\w-])", I)
+EN_BODILY_STATES = words("tired exhausted sleepy sick ill unwell hungover jetlagged jet-lagged drained stressed "
+                         "overwhelmed") | {"stressed out", "burned out", "burnt out", "worn out"}
+_EN_NOW = (r"(?:today|tonight|right\s+now|rn|atm|now|lately|these\s+days|this\s+(?:morning|evening|afternoon|week)|"
+           r"all\s+day)")
+NOW_EN = re.compile(rf"^\s*{_EN_NOW}\b", I)
+SUBJECTLESS_END_EN = re.compile(
+    rf"^\s*(?:{_EN_NOW}\b)?\s*(?!,\s*when)(?:$|[,.!;:)(…]|(?:and|but|lol|haha|ugh|tbh|honestly|af)\b)", I)
+# "Feeling lonely is normal": the gerund is the subject of another verb.
+GERUND_SUBJECT = re.compile(r"^\s+(?:is|was|isn['’]t|can|could|will|makes?|means?|sucks)\b", I)
 # "tired of", "happy to help", "happy for you", "sick and tired": not the user's condition.
 STATE_NOT_AFTER = re.compile(
     r"^\s*(?:of|to|for|and\s+tired|enough|as|with\s+(?:you|it|this|that)|от\s+(?:тебя|вас|этого|всего|всех|тво\w+|"
@@ -568,13 +624,22 @@ RU_FEELINGS = words("грустно плохо одиноко скучно тр�
 RU_AILMENTS = {"стресс": "стресс", "депрессия": "депрессия", "температура": "температура", "простуда": "простуда",
                "похмелье": "похмелье", "мигрень": "мигрень", "насморк": "насморк", "болит голова": "болит голова",
                "болит горло": "болит горло", "болит живот": "болит живот"}
-_STATE_ADV_RU = (r"(?:(?:так|очень|сильно|немного|немножко|ужасно|жутко|совсем|дико|страшно|капец|прям|реально|просто|"
-                 r"уже|опять|снова|чуть|что-то|вообще|сегодня|сейчас|чертовски|смертельно|адски|как-то|тоже|"
-                 r"ещё|еще)\s+)*")
+_RU_STATE_ADVERB = (r"(?:так|очень|сильно|немного|немножко|ужасно|жутко|совсем|дико|страшно|капец|прям|реально|"
+                    r"просто|уже|опять|снова|чуть|что-то|вообще|сегодня|сейчас|чертовски|смертельно|адски|как-то|"
+                    r"тоже|ещё|еще)")
+_STATE_ADV_RU = rf"(?:{_RU_STATE_ADVERB}\s+)*"
 _RU_STATE_WORDS = "|".join(sorted((re.escape(s).replace(r"\ ", r"\s+") for s in _RU_STATES), key=len, reverse=True))
 STATE_TRIGGER_RU = re.compile(
     rf"(?:(?:(?P<subj>\bя\s+)|{CLAUSE_START}){_STATE_ADV_RU})?(?P<state>{_RU_STATE_WORDS})(?![\w-])", I)
 FEELING_TRIGGER_RU = re.compile(rf"\bмне\s+{_STATE_ADV_RU}(?P<state>{'|'.join(sorted(RU_FEELINGS))})\b", I)
+# "Сегодня очень грустно", "Так одиноко": no "мне", so an adverb must open the clause, the clause must end after
+# the feeling, and only feelings count ("Очень плохо, что ты не пришёл" judges, it does not feel).
+_RU_SUBJECTLESS = "грустно одиноко скучно тревожно тоскливо страшно обидно"
+SUBJECTLESS_FEELING_RU = re.compile(
+    rf"{CLAUSE_START}(?:{_RU_STATE_ADVERB}\s+)+(?P<state>{'|'.join(_RU_SUBJECTLESS.split())})(?![\w-])", I)
+SUBJECTLESS_END_RU = re.compile(
+    r"^(?:\s+(?:сегодня|сейчас|весь\s+день|с\s+утра|вечером|как-то|что-то|прям|уже|мне|в\s+последнее\s+время))*\s*"
+    r"(?!,\s*когда)(?:$|[,.!;:)(…]|(?:и|а|но)\b)", I)
 _RU_AILMENT_WORDS = "|".join(a.replace(" ", r"\s+") for a in RU_AILMENTS)
 AILMENT_TRIGGER_RU = re.compile(rf"\bу\s+меня\s+{_STATE_ADV_RU}(?P<state>{_RU_AILMENT_WORDS})\b", I)
 # "Весь день болит голова": an ache with no owner named is the user's, at the start of a clause.
@@ -602,9 +667,11 @@ PAST = re.compile(
 HYPOTHETICAL = re.compile(
     r"(?:^|\W)(?:if(?!\s+(?:i['’]?m\s+(?:honest|being\s+honest)|you\s+ask\s+me))|imagine|suppose|would|wish|hope|"
     r"maybe|perhaps|might|could|should|want|wanna|dream|dreaming|plan|"
-    r"planning|going\s+to|gonna|will|someday|one\s+day|pretend|roleplay|role-play|let['’]s|say|when|whenever|unless|"
+    r"planning|going\s+to|gonna|will|someday|one\s+day|pretend|roleplay|role-play|let['’]s|"
+    r"(?<!i['’]d\s)say|when|whenever|unless|"  # "I'd say I'm pretty stressed" hedges, it does not imagine
     r"act\s+(?:as|like)|play\s+(?:the\s+)?(?:role|part)|притворись|сыграй|играй|будь|будьте|стань|"
-    r"\w+['’](?:d|ll)|если(?!\s+честно)|представь|представим|допустим|пусть|бы|хочу|хотела?|хотим|мечтаю|мечтала?|"
+    r"(?!i['’]d\s+say\b)\w+['’](?:d|ll)|"
+    r"если(?!\s+честно)|представь|представим|допустим|пусть|бы|хочу|хотела?|хотим|мечтаю|мечтала?|"
     r"планирую|"
     r"собираюсь|может|возможно|наверное|когда-нибудь|вдруг|когда|давай|игра\w*)(?:\W|$)", I)
 REPORTED = re.compile(

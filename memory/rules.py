@@ -4,7 +4,8 @@ Precision first: a wrong fact in the prompt is worse than a missing one. Every r
 statement ("I live in…", "живу в…", "my dog…", "у меня…"), and each sentence is judged on its own: a
 match is refused when its sentence is a question, or when the words before it deny it, put it in the past,
 wish or imagine it, report someone else's words or sit inside quotes. What the rules miss is left to the
-LLM layer. The words themselves (cities, jobs, animals, declensions, triggers) live in rule_patterns.py.
+LLM layer. The words themselves (cities, jobs, animals, declensions, triggers) live in rule_patterns.py, and
+those of the name slot in rule_names.py.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import replace
 from functools import lru_cache
 from itertools import islice
 
+from memory import rule_names as names
 from memory import rule_patterns as p
 from memory.facts import Extraction, Fact, Relation, normalize_facts, slug
 
@@ -23,7 +25,7 @@ SLOTS = {
     "name": ("personal", 9), "age": ("personal", 7), "city": ("location", 7), "country": ("location", 6),
     "hometown": ("location", 6), "job_title": ("career", 7), "employer": ("career", 6), "school": ("career", 6),
     "pet": ("pets", 6), "family": ("family", 6), "likes": ("preferences", 5), "dislikes": ("preferences", 5),
-    "state": ("state", 4),
+    "state": ("state", 4), "marital_status": ("personal", 7), "diet": ("preferences", 6),
 }
 Found = Iterator[tuple[int, str, str]]  # (where in the sentence the statement starts, key, value)
 # A message states a handful of facts; past this many candidates it is a pasted wall of text, and judging
@@ -32,16 +34,16 @@ MAX_CANDIDATES = 64
 
 
 def extract_name(text: str) -> str | None:
-    """Return the name the user says they go by in `text`, or None when it is not clearly stated."""
+    """Return the name the user goes by in `text`: the one they ask to be called by, else the one they state."""
+    stated = None
     for _, sentence in statements(text):
-        for pattern, strict in p.NAME_PATTERNS:
-            match = pattern.search(sentence)
-            if match and _is_stated_name(sentence, match, strict):
-                return p.capitalise(match.group("name"))
-        introduced = _introduced_name(sentence)
-        if introduced:
-            return introduced
-    return None
+        for match, name, kind in names.name_matches(sentence):
+            if _is_own_name(sentence, match.start()):
+                if kind == names.ASKED:
+                    return name  # "Меня зовут Александр, но зови меня Саша"
+                stated = stated or name
+        stated = stated or names.introduced_name(sentence)
+    return stated or names.signed_name(text)
 
 
 def extract_rule_facts(text: str, message_id: int | None = None) -> Extraction:
@@ -60,6 +62,9 @@ def _candidates(text: str) -> Iterator[tuple[int, str, int, str, str]]:
     for offset, sentence in statements(text):
         for finder in FINDERS:
             for position, key, value in finder(sentence):
+                yield offset, sentence, position, key, value
+        for position, key, value in _unowned_kin(sentence):
+            if not p.OTHER_OWNER_RU.search(text, 0, offset + position):  # "У Маши двое детей. Есть дочка Соня."
                 yield offset, sentence, position, key, value
 
 
@@ -147,38 +152,15 @@ def _relations(facts: list[Fact]) -> list[Relation]:
 # ---- name ---------------------------------------------------------------------------------------------
 
 
-def _is_stated_name(sentence: str, match: re.Match[str], strict: bool) -> bool:
-    """True when a "меня зовут …"/"call me …" match is the user's own name, not denied, imagined or quoted."""
-    name = match.group("name")
-    before = sentence[: match.start()]
-    if name.lower() in p.NOT_NAMES or p.NAME_NEGATION.search(before) or p.HYPOTHETICAL.search(before):
-        return False
-    if _inside_quotes(before) or p.REPORTED.search(before):
-        return False
-    if strict:
-        rest = _after(sentence, match.end()).strip(" \t.!,;)")
-        return name[0].isupper() or not rest
-    return True
-
-
-def _introduced_name(sentence: str) -> str | None:
-    """Return the name in a sentence that is only "Hi, I'm Anna!" / "Я Аня.", or None."""
-    match = p.INTRODUCTION.match(sentence.strip())
-    if not match:
-        return None
-    name, surname = match.group("name"), match.group("surname")
-    if not name[0].isupper() or name.isupper() or (surname and not surname[0].isupper()):
-        return None  # "I'm tired", "I'm OK"
-    lowered = name.lower()
-    if lowered in p.NOT_NAMES | p.NOT_INTRODUCED | p.NATIONALITIES or _is_known_word(lowered):
-        return None
-    return p.capitalise(name)
-
-
-def _is_known_word(lowered: str) -> bool:
-    """True for a word the tables know as a place, job, state, animal or relative: then it is no name."""
-    tables = (p.EN_PLACES, p.RU_PLACES, p.RU_JOBS, p.RU_STATES, p.EN_RELATIVES, p.RU_RELATIVES, p.RU_SPECIES)
-    return any(lowered in table for table in tables) or lowered in p.EN_JOBS | p.EN_STATES
+def _is_own_name(sentence: str, position: int) -> bool:
+    """True when the name at `position` is the user's plain word: not denied, past, imagined, reported or quoted."""
+    before = sentence[:position]
+    clause = _clause_before(sentence, position)
+    if names.NAME_NEGATION.search(before) or p.NEGATION.search(clause) or p.PAST.search(clause):
+        return False  # "не называй меня Сашей", "Mom used to call me Bunny"
+    if p.HYPOTHETICAL.search(names.POLITE.sub("", before)):
+        return False  # "если бы меня звали Оля"; but "если хочешь, зови меня Саша" is a plain wish
+    return not (_inside_quotes(before) or p.REPORTED.search(before))
 
 
 # ---- age and places -----------------------------------------------------------------------------------
@@ -191,33 +173,42 @@ def _ages(sentence: str) -> Found:
             rest = _after(sentence, match.end())
             tail_ok = not p.AGE_NOT_AFTER.match(rest) if match.group("unit") else p.AGE_CLAUSE_END.match(rest)
             hedged = p.AGE_NOT_BEFORE.search(_clause_before(sentence, match.start()))  # "скоро мне 30"
+            if "intro" in pattern.groupindex and not names.could_introduce(match.group("intro")):
+                continue  # "I'm tired, 5"
             if tail_ok and not hedged and 5 <= int(match.group("age")) <= 120:
                 yield match.start(), "age", match.group("age")
 
 
 def _places(sentence: str) -> Found:
     """Yield city/country where the user lives or moved to, and hometown where they come from."""
-    for home, triggers in ((True, p.LIVE_TRIGGERS), (False, p.FROM_TRIGGERS)):
+    for home, triggers in ((True, p.LIVE_TRIGGERS + [p.LIVED_TRIGGER]), (False, p.FROM_TRIGGERS)):
         for trigger in triggers:
             for match in trigger.finditer(sentence):
                 needs_subject = "subj" in trigger.groupindex and not match.group("subj")
                 if needs_subject and not _clause_start(sentence, match.start()):
                     continue  # "брат переехал в Москву": the past tense has no person, so it needs "я"
+                start = match.start("at") if "at" in trigger.groupindex else match.start()
                 rest = _after(sentence, match.end())
-                place, used = _place(rest, known_only=not home and "из" in match.group().lower())
+                place, used = _place(rest, known_only=not home and bool(p.FROM_RU.search(match.group())))
                 if not place or p.NEXT_IS_PAST_VERB.match(rest[used:]):
                     continue  # "я из Москвы приехала": where they came from today
                 after = rest[used:]
+                if trigger is p.LIVED_TRIGGER and (not (match.group("always") or p.LIVED_TAIL.match(after))
+                                                   or p.LIVED_ENDED.search(after)):
+                    continue  # "I've lived in Paris and Rome", "… for 5 years, then moved": places of the past
+                if "at" in trigger.groupindex and p.GERUND_SUBJECT.match(after):
+                    continue  # "I'm worried, living in Leeds is expensive"
                 if not home:
                     known = place.lower() in p.EN_PLACES or place.lower() in p.RU_PLACES
                     plain_from = trigger is p.FROM_TRIGGERS[0]  # "I'm from Google support"
-                    if known or not plain_from or p.PLACE_CLAUSE_END.match(after):
-                        yield match.start(), "hometown", place
+                    colloquial = p.FROM_WITH_RU.search(match.group())  # "я с Питера еду" says where from today
+                    if not (colloquial or plain_from and not known) or p.PLACE_CLAUSE_END.match(after):
+                        yield start, "hometown", place
                 elif not p.TEMPORARY_STAY.match(after):
-                    yield match.start(), "country" if place in p.COUNTRIES else "city", place
+                    yield start, "country" if place in p.COUNTRIES else "city", place
                     country, _ = _place(after.lstrip(" ,"), known_only=True)
                     if after.startswith(",") and country in p.COUNTRIES:
-                        yield match.start(), "country", country  # "I live in Berlin, Germany"
+                        yield start, "country", country  # "I live in Berlin, Germany"
 
 
 def _place(rest: str, known_only: bool) -> tuple[str | None, int]:
@@ -365,6 +356,18 @@ def _jobs_ru(sentence: str) -> Found:
             org = place and _organisation(rest[place.end() :])[0]
             if org:
                 yield match.start(), "employer", org
+            origin = re.match(r"\s+из\s+", rest, re.IGNORECASE)  # "я дизайнер из Казани"
+            town, used = _place(rest[origin.end() :], known_only=True) if origin else (None, 0)
+            if town and not p.NEXT_IS_PAST_VERB.match(rest[origin.end() + used :]):
+                yield match.start(), "hometown", town
+
+
+def _statuses(sentence: str) -> Found:
+    """Yield marital_status, diet and retirement: "I'm married", "я замужем", "I'm vegan", "я на пенсии"."""
+    for key, trigger in p.STATUS_TRIGGERS:
+        for match in trigger.finditer(sentence):
+            if p.STATUS_END.match(_after(sentence, match.end())):
+                yield match.start(), key, " ".join(match.group("status").split())
 
 
 # ---- pets and family ----------------------------------------------------------------------------------
@@ -379,12 +382,31 @@ def _kin_and_pets(sentence: str) -> Found:
         kind, canonical = p.kind_of(head)
         if kind:
             yield match.start("head"), f"{kind}:{canonical}", p.ru_nominative(head) or head
-    triggers = ((p.POSSESSIVE_EN, False), (p.HAVE_EN, True), (p.POSSESSIVE_RU, False), (p.HAVE_RU, True),
-                (p.WITH_RU, True))
+    yield from _parent_of(sentence)
+    yield from _listed(sentence, ((p.POSSESSIVE_EN, False), (p.HAVE_EN, True), (p.POSSESSIVE_RU, False),
+                                  (p.HAVE_RU, True), (p.WITH_RU, True), (p.OWN_RU, False), (p.ADOPTED_EN, True),
+                                  (p.ADOPTED_RU, True)))
+
+
+def _unowned_kin(sentence: str) -> Found:
+    """Yield relatives and animals said with no owner: "Есть дочка Соня", "Сына зовут Миша".
+
+    In chat these are the user's own, unless someone else owns one earlier in the message (the caller checks).
+    """
+    if p.DEATH.search(sentence) or p.IDIOMS.search(sentence):
+        return
+    yield from _bare_named(sentence)
+    yield from _listed(sentence, ((p.BARE_HAVE_RU, True),))
+
+
+def _listed(sentence: str, triggers: tuple[tuple[re.Pattern[str], bool], ...]) -> Found:
+    """Yield the animals and relatives after each trigger; a `listing` trigger goes on along "A, B and C"."""
     for trigger, listing in triggers:
         for match in trigger.finditer(sentence):
+            if not _owner_is_user(trigger, sentence, match):
+                continue
             position = match.end()
-            while item := _kin_or_pet(sentence, position, needs_count=trigger is p.HAVE_EN):
+            while item := _kin_or_pet(sentence, position, trigger):
                 if p.ADDRESSEE.search(_clause_before(sentence, match.start())):
                     break  # "ты моя девушка": the bot is being cast, the user has no such relative
                 key, value, position = item
@@ -395,8 +417,44 @@ def _kin_and_pets(sentence: str) -> Found:
                 position = joiner.end()
 
 
-def _kin_or_pet(sentence: str, position: int, needs_count: bool) -> tuple[str, str, int] | None:
-    """Return (key, value, end) for the animal or relative named at `position`, or None."""
+def _owner_is_user(trigger: re.Pattern[str], sentence: str, match: re.Match[str]) -> bool:
+    """True unless a trigger that names no owner sits where the owner may be someone else."""
+    if trigger is p.OWN_RU:
+        return bool(p.FIRST_PERSON_RU.search(_clause_before(sentence, match.start())[-60:]))  # not "Маша любит свою"
+    if trigger is p.ADOPTED_RU:
+        return bool(match.group("subj")) or _clause_start(sentence, match.start())  # not "подруга завела кота"
+    return True
+
+
+def _bare_named(sentence: str) -> Found:
+    """Yield the relative or animal in "Сына зовут Миша", "Кошку зовут Муся" when nobody else owns it."""
+    for match in p.BARE_NAMED_RU.finditer(sentence):
+        head, name = match.group("head"), match.group("name")
+        kind, canonical = p.kind_of(head)
+        nominative = p.ru_nominative(head)
+        if not kind or not nominative or not names.could_be_name(name) or names.INVITATION.match(
+                _after(sentence, match.end())):
+            continue  # "Друзья зовут гулять", "сына зовут в армию"
+        name = p.capitalise(names.nominative(name))  # "Кота зовут Барсиком"
+        key = f"pet:{slug(name)}" if kind == "pet" else f"family:{slug(canonical + ' ' + name)}"
+        yield match.start("head"), key, f"{nominative} {name}"
+
+
+def _parent_of(sentence: str) -> Found:
+    """Yield the children in "I'm a mom of two boys", "I'm 41 and a dad of three", "Я мама двоих детей"."""
+    for match in p.PARENT_OF_EN.finditer(sentence):
+        head = (match.group("head") or "kids").lower()
+        relation = p.PARENT_HEADS.get(head, "children")
+        yield match.start(), f"family:{relation}", f"{match.group('count')} {head}"
+    for match in p.PARENT_OF_RU.finditer(sentence):
+        head = match.group("head").lower()
+        relation = p.PARENT_HEADS.get(head, "children")
+        count = p.PARENT_COUNTS[match.group("count").lower()]
+        yield match.start(), f"family:{relation}", f"{count} {'детей' if relation == 'children' else head}"
+
+
+def _kin_or_pet(sentence: str, position: int, trigger: re.Pattern[str]) -> tuple[str, str, int] | None:
+    """Return (key, value, end) for the animal or relative named at `position` after `trigger`, or None."""
     item = p.KIN_ITEM.match(sentence, position)
     if not item:
         return None
@@ -408,11 +466,16 @@ def _kin_or_pet(sentence: str, position: int, needs_count: bool) -> tuple[str, s
     next_word = re.match(r"\s*([\w'-]+)", after)
     if (next_word and next_word.group(1).lower() in p.COMPOUND_HEADS) or p.RU_NEGATED_AFTER.match(after):
         return None  # "my cat videos", "у меня собаки нет"
-    if needs_count and not count and head.lower() in p.EN_SINGULAR:
+    if trigger in (p.HAVE_EN, p.ADOPTED_EN) and not count and head.lower() in p.EN_SINGULAR:
         return None  # "I have rabbit stew": after "I have" a singular animal needs "a"
+    if trigger is p.BARE_HAVE_RU and (not count and head.lower() not in p.NOMINATIVES or p.OWNER_AFTER_RU.match(after)):
+        return None  # "есть кота" is no "I have a cat"; "есть кот у соседей" is theirs
+    if trigger in (p.ADOPTED_EN, p.ADOPTED_RU) and kind != "pet":
+        return None  # "завела подругу"
     counted = bool(count) and count.lower() not in ("a", "an", "one")
     nominative = p.ru_nominative(head)
-    name, used = _kin_name(after, nominative=head.lower() in p.NOMINATIVES)
+    accusative = bool(nominative) and head.lower() != nominative and head.lower().endswith(("у", "ю"))
+    name, used = _kin_name(after, nominative=head.lower() in p.NOMINATIVES, accusative=accusative)
     if name:
         value = f"{modifier + ' ' if modifier and not nominative else ''}{nominative or head} {name}"
         key = f"pet:{slug(name)}" if kind == "pet" else f"family:{slug(canonical + ' ' + name)}"
@@ -421,16 +484,23 @@ def _kin_or_pet(sentence: str, position: int, needs_count: bool) -> tuple[str, s
     return f"{kind}:{canonical}", " ".join(w for w in words if w), item.end()
 
 
-def _kin_name(after: str, nominative: bool) -> tuple[str | None, int]:
-    """Return (the name given right after an animal or relative, characters used), or (None, 0)."""
+def _kin_name(after: str, nominative: bool, accusative: bool) -> tuple[str | None, int]:
+    """Return (the name given right after an animal or relative, characters used), or (None, 0).
+
+    After an accusative ("свою собаку Лайку") a name in "-у"/"-ю" comes back in the nominative ("Лайка").
+    """
     linked = p.NAME_LINKS.match(after)  # "named Luna", "'s name is Rex", ", её зовут Мурка"
-    if linked and linked.group("name").lower() not in p.NOT_NAMES:
-        return p.capitalise(linked.group("name")), linked.end()
+    if linked and names.could_be_name(linked.group("name")):
+        return p.capitalise(names.nominative(linked.group("name"))), linked.end()
     direct = p.DIRECT_NAME.match(after)  # "my dog Rex", "кот Барсик" (not "кота Барсика")
-    if direct and nominative:
-        name = direct.group("name")
+    name = direct.group("name") if direct else ""
+    if accusative and name.endswith(("у", "ю")):
+        name = name[:-1] + {"у": "а", "ю": "я"}[name[-1]]
+    elif not nominative:
+        return None, 0
+    if name and name[0].isupper() and names.could_be_name(name) and not names.is_known_word(name.lower()):
         ends = not direct.group("comma") or re.match(r"\s*(?:[,.!;)]|$)", after[direct.end() :])
-        if name[0].isupper() and name.lower() not in p.NOT_NAMES and not _is_known_word(name.lower()) and ends:
+        if ends:
             return p.capitalise(name), direct.end()
     return None, 0
 
@@ -490,9 +560,20 @@ def _states(sentence: str) -> Found:
         return  # "летом мне плохо": how the user usually is, not how they are now
     for trigger in p.STATE_TRIGGERS_EN:
         for match in trigger.finditer(sentence):
-            if not p.STATE_NOT_AFTER.match(_after(sentence, match.end())):  # not "tired of", "happy to help"
+            after = _after(sentence, match.end())
+            if not p.STATE_NOT_AFTER.match(after) and not p.GERUND_SUBJECT.match(after):  # not "tired of"
                 state = " ".join(match.group("state").lower().split())
                 yield match.start(), f"state:{slug(state)}", state
+    for match in p.SUBJECTLESS_STATE_EN.finditer(sentence):  # "really sad today", "so so tired"
+        state, after = " ".join(match.group("state").lower().split()), _after(sentence, match.end())
+        timed = p.NOW_EN.match(after) or state in p.EN_BODILY_STATES
+        if timed and p.SUBJECTLESS_END_EN.match(after) and not p.STATE_NOT_AFTER.match(after):
+            yield match.start(), f"state:{slug(state)}", state
+    for match in p.SUBJECTLESS_FEELING_RU.finditer(sentence):  # "сегодня очень грустно"
+        after = _after(sentence, match.end())
+        if p.SUBJECTLESS_END_RU.match(after) and not p.FEELING_NOT_AFTER.match(after):
+            state = match.group("state").lower()
+            yield match.start(), f"state:{slug(state)}", state
     for match in p.STATE_TRIGGER_RU.finditer(sentence):
         state = " ".join(match.group("state").lower().split())
         if state in p.RU_STATES_NEED_SUBJECT and not match.group("subj") and not _clause_start(sentence, match.start()):
@@ -508,4 +589,4 @@ def _states(sentence: str) -> Found:
                 yield match.start(), f"state:{slug(state)}", state
 
 
-FINDERS = (_ages, _places, _jobs, _kin_and_pets, _likes, _states)
+FINDERS = (_ages, _places, _jobs, _statuses, _kin_and_pets, _likes, _states)

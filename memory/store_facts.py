@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import AbstractAsyncContextManager
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
@@ -16,6 +17,7 @@ from memory.facts import (
     Relation,
     comparable,
     merge_action,
+    with_list_merged,
 )
 
 FACT_COLUMNS = (
@@ -88,18 +90,20 @@ class FactQueries:
         async with self._transaction() as db:
             known = {fact.key: fact for fact in await self._facts(db, user_id)}
             for fact in extraction.facts:
+                fact = with_list_merged(known.get(fact.key), fact)
                 family = fact.key.split(":")[0] + ":"
                 siblings = [comparable(f.value) for k, f in known.items() if ":" in fact.key and k.startswith(family)]
                 action = merge_action(known.get(fact.key), fact, siblings)
                 due = plan(fact) if plan is not None and action in ("insert", "replace") else None
                 if action == "insert":
-                    await db.execute(
+                    cursor = await db.execute(
                         "INSERT INTO facts (user_id, category, key, value, importance, confidence, source,"
                         " source_message_id, created_at, updated_at, when_at, followup_at)"
                         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (user_id, fact.category, fact.key, fact.value, fact.importance, fact.confidence,
                          fact.source, fact.source_message_id, stamp, stamp, fact.when, due and _iso(due)),
                     )
+                    fact = replace(fact, id=cursor.lastrowid)
                 elif action == "touch":
                     await db.execute(
                         "UPDATE facts SET updated_at = ?, importance = MAX(importance, ?)"
@@ -120,6 +124,7 @@ class FactQueries:
                         (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
                          fact.source_message_id, stamp, fact.when, due and _iso(due), old.id),
                     )
+                    fact = replace(fact, id=old.id)
                 if action in ("insert", "replace"):
                     saved.append(fact)
                     known[fact.key] = fact
@@ -140,6 +145,12 @@ class FactQueries:
             for fact_id in fact_ids:
                 cursor = await db.execute("DELETE FROM facts WHERE id = ? AND user_id = ?", (fact_id, user_id))
                 deleted += cursor.rowcount
+            # The name the bot calls them by goes with its fact (an undone "call me …").
+            await db.execute(
+                "UPDATE users SET name = NULL WHERE id = ? AND name IS NOT NULL"
+                " AND NOT EXISTS (SELECT 1 FROM facts WHERE user_id = ? AND key = 'name')",
+                (user_id, user_id),
+            )
         return deleted
 
     async def facts_to_embed(self, user_id: int, model: str) -> list[Fact]:
@@ -236,13 +247,14 @@ class FactQueries:
 
     @staticmethod
     async def _evict(db: aiosqlite.Connection, user_id: int, now: datetime, max_facts: int) -> None:
-        # Old moods go first; then, past the cap, the least important and oldest facts.
+        # Old moods go first; then, past the cap, the least important and oldest facts (never a style wish:
+        # there are a handful at most, and forgetting how someone wants to be talked to is what this avoids).
         await db.execute(
             "DELETE FROM facts WHERE user_id = ? AND category = 'state' AND updated_at < ?",
             (user_id, _iso(now - timedelta(days=STATE_DAYS))),
         )
         await db.execute(
-            "DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ?"
+            "DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ? AND category != 'style'"
             " ORDER BY importance, updated_at, id"
             " LIMIT MAX(0, (SELECT COUNT(*) FROM facts WHERE user_id = ?) - ?))",
             (user_id, user_id, max_facts),

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Sequence
 from zoneinfo import ZoneInfo
 
-from memory.facts import Fact
+from memory.facts import Fact, is_style
 from memory.schedule import DueItem
 from prompts import load_prompt
 from prompts.budget import fit_to_budget
@@ -46,8 +46,8 @@ def build_outreach_messages(
     """
     name = next((fact.value for fact in facts if fact.key == "name"), None)
     system = build_system_message(
-        persona, name, [fact for fact in facts if fact.key != "name"], now=now, previous=previous,
-        timezone=zone, hemisphere=zone_hemisphere(zone.key), display_name=None,
+        persona, name, [fact for fact in facts if fact.key != "name" and not is_style(fact)], now=now,
+        previous=previous, timezone=zone, hemisphere=zone_hemisphere(zone.key), display_name=None, wishes=facts,
     )
     language = f" (their Telegram app is set to {quote(item.language_code)})" if item.language_code else ""
     task = write_first_tasks()[item.kind].format(

@@ -153,15 +153,22 @@ async def test_memory_off_stores_nothing_new_and_on_again_does(telegram, model, 
 
 
 async def test_remembered_notes_are_off_by_default_and_can_be_turned_on(telegram, model, config):
-    async with running_bot(config):
+    async with running_bot(config) as app:
         telegram.push_text(ANN, "I live in Berlin")
         quiet = (await telegram.wait_for_sent(ANN, 1))[-1]
         telegram.push_text(ANN, "/memory notify on")
         await telegram.wait_for_sent(ANN, 2)
         telegram.push_text(ANN, "I have a dog named Rex")
-        noted = (await telegram.wait_for_sent(ANN, 3))[-1]
-    assert "remembered" not in quiet["visible_text"]
-    assert noted["visible_text"].endswith("✎ remembered: dog Rex")
+        reply, noted = (await telegram.wait_for_sent(ANN, 4))[-2:]
+        [(label, undo)] = buttons_of(noted)
+        telegram.push_callback(ANN, undo, noted["message_id"])
+        [edited] = await telegram.wait_for_call("editMessageText", 1)
+        facts = [fact.value for fact in await app.bot_data.store.facts(ANN)]
+    assert "remembered" not in quiet["visible_text"] and len(telegram.sent_to(ANN)) == 4
+    assert "remembered" not in reply["visible_text"]
+    assert noted["visible_text"] == "✎ remembered: dog Rex" and label == "↩ Undo"
+    assert edited["text"] == "✎ remembered: dog Rex\n↩ Undone: dog Rex"
+    assert facts == ["Berlin"]
 
 
 async def test_export_sends_a_json_document_with_the_users_data_only(telegram, model, config):

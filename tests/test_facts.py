@@ -12,7 +12,10 @@ from memory.facts import (
     merge_action,
     normalize_facts,
     normalize_value,
+    prompt_candidates,
     slug,
+    style_wishes,
+    with_list_merged,
 )
 
 NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)
@@ -103,3 +106,41 @@ def test_a_new_date_for_the_same_plan_is_a_change_and_no_date_is_not():
     assert merge_action(exam, Fact("plans", "plan:exam", "Экзамен!", when="2026-12-07"), []) == "replace"
     assert merge_action(exam, Fact("plans", "plan:exam", "экзамен", when="2026-12-04"), []) == "touch"
     assert merge_action(exam, Fact("plans", "plan:exam", "экзамен"), []) == "touch"
+
+
+def test_style_wishes_are_left_out_of_recall_and_listed_in_aspect_order():
+    facts = [Fact("style", "style:tone", "dry"), Fact("location", "city", "Kazan"),
+             Fact("style", "style:address", "ты")]
+    assert [f.key for f in prompt_candidates(facts, NOW)] == ["city"]
+    assert [f.key for f in style_wishes(facts)] == ["style:address", "style:tone"]
+
+
+@pytest.mark.parametrize(
+    "old, new, merged",
+    [
+        ("empower", "synergy", "empower, synergy"),
+        ("empower, synergy", "Synergy", "empower, synergy"),
+        ("empower", " , ,", "empower"),
+        ("зайкой", "котиком, зайкой", "зайкой, котиком"),
+    ],
+)
+def test_a_list_aspect_collects_its_items_once(old, new, merged):
+    existing = Fact("style", "style:avoid_words", old)
+    assert with_list_merged(existing, Fact("style", "style:avoid_words", new)).value == merged
+
+
+def test_other_aspects_and_first_wishes_are_left_as_they_are():
+    assert with_list_merged(Fact("style", "style:tone", "dry"), Fact("style", "style:tone", "warm")).value == "warm"
+    assert with_list_merged(None, Fact("style", "style:avoid_words", "x")).value == "x"
+
+
+def test_a_merged_list_is_capped_like_any_value():
+    existing = Fact("style", "style:avoid_topics", ", ".join(f"topic {i}" for i in range(40)))
+    merged = with_list_merged(existing, Fact("style", "style:avoid_topics", "one more"))
+    assert len(merged.value) <= MAX_VALUE_LENGTH
+
+
+@pytest.mark.parametrize("value, kept", [("ты", "ты"), ("на «вы»", "вы"), ("Ты", "ты"), ("formal", None), ("", None)])
+def test_the_russian_address_is_ty_or_vy_or_nothing(value, kept):
+    cleaned = clean_fact(Fact("style", "style:address", value))
+    assert (cleaned.value if cleaned else None) == kept

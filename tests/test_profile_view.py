@@ -59,3 +59,11 @@ def test_the_zone_line_and_a_plans_date_are_shown():
     body, _ = render_profile("Anna", [*FACTS, plan], [], True, 0, UTC, "en", "Time zone: Europe/Kazan")
     assert body.splitlines()[1:3] == ["Name: Anna", "Time zone: Europe/Kazan"]
     assert "Plans and dates\n• exam (04.12.2026 10:00) — 29.11.2026" in body
+
+
+def test_style_wishes_come_first_and_read_as_wishes():
+    wishes = [fact(7, "style", "style:address", "ты"), fact(8, "style", "style:tone", "без воды")]
+    body, buttons = render_profile("Anna", FACTS + wishes, [], True, 0, UTC, "ru")
+    assert body.index("Как с тобой говорить") < body.index("Работа и учёба")
+    assert "• Теперь на «ты» — 29.11.2026" in body and "• Теперь так: без воды — 29.11.2026" in body
+    assert [row[0][1] for row in buttons][:2] == ["pf:del:7:0", "pf:del:8:0"]

@@ -1,5 +1,6 @@
 import pytest
 
+from memory import rule_names
 from memory.facts import CATEGORIES, KEY_PATTERN, Relation
 from memory.rule_patterns import gerund, ru_case_forms
 from memory.rules import SLOTS, extract_name, extract_rule_facts
@@ -86,6 +87,128 @@ def test_a_stated_name_is_found(text, name):
 def test_no_name_where_none_is_clearly_stated(text):
     assert extract_name(text) is None
     assert "name" not in found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        # names that look like words, or end like one
+        ("Меня зовут Лев", "Лев"),
+        ("меня зовут Любовь, мне 52", "Любовь"),
+        ("Меня зовут Никита", "Никита"),
+        ("меня зовут Илья", "Илья"),
+        ("Меня зовут Слава", "Слава"),
+        ("Меня зовут Даня", "Даня"),
+        ("Меня зовут Марко, я из Милана", "Марко"),
+        ("Меня зовут Андрей", "Андрей"),
+        ("Меня зовут Аня и мне 25", "Аня"),
+        ("Меня зовут просто Саша", "Саша"),
+        # a nickname the user asks for is the name the bot calls them by
+        ("зови меня просто Саша", "Саша"),
+        ("Зовите меня просто Костя.", "Костя"),
+        ("Можно просто Саша.", "Саша"),
+        ("можешь звать меня Шурик", "Шурик"),
+        ("Если хочешь, зови меня Костя", "Костя"),
+        ("call me Sasha", "Sasha"),
+        ("just call me Al", "Al"),
+        ("You can call me Max btw", "Max"),
+        ("I go by Sasha", "Sasha"),
+        ("My name is just Al", "Al"),
+        # an inflected nickname comes back in the nominative
+        ("называй меня Лёлей", "Лёля"),
+        ("зови меня Сашей", "Саша"),
+        ("зови меня Ирой", "Ира"),
+        ("зови меня Андреем", "Андрей"),
+        ("называйте меня Игорем", "Игорь"),
+        ("зови меня Максом", "Макс"),
+        ("зови меня Андрей", "Андрей"),
+        ("зови меня Том", "Том"),
+        # the asked-for name wins over the stated one, and a refused nickname is not the last word
+        ("Меня зовут Александр, но можно просто Саня.", "Саня"),
+        ("Меня зовут Александр. Зови меня Саша.", "Саша"),
+        ("Не называй меня Александром, зови просто Саня", "Саня"),
+        ("Please don't call me Al, call me Albert.", "Albert"),
+        ("Hi! Mark here.", "Mark"),
+    ],
+)
+def test_a_name_or_nickname_is_found(text, name):
+    assert extract_name(text) == name
+    assert found(text)["name"] == name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "меня зовут" as an invitation: a preposition, pronoun, adverb or verb follows, or who invites
+        "Меня зовут на день рождения к подруге",
+        "меня зовут в кино",
+        "меня зовут с собой",
+        "меня зовут туда",
+        "меня зовут гулять",
+        "меня зовут работать в Москву",
+        "меня зовут замуж",
+        "меня зовут обратно",
+        "меня зовут все подряд",
+        "меня зовут по-разному",
+        "зовут в гости",
+        "меня зовут друзья на шашлыки",
+        "меня зовут одногруппники в бар",
+        "Меня зовут Катя с Леной в кино",
+        "Меня зовут Катя и Лена на дачу",
+        "меня часто зовут на свадьбы",
+        # someone else's name
+        "его зовут Петя",
+        "её имя Оля",
+        "his name is Tom",
+        "my wife's name is Kate",
+        "мою сестру зовут Аня",
+        "сына зовут Миша",
+        # a refused nickname, in any wording
+        "Не называй меня Сашей",
+        "не надо называть меня Сашей",
+        "don't ever call me Al",
+        "Please don't call me Al",
+        "Mom used to call me Bunny",
+        "You could call me Al",
+        # "call me …" and "можно просто …" that name nobody
+        "call me ASAP",
+        "Call me Monday",
+        "call me old-fashioned",
+        "Call me Mr. Smith",
+        "зови меня с собой",
+        "называй меня как хочешь",
+        "Можно просто Яндекс открыть",
+        "можно просто сказать",
+        "Hey! Same here.",
+    ],
+)
+def test_no_name_from_invitations_other_people_or_refused_nicknames(text):
+    assert extract_name(text) is None
+    assert "name" not in found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("мою сестру зовут Аня", {"family:sister_аня": "сестра Аня"}),
+        ("my wife's name is Kate", {"family:wife_kate": "wife Kate"}),
+        ("Меня зовут друзья на шашлыки", {}),
+        ("его зовут Петя", {}),
+    ],
+)
+def test_someone_elses_name_is_at_most_a_relative(text, facts):
+    assert found(text) == facts
+
+
+@pytest.mark.parametrize(
+    ("word", "nominative"),
+    [("Лёлей", "Лёля"), ("Сашей", "Саша"), ("Ирой", "Ира"), ("Любовью", "Любовь"), ("Андреем", "Андрей"),
+     ("Евгением", "Евгений"), ("Игорем", "Игорь"), ("Максом", "Макс"), ("Львом", "Лев"), ("Андрей", "Андрей"),
+     ("Сергей", "Сергей"), ("Рой", "Рой"), ("Том", "Том"), ("Артем", "Артем"), ("Kate", "Kate"), ("Джей", "Джей"),
+     ("Ильёй", "Илья"), ("Натальей", "Наталья"), ("Никитой", "Никита")],
+)
+def test_a_russian_name_in_the_instrumental_comes_back_in_the_nominative(word, nominative):
+    assert rule_names.nominative(word) == nominative
 
 
 # ---- every family, both languages ---------------------------------------------------------------------
@@ -221,6 +344,129 @@ def test_no_name_where_none_is_clearly_stated(text):
     ],
 )
 def test_a_stated_fact_is_found(text, facts):
+    assert found(text) == facts
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        # relatives and animals in an enumeration
+        ("у меня два брата и сестра", {"family:brother": "два брата", "family:sister": "сестра"}),
+        ("I have a wife, two daughters and a son",
+         {"family:wife": "wife", "family:daughter": "two daughters", "family:son": "son"}),
+        ("у меня муж, двое детей и собака",
+         {"family:husband": "муж", "family:children": "двое детей", "pet:dog": "собака"}),
+        ("Есть муж и двое детей.", {"family:husband": "муж", "family:children": "двое детей"}),
+        # a relative or animal with a name
+        ("I have a son called Max", {"family:son_max": "son Max"}),
+        ("my daughter's called Emma", {"family:daughter_emma": "daughter Emma"}),
+        ("my son is called Max", {"family:son_max": "son Max"}),
+        ("у меня сын, его зовут Миша", {"family:son_миша": "сын Миша"}),
+        ("есть дочка по имени Соня", {"family:daughter_соня": "дочка Соня"}),
+        ("I've got a brother named Tom", {"family:brother_tom": "brother Tom"}),
+        ("Сына зовут Миша", {"family:son_миша": "сын Миша"}),
+        ("Кошку зовут Муся.", {"pet:муся": "кошка Муся"}),
+        ("Кота зовут Барсиком", {"pet:барсик": "кот Барсик"}),
+        ("Я обожаю свою собаку Лайку.", {"pet:лайка": "собака Лайка"}),
+        ("Люблю свою сестру Олю", {"family:sister_оля": "сестра Оля"}),
+        ("I have a golden retriever named Max.", {"pet:max": "golden retriever Max"}),
+        ("We just adopted a kitten, her name is Pepper!", {"pet:pepper": "kitten Pepper"}),
+        ("Я недавно завела кота", {"pet:cat": "кот"}),
+        # a parent of so many children
+        ("I'm a mom of two boys, they keep me busy.", {"family:son": "two boys"}),
+        ("I'm 41 and a dad of three.", {"age": "41", "family:children": "three kids"}),
+        ("Я мама двоих детей.", {"family:children": "двое детей"}),
+        # states with an intensifier, with "I" or without
+        ("really sad today", {"state:sad": "sad"}),
+        ("I'm really really tired", {"state:tired": "tired"}),
+        ("so so tired today", {"state:tired": "tired"}),
+        ("Really tired, going to bed.", {"state:tired": "tired"}),
+        ("feeling really down today", {"state:down": "down"}),
+        ("I'm feeling really down", {"state:down": "down"}),
+        ("Been feeling kind of lonely since I moved here.", {"state:lonely": "lonely"}),
+        ("I'd say I'm pretty stressed.", {"state:stressed": "stressed"}),
+        ("сегодня очень грустно", {"state:грустно": "грустно"}),
+        ("Так одиноко в последнее время.", {"state:одиноко": "одиноко"}),
+        ("ужасно устала сегодня", {"state:устал": "устала"}),
+        # where from and where living, said loosely
+        ("я с Казани, если что", {"hometown": "Казань"}),
+        ("Мне 28, я дизайнер из Казани.", {"age": "28", "job_title": "дизайнер", "hometown": "Казань"}),
+        ("I'm Russian but I've lived in Canada most of my life.", {"country": "Canada"}),
+        ("I've always lived in Leeds", {"city": "Leeds"}),
+        ("I'm Dutch, living in Spain.", {"country": "Spain"}),
+        ("hi im sarah, 34, living in Manchester", {"age": "34", "city": "Manchester"}),
+        ("Hi, I'm Jess, 27, living in Bristol.", {"name": "Jess", "age": "27", "city": "Bristol"}),
+        ("I'm originally from Glasgow but moved to London.", {"hometown": "Glasgow", "city": "London"}),
+        ("I study computer science at MIT.", {"school": "MIT"}),
+        # marital status, diet, retirement
+        ("I'm married, been together 10 years now.", {"marital_status": "married"}),
+        ("Я замужем.", {"marital_status": "замужем"}),
+        ("I'm vegetarian, so no meat recipes please", {"diet": "vegetarian"}),
+        ("Кстати, я вегетарианка.", {"diet": "вегетарианка"}),
+        ("Я на пенсии.", {"job_title": "на пенсии"}),
+    ],
+)
+def test_enumerations_named_relatives_loose_states_and_statuses_are_found(text, facts):
+    assert found(text) == facts
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        # someone else's relatives, animals and children
+        ("у подруги два брата", {}),
+        ("У подруги двое детей, есть дочка Соня", {}),
+        ("У Маши двое детей. Есть дочка Соня.", {}),
+        ("У соседей есть дочка по имени Лиза.", {}),
+        ("Его сына зовут Миша", {}),
+        ("Сына подруги зовут Миша", {}),
+        ("Собаку зовут гулять", {}),
+        ("Маша обожает свою собаку Лайку.", {}),
+        ("Подруга завела собаку", {}),
+        ("My wife is a teacher and a mom of two.", {"family:wife": "wife"}),
+        ("Она мама двоих детей", {}),
+        ("She has two daughters and a son.", {}),
+        ("my son's friend is called Max", {"family:son": "son"}),
+        ("my son is named after his grandfather", {"family:son": "son"}),
+        ("I have a son called Max? No, that's my neighbour's kid.", {}),
+        ("We adopted a cat but it ran away", {}),
+        ("есть хочу", {}),
+        ("Есть кот у соседей, он приходит к нам", {}),
+        # someone else's state, a past one, a reaction or a generic one
+        ("she is really sad today", {}),
+        ("He's so tired today", {}),
+        ("I was really sad yesterday", {}),
+        ("Was so tired yesterday", {}),
+        ("So sad!", {}),
+        ("So sad to hear that about your cat.", {}),
+        ("so tired of this", {}),
+        ("Not really tired", {}),
+        ("Feeling lonely is normal", {}),
+        ("I'm down", {}),
+        ("Было очень грустно", {}),
+        ("Маме сегодня очень грустно.", {}),
+        ("Там очень скучно", {}),
+        ("Очень обидно, когда тебя не слышат", {}),
+        ("Так страшно представить", {}),
+        ("Очень плохо, что ты не пришёл", {}),
+        # places of the past, of today's trip, or someone else's
+        ("я с Питера еду домой", {}),
+        ("я с мамой", {}),
+        ("I've lived in Paris and Rome.", {}),
+        ("I have lived in Moscow for 5 years, then moved to Berlin", {}),
+        ("I'm worried, living in Leeds is expensive", {"state:worried": "worried"}),
+        ("I grew up in Leeds but my brother moved to London", {"hometown": "Leeds", "family:brother": "brother"}),
+        ("I'm late, 5 minutes", {}),
+        ("I'm tired, 5", {"state:tired": "tired"}),
+        # statuses that are something else
+        ("I'm married to my job", {}),
+        ("I'm not married", {}),
+        ("Я не замужем", {}),
+        ("I'm single-handedly running this", {}),
+        ("Мама на пенсии", {}),
+    ],
+)
+def test_traps_for_enumerations_named_relatives_loose_states_and_statuses(text, facts):
     assert found(text) == facts
 
 
@@ -458,7 +704,9 @@ from hypothesis import strategies as st  # noqa: E402
 from memory.facts import MAX_VALUE_LENGTH  # noqa: E402
 
 PHRASES = ["меня зовут ", "я живу в ", "у меня есть кот ", "my name is ", "I live in ", "I love ", "не ", "?",
-           "«", "\"", "I'm ", "мне 25 лет", "\n", "\u202e", "\u0301", "👨‍👩‍👧", "\x00", "Anna", "Казани"]
+           "«", "\"", "I'm ", "мне 25 лет", "\n", "\u202e", "\u0301", "👨‍👩‍👧", "\x00", "Anna", "Казани",
+           "зови меня просто ", "call me ", "Есть ", "Сына зовут ", "свою собаку ", "feeling ", "so ", "очень ",
+           "I'm a mom of ", "я с ", "I've lived in ", ", living in ", "Лёлей", "у подруги "]
 
 
 @settings(max_examples=300, deadline=None)

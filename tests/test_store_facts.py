@@ -145,3 +145,43 @@ async def test_forget_leaves_no_row_of_the_user_in_any_table(store):
         rows = await store._db.execute_fetchall(f"SELECT COUNT(*) FROM {table} WHERE {column} = 1")
         assert rows[0][0] == 0, table
     assert await values(store, 2) == {"city": "Oslo"}
+
+
+async def test_saved_facts_come_back_with_their_ids_new_or_replaced(store):
+    [new] = await save(store, fact("city", "Kazan"))
+    [changed] = await save(store, fact("city", "Oslo"), now=T0 + timedelta(minutes=1))
+    [stored] = await store.facts(1)
+    assert new.id == changed.id == stored.id is not None
+
+
+async def test_a_new_wish_on_a_list_aspect_adds_to_it_and_the_same_again_only_refreshes(store):
+    await save(store, fact("style:avoid_words", "empower", "style"))
+    [grown] = await save(store, fact("style:avoid_words", "synergy, Empower", "style"), now=T0 + timedelta(minutes=1))
+    again = await save(store, fact("style:avoid_words", "synergy", "style"), now=T0 + timedelta(minutes=2))
+    assert grown.value == "empower, synergy" and again == []
+    assert (await values(store))["style:avoid_words"] == "empower, synergy"
+    assert [v for v, _, _ in await store.fact_history(1, "style:avoid_words")] == ["empower"]
+
+
+async def test_a_new_wish_on_another_aspect_replaces_the_old_one_with_history(store):
+    await save(store, fact("style:address", "вы", "style"))
+    await save(store, fact("style:address", "ты", "style"), now=T0 + timedelta(minutes=1))
+    assert (await values(store))["style:address"] == "ты"
+    assert [v for v, _, _ in await store.fact_history(1, "style:address")] == ["вы"]
+
+
+async def test_style_wishes_are_never_evicted_by_the_cap(store):
+    await save(store, fact("style:emoji", "no emoji", "style", importance=1))
+    for i in range(4):
+        await save(store, fact(f"likes:thing{i}", f"thing {i}", "preferences", importance=5),
+                   now=T0 + timedelta(minutes=i + 1), max_facts=3)
+    keys = set(await values(store))
+    assert "style:emoji" in keys and len(keys) == 3
+
+
+async def test_deleting_the_name_fact_clears_the_name_the_bot_uses(store):
+    [name] = await save(store, fact("name", "Шура", "personal"))
+    assert await store.user_name(1) == "Шура"
+    assert await store.delete_facts(1, [name.id]) == 1
+    assert await store.user_name(1) is None
+    assert await store.delete_facts(2, [name.id]) == 0  # another user's id deletes nothing
