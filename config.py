@@ -42,6 +42,8 @@ class Config:
     memory_extract_every: int = 10
     memory_max_facts: int = 100
     memory_prompt_facts: int = 20
+    conversation_gap_minutes: float = 180.0  # a longer silence between the user's messages starts a new conversation
+    memory_max_topics: int = 30  # topic lines of earlier conversations kept per user; 0: none are written
     embeddings: str = "openai"  # "openai", "local" or "hashing"
     embedding_model: str = "text-embedding-3-small"
     recall_top_k: int = 5
@@ -160,6 +162,8 @@ def load_config(env: Mapping[str, str]) -> Config:
         memory_extract_every=_int(env, "MEMORY_EXTRACT_EVERY", 10, low=1, high=1_000),
         memory_max_facts=_int(env, "MEMORY_MAX_FACTS", 100, low=1, high=10_000),
         memory_prompt_facts=_int(env, "MEMORY_PROMPT_FACTS", 20, low=0, high=1_000),
+        conversation_gap_minutes=_number(env, "CONVERSATION_GAP_MINUTES", 180, low=0.001, high=60 * 24 * 365),
+        memory_max_topics=_int(env, "MEMORY_MAX_TOPICS", 30, low=0, high=1_000),
         embeddings=embeddings,
         embedding_model=_get(env, "EMBEDDING_MODEL") or "text-embedding-3-small",
         recall_top_k=_int(env, "RECALL_TOP_K", 5, low=1, high=100),

@@ -31,7 +31,7 @@ import re
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +96,23 @@ def load(path: Path, conv: str | None, speaker: str | None):
     sessions = [[(t["dia_id"], t["text"]) for t in session if t["speaker"] == user and t["text"].strip()]
                 for session in sessions_of(sample)]
     total = sum(len(session) for session in sessions_of(sample))
-    return sample["sample_id"], user, [s for s in sessions if s], observed.get(user, {}), total
+    return sample["sample_id"], user, [s for s in sessions if s], observed.get(user, {}), total, sample
+
+
+def session_dates(sample: dict) -> dict[int, datetime]:
+    """Return LoCoMo's date of each session ("1:56 pm on 8 May, 2023") by number, as UTC datetimes."""
+    dates = {}
+    for key, value in sample["conversation"].items():
+        number = re.fullmatch(r"session_(\d+)_date_time", key)
+        if number:
+            moment = datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y")
+            dates[int(number.group(1))] = moment.replace(tzinfo=timezone.utc)
+    return dates
+
+
+def session_of(dia_id: str) -> int:
+    """Return the session number of a LoCoMo turn id ("D8:6" → 8)."""
+    return int(dia_id[1:].split(":")[0])
 
 
 def observation_fact(text: str, user: str, message_id: int, n: int) -> dict:
@@ -114,9 +130,9 @@ def observation_fact(text: str, user: str, message_id: int, n: int) -> dict:
 class LoCoMoModel(OpenAIDouble):
     """The OpenAI double answering chat turns with REPLY and extraction calls with LoCoMo's observations."""
 
-    def __init__(self, user: str, observations: dict[str, list[str]]) -> None:
+    def __init__(self, user: str, observations: dict[str, list[str]], summaries: dict[int, str]) -> None:
         super().__init__()
-        self.user, self.observations = user, observations
+        self.user, self.observations, self.summaries = user, observations, summaries
         self.dia_by_line: dict[str, list[str]] = {}  # first line of a sent message → its dia_ids
         self.facts_given = 0
         self.reply = self.answer
@@ -127,13 +143,16 @@ class LoCoMoModel(OpenAIDouble):
     def answer(self, body: dict) -> str:
         if "response_format" not in body:
             return REPLY
-        facts = []
+        facts, sessions = [], []
         for message_id, line in re.findall(r"^\[user #(\d+)\] (.*)$", body["messages"][-1]["content"], re.M):
             for dia in dict.fromkeys(self.dia_by_line.get(line.strip(), [])):
+                sessions.append(session_of(dia))
                 for text in self.observations.get(dia, []):
                     facts.append(observation_fact(text, self.user, int(message_id), self.facts_given))
                     self.facts_given += 1
-        return json.dumps({"facts": facts, "relations": []})
+        # The conversation's topic line: LoCoMo's own summary of the session (the bot caps it at 200 characters).
+        topics = self.summaries.get(sessions[-1]) if sessions else None
+        return json.dumps({"facts": facts, "relations": [], "topics": topics})
 
 
 def tokens(messages: list[dict]) -> int:
@@ -156,8 +175,10 @@ async def settle(app, timeout: float = 60.0) -> None:
 
 
 async def replay(args) -> dict:
-    sample_id, user, sessions, observations, total = load(args.data, args.conv, args.speaker)
-    telegram, model = TelegramDouble(), LoCoMoModel(user, observations)
+    sample_id, user, sessions, observations, total, sample = load(args.data, args.conv, args.speaker)
+    summaries = {int(re.search(r"\d+", key).group()): text for key, text in sample["session_summary"].items()}
+    telegram, model = TelegramDouble(), LoCoMoModel(user, observations, summaries)
+    dates, clock = session_dates(sample), Clock()
     await telegram.start()
     await model.start()
     # (dia_id, text, last of its session), in order; LoCoMo's sessions are days apart: idle points.
@@ -169,7 +190,8 @@ async def replay(args) -> dict:
     with tempfile.TemporaryDirectory() as folder:
         config = make_config(telegram, model, Path(folder) / "bot.db", telegram_max_rate=0,
                              memory_extract_delay_s=args.idle, memory_max_facts=args.max_facts,
-                             history_limit=args.history_limit, embeddings=args.embeddings)
+                             history_limit=args.history_limit, embeddings=args.embeddings,
+                             proactive=False)  # its clock is LoCoMo's, years ago: every check-in would be due
         print(f"settings: HISTORY_LIMIT {config.history_limit}, PROMPT_MAX_TOKENS {config.prompt_max_tokens},"
               f" MEMORY_EXTRACT_EVERY {config.memory_extract_every},"
               f" MEMORY_MAX_FACTS {config.memory_max_facts}, MEMORY_PROMPT_FACTS {config.memory_prompt_facts},"
@@ -177,7 +199,9 @@ async def replay(args) -> dict:
               file=out)
         async with running_bot(config) as app:
             persona, store = app.bot_data.companion.persona, app.bot_data.store
+            app.bot_data.companion.clock = app.bot_data.keeper.clock = clock
             for turn, (dia_id, text, session_end) in enumerate(sent, 1):
+                clock.step(dates.get(session_of(dia_id)))
                 model.sent(dia_id, text)
                 sent_texts.add(text)
                 telegram.push_text(USER_ID, text, first_name=user)
@@ -187,14 +211,21 @@ async def replay(args) -> dict:
                 persona_only = build_system_message(persona, None, [], now=datetime.now(timezone.utc),
                                                     previous=None, timezone=config.tz, display_name=user)
                 transcript.append(request["messages"][-1])  # the user's message as the bot stored it
-                rows.append(dict(turn=turn, facts=len(await store.facts(USER_ID)), prompt=tokens(request["messages"]),
+                block = last_time(system["content"])
+                rows.append(dict(turn=turn, session=session_of(dia_id),
+                                 topic_tokens=count_tokens(block) if block else 0,
+                                 topic_lines=[line.split(":")[0][2:] for line in block.splitlines()
+                                              if line.startswith("- ")], block=block.strip(),
+                                 facts=len(await store.facts(USER_ID)), prompt=tokens(request["messages"]),
                                  history=len(request["messages"]) - 1,
                                  system=tokens([system]), persona=tokens([persona_only]),
                                  prompt_facts=len(FACT_LINE.findall(about(system["content"]))),
                                  baseline=tokens([persona_only, *transcript]), **counts(model, sent_texts)))
                 transcript.append({"role": "assistant", "content": REPLY})
                 if session_end:
+                    clock.idle()
                     await settle(app)  # the session is over: days pass, the idle sweep extracts
+            clock.idle()
             await settle(app)
             rows[-1].update(facts=len(await store.facts(USER_ID)), **counts(model, sent_texts))
             keeper = app.bot_data.keeper
@@ -206,6 +237,36 @@ async def replay(args) -> dict:
                     history_limit=config.history_limit, extract_every=config.memory_extract_every,
                     max_facts=config.memory_max_facts, prompt_facts=config.memory_prompt_facts,
                     embeddings=config.embeddings))
+
+
+class Clock:
+    """The bot's clock during the replay: LoCoMo's date for the first message of a session, half a second
+    per message after it (under the idle delay, as when the turns were sent in real time: no idle pass
+    mid-session), an hour of silence when a session ends (so the idle sweep extracts)."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2020, 1, 1, tzinfo=timezone.utc)
+        self.session: datetime | None = None
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def step(self, session_date: datetime | None) -> None:
+        if session_date is not None and session_date != self.session:
+            self.session = session_date
+            self.now = max(session_date, self.now + timedelta(hours=4))  # LoCoMo's dates go forward
+        else:
+            self.now += timedelta(seconds=0.5)
+
+    def idle(self) -> None:
+        self.now += timedelta(hours=1)
+
+
+def last_time(system: str) -> str:
+    """The "Last time you talked" block of system message zero, or ""."""
+    if "## Last time you talked" not in system:
+        return ""
+    return system.split("## Last time you talked", 1)[1].split("\n## ", 1)[0]
 
 
 def about(system: str) -> str:
@@ -305,6 +366,21 @@ def report(result: dict) -> None:
     print(f"the bot's own counters: MemoryKeeper.calls {own['keeper_calls']} (extraction), "
           f"FactRecaller.embedding_calls {own['recaller_calls']} (double: fact + query "
           f"embedding requests {end['fact_embedding'] + end['query_embedding']})")
+    print("\nthe \"Last time you talked\" block at the first message of each session (LoCoMo's session summaries"
+          " as the extractor double's topic lines, capped at 200 characters by the bot):")
+    print(f"{'session':>7} {'turn':>5} {'lines':>5} {'tokens':>6}  how long ago")
+    starts = [row for i, row in enumerate(rows) if i == 0 or row["session"] != rows[i - 1]["session"]]
+    for row in starts:
+        print(f"{row['session']:>7} {row['turn']:>5} {len(row['topic_lines']):>5} {row['topic_tokens']:>6}  "
+              f"{', '.join(row['topic_lines']) or '-'}")
+    if starts[-1]["block"]:
+        print(f"the block at the start of session {starts[-1]['session']}:\n## Last time you talked\n"
+              f"{starts[-1]['block']}")
+    carried = [row["topic_tokens"] for row in rows if row["topic_tokens"]]
+    if carried:
+        ordered = sorted(carried)
+        print(f"turns carrying the block: {len(carried)} of {len(rows)}; its tokens: median "
+              f"{ordered[len(ordered) // 2]}, max {ordered[-1]}")
     print("\ntargets:")
     for name, met, figures in targets(result):
         verdict = "n/a" if met is None else "met" if met else "NOT MET"

@@ -10,15 +10,16 @@ from typing import Callable
 from chat.llm import ChatModel, ModelUnavailable
 from chat.media import session_text, with_image
 from config import Config
+from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
 from memory.rule_events import extract_event_facts
 from memory.rules import extract_rule_facts
 from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
-from memory.store import Store
+from memory.store import Store, Turn
 from memory.style import extract_style_facts
-from prompts.budget import fit_to_budget
+from prompts.budget import fit_with_lines
 from prompts.clock import zone_hemisphere
 from prompts.system import build_system_message
 
@@ -137,23 +138,33 @@ class Companion:
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
                 zone = local_zone(turn.settings, known, self.config.timezone)  # they may have named their city
         facts = await self.recaller.choose(speaker.id, text, known, now)
-        system = build_system_message(
-            self.persona,
-            name,
-            facts,
-            now=now,
-            previous=turn.previous_seen,
-            timezone=zone,
-            hemisphere=zone_hemisphere(zone.key),
-            display_name=speaker.first_name,
-            wishes=known,
-        )
-        messages = fit_to_budget(system, turn.history, self.config.prompt_max_tokens)
+
+        def system_with(topics: list[Topic]) -> dict:
+            return build_system_message(
+                self.persona,
+                name,
+                facts,
+                now=now,
+                previous=turn.previous_seen,
+                timezone=zone,
+                hemisphere=zone_hemisphere(zone.key),
+                display_name=speaker.first_name,
+                wishes=known,
+                topics=topics,
+            )
+
+        messages = fit_with_lines(system_with, self._earlier(turn), turn.history, self.config.prompt_max_tokens)
         answer, seen = await self._complete(messages, image, on_text)
         await self.store.add_reply(
             speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id
         )
         return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
+
+    def _earlier(self, turn: Turn) -> list[Topic]:
+        """Return the topic lines of earlier conversations for this turn's "Last time you talked" block."""
+        gap = timedelta(minutes=self.config.conversation_gap_minutes)
+        said = [at for at, message in zip(turn.times, turn.history, strict=True) if message["role"] == "user"]
+        return recalled_topics(turn.topics, conversation_start(said, gap), said[0] if said else None, gap)
 
     async def _complete(
         self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None

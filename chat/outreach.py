@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from chat.companion import utc_now
 from chat.llm import ChatModel, ModelUnavailable
 from config import Config
+from memory.continuity import recalled_topics
 from memory.facts import choose_for_prompt, is_style
 from memory.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
 from memory.store import Store
@@ -122,6 +123,7 @@ class Outreach:
             self.persona, item, [*chosen, *(f for f in facts if f.key == "name" or is_style(f))],
             [{"role": role, "content": content} for role, content, _at in history],
             now, zone, previous, self.config.prompt_max_tokens,
+            recalled_topics(await self.store.topics(item.user_id, 6), None, self._first_said(history), timedelta(0)),
         )
         self.calls += 1
         text = usable_text(await self.model.complete(messages))
@@ -144,6 +146,11 @@ class Outreach:
         if outcome == "blocked":
             await self.store.mark_blocked(item.user_id, message_id, self.clock(), first=item.proactive_day is None)
         return outcome == "sent"
+
+    @staticmethod
+    def _first_said(history: list[tuple[str, str, datetime]]) -> datetime | None:
+        """When the first of the user's messages still in the session was written."""
+        return next((at for role, _content, at in history if role == "user"), None)
 
     @staticmethod
     def _already_told(item: DueItem, history: list[tuple[str, str, datetime]], zone: ZoneInfo) -> bool:

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from telegram import InputFile, Update
 
 from handlers.context import Context
-from handlers.profile_view import render_profile
+from handlers.profile_view import TOPICS_SHOWN, render_profile
 from handlers.replies import keyboard, own_button
 from handlers.settings import zone_and_origin
 from handlers.texts import text
@@ -17,9 +17,9 @@ from memory.facts import facts_matching, memory_enabled
 from memory.schedule import city_of, user_zone
 
 FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
-# "pf:pg:<page>" or "pf:del:<fact id>:<page>". ASCII digits only (str.isdigit() also takes "²", which int()
-# refuses), and few enough of them that a forged id still fits SQLite's 64-bit integers.
-PROFILE_BUTTON = re.compile(r"pf:(?:pg|del:(?P<fact>[0-9]{1,18})):(?P<page>[0-9]{1,6})")
+# "pf:pg:<page>", "pf:del:<fact id>:<page>" or "pf:tp:<topic id>:<page>". ASCII digits only (str.isdigit()
+# also takes "²", which int() refuses), and few enough of them that a forged id still fits SQLite's integers.
+PROFILE_BUTTON = re.compile(r"pf:(?:pg|del:(?P<fact>[0-9]{1,18})|tp:(?P<topic>[0-9]{1,18})):(?P<page>[0-9]{1,6})")
 
 
 async def _profile_page(context: Context, user_id: int, language: str | None, page: int):
@@ -27,11 +27,14 @@ async def _profile_page(context: Context, user_id: int, language: str | None, pa
     facts, relations = await store.fact_graph(user_id)
     settings = await store.settings(user_id)
     name = await store.user_name(user_id)
-    if not facts and not name and not settings.get("timezone"):
+    topics = await store.topics(user_id, TOPICS_SHOWN)
+    if not facts and not name and not settings.get("timezone") and not topics:
         return None
     zone, origin = zone_and_origin(settings, facts, config.timezone, language)
     zone_line = text("profile_zone", language, zone=zone, origin=origin)
-    return render_profile(name, facts, relations, memory_enabled(settings), page, ZoneInfo(zone), language, zone_line)
+    return render_profile(
+        name, facts, relations, memory_enabled(settings), page, ZoneInfo(zone), language, zone_line, topics
+    )
 
 
 async def profile(update: Update, context: Context) -> None:
@@ -60,6 +63,8 @@ async def profile_button(update: Update, context: Context) -> None:
     valid = own_button(query) and button is not None
     if valid and button["fact"] is not None:
         valid = await context.bot_data.store.delete_facts(query.from_user.id, [int(button["fact"])]) == 1
+    elif valid and button["topic"] is not None:
+        valid = await context.bot_data.store.delete_topic(query.from_user.id, int(button["topic"])) == 1
     if not valid:
         await query.answer(text("button_expired", language))
         return

@@ -7,10 +7,12 @@ from zoneinfo import ZoneInfo
 
 from handlers.notes import wish_line
 from handlers.texts import CATEGORY_NAMES, language_of, text
+from memory.continuity import Topic
 from memory.facts import CATEGORIES, Fact, Relation, is_style
 from memory.schedule import parse_when
 
 PAGE_SIZE = 8
+TOPICS_SHOWN = 5  # the newest conversation lines, on the first page
 Buttons = list[list[tuple[str, str]]]  # rows of (label, callback data)
 
 
@@ -35,10 +37,12 @@ def render_profile(
     timezone: ZoneInfo,
     language_code: str | None,
     zone_line: str | None = None,
+    topics: Sequence[Topic] = (),
 ) -> tuple[str, Buttons]:
     """Return the text and inline buttons of one /profile page; `page` is clamped to the pages there are.
 
-    `zone_line` names the user's time zone and where it came from; dates are shown in `timezone`.
+    `zone_line` names the user's time zone and where it came from; dates are shown in `timezone`. `topics`
+    (newest first) are the lines of recent conversations, listed on the first page with their own ✕.
     """
     ordered = profile_order(facts)
     pages = page_count(ordered)
@@ -65,8 +69,13 @@ def render_profile(
     links = _links(shown, facts, relations)
     if links:
         lines += ["", text("profile_links", language_code), *links]
+    recent = [topic for topic in topics if topic.id is not None][:TOPICS_SHOWN] if page == 0 else []
+    if recent:
+        lines += ["", text("profile_topics", language_code)]
+        lines += [f"• {topic.ended_at.astimezone(timezone):%d.%m.%Y}: {topic.text}" for topic in recent]
     lines += ["", text("profile_hint", language_code)]
     buttons: Buttons = [[(f"✕ {_short(fact.value)}", f"pf:del:{fact.id}:{page}")] for fact in shown]
+    buttons += [[(f"✕ {_short(topic.text)}", f"pf:tp:{topic.id}:{page}")] for topic in recent]
     navigation = []
     if page > 0:
         navigation.append(("‹", f"pf:pg:{page - 1}"))

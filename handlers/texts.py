@@ -175,6 +175,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "wish_avoid_words": {"en": "✎ From now on I won't say: {wish}", "ru": "✎ Больше не говорю: {wish}"},
     "wish_avoid_topics": {"en": "✎ From now on I won't bring up: {wish}", "ru": "✎ Больше не завожу речь о: {wish}"},
     "undo": {"en": "↩ Undo", "ru": "↩ Отменить"},
+    "profile_topics": {"en": "What we talked about lately:", "ru": "О чём мы говорили недавно:"},
     "undo_one": {"en": "↩ Undo: {fact}", "ru": "↩ Отменить: {fact}"},
     "undone": {"en": "↩ Undone: {fact}", "ru": "↩ Отменено: {fact}"},
     "zone_is": {

@@ -22,6 +22,7 @@ from memory.facts import (
     Fact,
     Relation,
     normalize_facts,
+    normalize_value,
     slug,
 )
 from memory.schedule import normalize_when
@@ -68,8 +69,9 @@ FACTS_SCHEMA: dict = {
                 "additionalProperties": False,
             },
         },
+        "topics": {"type": ["string", "null"]},
     },
-    "required": ["facts", "relations"],
+    "required": ["facts", "relations", "topics"],
     "additionalProperties": False,
 }
 SCHEMA_FORMAT = {"type": "json_schema", "json_schema": {"name": "facts", "strict": True, "schema": FACTS_SCHEMA}}
@@ -82,10 +84,13 @@ class ExtractionError(Exception):
     """The model's answer held no JSON, so nothing can be stored from it; try again later."""
 
 
-def build_extraction_messages(messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None) -> list[dict]:
+def build_extraction_messages(
+    messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None
+) -> list[dict]:
     """Return the chat messages of one extraction call: the system prompt and one user message with the input.
 
     Messages with an "at" are grouped under their local date in `zone`, so that "tomorrow" can be resolved.
+    `topics_so_far` is the topic line of the conversation these messages continue, for the model to rewrite.
     """
     system = load_prompt("extract_facts.md")
     for name, values in (
@@ -98,7 +103,9 @@ def build_extraction_messages(messages: list[dict], known: list[Fact], zone: Zon
         f"- {fact.key} ({fact.category}): {fact.value}" + (f" [when: {fact.when}]" if fact.when else "")
         for fact in known
     ] or ["(none yet)"]
-    lines = ["Known facts about the user:", *known_lines, "", "Conversation:"]
+    so_far = quote_line(topics_so_far) if topics_so_far else "(a new conversation)"
+    lines = ["Known facts about the user:", *known_lines, "", f"Topics of this conversation so far: {so_far}", "",
+             "Conversation:"]
     day = None
     for message in messages:
         at: datetime | None = message.get("at")
@@ -133,13 +140,30 @@ def parse_extraction(raw: str, allowed_message_ids: set[int], known_keys: Iterab
     facts = normalize_facts(
         fact for fact in (parse_fact(item, allowed_message_ids) for item in fact_items) if fact is not None
     )
+    topics = parse_topics(data.get("topics") if isinstance(data, dict) else None)
     keys = {fact.key for fact in facts} | set(known_keys)
     relations: dict[tuple[str, str, str], Relation] = {}
     for item in relation_items:
         relation = parse_relation(item, keys)
         if relation is not None:
             relations[(relation.source_key, relation.target_key, relation.relation)] = relation
-    return Extraction(facts=facts, relations=list(relations.values()))
+    return Extraction(facts=facts, relations=list(relations.values()), topics=topics)
+
+
+def parse_topics(value: Any) -> str | None:
+    """Return the topic line on one line, at most MAX_VALUE_LENGTH characters; None when absent or unsafe."""
+    text = as_text(value)
+    if text is None or isinstance(value, (int, float)):
+        return None
+    text = normalize_value(mask_secrets(text))
+    if not text or INSTRUCTION.search(text) or text.lower() in ("null", "none"):
+        return None
+    return text
+
+
+def quote_line(text: str) -> str:
+    """Return `text` as one JSON string, so a stored line cannot pose as input markers."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def first_json(raw: str) -> dict | list:
@@ -242,15 +266,19 @@ class LLMExtractor:
         # Cleared once the server refuses json_schema and accepts json_object instead.
         self.use_json_schema = True
 
-    async def extract(self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None) -> Extraction:
-        """Return the facts the user's messages state; raise ModelUnavailable or ExtractionError to retry later.
+    async def extract(
+        self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None
+    ) -> Extraction:
+        """Return the facts the user's messages state and their topic line; raise ModelUnavailable or
+        ExtractionError to retry later.
 
         Dates the user names ("on Friday") come back resolved against each message's own date in `zone`.
+        `topics_so_far` is the line of the conversation the messages continue: the answer rewrites it.
         """
         user_ids = {message["id"] for message in messages if message["role"] == "user"}
         if not user_ids:
             return Extraction()
-        raw = await self._complete(build_extraction_messages(messages, known, zone))
+        raw = await self._complete(build_extraction_messages(messages, known, zone, topics_so_far))
         return parse_extraction(raw, user_ids, [fact.key for fact in known])
 
     async def _complete(self, request: list[dict]) -> str:

@@ -69,10 +69,11 @@ class Relation:
 
 @dataclass(frozen=True)
 class Extraction:
-    """What one extraction pass found: facts and the relations among them."""
+    """What one extraction pass found: facts, the relations among them, and the conversation's topic line."""
 
     facts: list[Fact] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    topics: str | None = None  # one line on what the user talked about in the messages read (LLM layer only)
 
 
 def slug(text: str) -> str:

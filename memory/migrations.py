@@ -144,6 +144,24 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             # messages.kind gains 'checkin', 'followup' and 'birthday': what the companion wrote first.
         ),
     ),
+    (
+        7,
+        "one topic line per conversation",
+        (
+            # What the user talked about in one conversation (a run of their messages with no long gap),
+            # written by the LLM extraction pass; started_at and ended_at are their first and last message.
+            """
+            CREATE TABLE topics (
+                id INTEGER PRIMARY KEY,
+                user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                text TEXT NOT NULL,
+                started_at TEXT NOT NULL,
+                ended_at TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX topics_by_user ON topics(user_id, ended_at)",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

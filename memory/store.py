@@ -13,14 +13,17 @@ from typing import AsyncIterator
 
 import aiosqlite
 
+from memory.continuity import Topic
 from memory.facts import Fact
 from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.store_facts import FactQueries, _iso
 from memory.store_inbox import InboxQueries
 from memory.store_proactive import ProactiveQueries
+from memory.store_topics import TopicQueries, newest_topics
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
 UNREAD_CAP = 10
+TOPICS_READ = 6  # topic lines read with each turn: enough for 3 once those of this session are left out
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,8 @@ class Turn:
     unread: int = 0  # the user's own messages in the session the fact extractor has not read yet
     settings: dict = field(default_factory=dict)
     stored_reply: str | None = None  # set when a crash cut this turn short after its reply was stored
+    times: list[datetime] = field(default_factory=list)  # when each message of `history` was written
+    topics: list[Topic] = field(default_factory=list)  # the newest topic lines of earlier conversations
 
 
 @dataclass(frozen=True)
@@ -52,9 +57,10 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-class Store(FactQueries, InboxQueries, ProactiveQueries):
-    """Async access to users, their session history, their facts (FactQueries), the inbox (InboxQueries) and
-    the schedule of messages written first (ProactiveQueries)."""
+class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
+    """Async access to users, their session history, their facts (FactQueries), the inbox (InboxQueries),
+    the schedule of messages written first (ProactiveQueries) and the topic lines of conversations
+    (TopicQueries)."""
 
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._db = connection
@@ -187,17 +193,20 @@ class Store(FactQueries, InboxQueries, ProactiveQueries):
             # the session); the subquery does not depend on the row, so SQLite runs it once.
             rows = await db.execute_fetchall(
                 "SELECT id, role, content, (SELECT COUNT(*) FROM messages WHERE user_id = ? AND role = 'user'"
-                " AND id > ?) FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+                " AND id > ?), created_at FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
                 (user_id, read_upto, user_id, history_limit),
             )
             unread = int(rows[0][3]) if rows else 0
             facts = await self._facts(db, user_id)
+            topics = await newest_topics(db, user_id, TOPICS_READ)
         return Turn(
             user_id=user_id,
             message_id=message_id,
             name=known_name,
             previous_seen=previous,
-            history=[{"role": role, "content": content} for _id, role, content, _ in reversed(rows)],
+            history=[{"role": role, "content": content} for _id, role, content, _, _at in reversed(rows)],
+            times=[datetime.fromisoformat(row[4]) for row in reversed(rows)],
+            topics=topics,
             facts=facts,
             settings=settings,
             unread=unread,
@@ -283,6 +292,7 @@ class Store(FactQueries, InboxQueries, ProactiveQueries):
                 " JOIN facts f ON f.id = h.fact_id WHERE h.user_id = ? ORDER BY h.id",
                 (user_id,),
             )
+            topics = await newest_topics(db, user_id, -1)
         facts, relations = await self.fact_graph(user_id)
         user = dict(zip(("id", "first_name", "name", "language_code", "first_seen", "last_seen", "settings"),
                         users[0])) if users else None
@@ -300,6 +310,8 @@ class Store(FactQueries, InboxQueries, ProactiveQueries):
             "relations": [{"source": r.source_key, "target": r.target_key, "relation": r.relation,
                            "strength": r.strength} for r in relations],
             "messages": [dict(zip(("role", "kind", "content", "at"), row)) for row in messages],
+            "conversations": [{"topics": t.text, "started": _iso(t.started_at), "ended": _iso(t.ended_at)}
+                              for t in reversed(topics)],
         }
 
     async def forget_user(self, user_id: int) -> tuple[int, int]:
@@ -307,6 +319,7 @@ class Store(FactQueries, InboxQueries, ProactiveQueries):
         async with self._transaction() as db:
             facts = (await db.execute("DELETE FROM facts WHERE user_id = ?", (user_id,))).rowcount
             messages = (await db.execute("DELETE FROM messages WHERE user_id = ?", (user_id,))).rowcount
+            await db.execute("DELETE FROM topics WHERE user_id = ?", (user_id,))
             # Relations and fact history went with the facts (ON DELETE CASCADE).
             await db.execute("DELETE FROM users WHERE id = ?", (user_id,))
         return int(messages), int(facts)

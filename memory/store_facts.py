@@ -10,6 +10,7 @@ from typing import Callable
 
 import aiosqlite
 
+from memory.continuity import Topic
 from memory.facts import (
     STATE_DAYS,
     Extraction,
@@ -19,6 +20,7 @@ from memory.facts import (
     merge_action,
     with_list_merged,
 )
+from memory.store_topics import save_topic
 
 FACT_COLUMNS = (
     "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at"
@@ -79,11 +81,14 @@ class FactQueries:
         max_facts: int,
         extracted_upto: int | None = None,
         plan: Callable[[Fact], datetime | None] | None = None,
+        topic: Topic | None = None,
+        max_topics: int = 30,
     ) -> list[Fact]:
         """Merge facts and relations into the user's memory in one transaction; return the new or changed facts.
 
         With `extracted_upto`, the same transaction records that the user's messages up to that id were read.
         `plan` says when to write first about a new or changed fact (a follow-up, a birthday), or None.
+        `topic` is the line of the conversation those messages belong to, kept with the newest `max_topics`.
         """
         stamp = _iso(now)
         saved: list[Fact] = []
@@ -132,6 +137,8 @@ class FactQueries:
                     await db.execute("UPDATE users SET name = ? WHERE id = ?", (fact.value, user_id))
             await self._save_relations(db, user_id, extraction.relations)
             await self._evict(db, user_id, now, max_facts)
+            if topic is not None and max_topics > 0:
+                await save_topic(db, user_id, topic, max_topics)
             if extracted_upto is not None:
                 await db.execute(
                     "UPDATE users SET extracted_upto = MAX(extracted_upto, ?) WHERE id = ?", (extracted_upto, user_id)

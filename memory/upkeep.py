@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
 from chat.llm import ModelUnavailable
 from config import Config
+from memory.continuity import continues, conversation_topic, first_conversation
 from memory.extraction import ExtractionError, LLMExtractor
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
@@ -103,25 +104,33 @@ class MemoryKeeper:
     async def extract_pending(self, user_id: int) -> list[Fact]:
         """Read the user's unread messages in batches and save the facts found; return the new or changed ones.
 
-        Errors from the model or its output propagate; the messages stay unread and are tried again later.
+        A batch never spans two conversations, so each pass also writes (or rewrites) one conversation's topic
+        line. Errors from the model or its output propagate; the messages stay unread and are tried again later.
         """
         saved: list[Fact] = []
+        gap = timedelta(minutes=self.config.conversation_gap_minutes)
         while True:
             pending = await self.store.pending_messages(user_id, self.config.memory_batch)
             if not pending:
                 return saved
+            batch = first_conversation(pending, gap)
             settings = await self.store.settings(user_id)
             known = await self.store.facts(user_id)
             zone = local_zone(settings, known, self.config.timezone)
-            if memory_enabled(settings) and any(message["role"] == "user" for message in pending):
+            said = [message["at"] for message in batch if message["role"] == "user"]
+            ongoing = None
+            if memory_enabled(settings) and said:
+                latest = await self.store.topics(user_id, 1)
+                ongoing = latest[0] if latest and continues(latest[0], said[0], gap) else None
                 self.calls += 1
-                extraction = await self.extractor.extract(pending, known, zone)
+                extraction = await self.extractor.extract(batch, known, zone, ongoing.text if ongoing else None)
             else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
             now = self.clock()
             saved += await self.store.save_facts(
-                user_id, extraction, now, self.config.memory_max_facts, extracted_upto=pending[-1]["id"],
-                plan=self._planner(zone, now, pending),
+                user_id, extraction, now, self.config.memory_max_facts, extracted_upto=batch[-1]["id"],
+                plan=self._planner(zone, now, batch), topic=conversation_topic(extraction.topics, ongoing, said),
+                max_topics=self.config.memory_max_topics,
             )
-            if len(pending) < self.config.memory_batch:
+            if len(batch) == len(pending) and len(pending) < self.config.memory_batch:
                 return saved

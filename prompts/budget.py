@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
+
+Line = TypeVar("Line")
 
 
 def estimate_tokens(text: str) -> int:
@@ -29,3 +31,18 @@ def fit_to_budget(system: dict, history: Sequence[dict], budget: int) -> list[di
             break
         kept += 1
     return [system, *history[len(history) - kept:]]
+
+
+def fit_with_lines(
+    build: Callable[[list[Line]], dict], lines: Sequence[Line], history: Sequence[dict], budget: int
+) -> list[dict]:
+    """Return fit_to_budget of the system message `build(lines)`, dropping the last of `lines` (the oldest
+    topic lines) while that system message and the newest message alone exceed `budget`; nothing else of the
+    system message is ever dropped."""
+    kept = list(lines)
+    system = build(kept)
+    newest = estimate_tokens(history[-1]["content"]) if history else 0
+    while kept and budget > 0 and estimate_tokens(system["content"]) + newest > budget:
+        kept.pop()
+        system = build(kept)
+    return fit_to_budget(system, history, budget)

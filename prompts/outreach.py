@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Sequence
 from zoneinfo import ZoneInfo
 
+from memory.continuity import Topic
 from memory.facts import Fact, is_style
 from memory.schedule import DueItem
 from prompts import load_prompt
@@ -38,16 +39,19 @@ def build_outreach_messages(
     zone: ZoneInfo,
     previous: datetime | None,
     budget: int,
+    topics: Sequence[Topic] = (),
 ) -> list[dict]:
     """Return the messages of the completion that writes `item`: who they are, the recent session, then the task.
 
-    `previous` is when the user last wrote. The task comes last, as a system message, so that it is what
+    `previous` is when the user last wrote; `topics` are the lines of earlier conversations no longer in
+    `history`. The task comes last, as a system message, so that it is what
     the model reads just before it writes.
     """
     name = next((fact.value for fact in facts if fact.key == "name"), None)
     system = build_system_message(
         persona, name, [fact for fact in facts if fact.key != "name" and not is_style(fact)], now=now,
         previous=previous, timezone=zone, hemisphere=zone_hemisphere(zone.key), display_name=None, wishes=facts,
+        topics=topics,
     )
     language = f" (their Telegram app is set to {quote(item.language_code)})" if item.language_code else ""
     task = write_first_tasks()[item.kind].format(

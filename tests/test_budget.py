@@ -30,3 +30,18 @@ def test_the_newest_message_is_kept_even_when_it_alone_is_over_budget():
     history = [said("user", 10), said("user", 5000, "huge")]
     assert fit_to_budget(SYSTEM, history, 300) == [SYSTEM, history[-1]]
     assert fit_to_budget(SYSTEM, history, 50) == [SYSTEM, history[-1]]  # the system message alone is over
+
+
+def test_topic_lines_go_oldest_first_until_system_and_the_newest_message_fit():
+    from prompts.budget import fit_with_lines
+
+    def build(lines):
+        return {"role": "system", "content": "s" * 396 + "".join("t" * 400 for _ in lines)}  # 100 each
+
+    history = [said("user", 50), said("assistant", 50), said("user", 100)]
+    messages = fit_with_lines(build, ["newest", "older", "oldest"], history, 400)
+    assert estimate_tokens(messages[0]["content"]) <= 300  # 1 + 100 + 2×100: the oldest line went
+    assert messages[-1] == history[-1]
+    everything = fit_with_lines(build, ["a", "b"], history, 0)  # no budget: nothing dropped
+    assert len(everything[0]["content"]) == 396 + 800 and len(everything) == 4
+    assert fit_with_lines(build, [], history, 400)[0]["content"] == "s" * 396

@@ -160,11 +160,20 @@ def test_allows():
         (BASE | {"QUIET_HOURS": "22-22"}, "QUIET_HOURS"),
         (BASE | {"QUIET_HOURS": "25-9"}, "QUIET_HOURS"),
         (BASE | {"QUIET_HOURS": "22:61-9"}, "QUIET_HOURS"),
+        (BASE | {"CONVERSATION_GAP_MINUTES": "0"}, "CONVERSATION_GAP_MINUTES"),
+        (BASE | {"CONVERSATION_GAP_MINUTES": "three hours"}, "CONVERSATION_GAP_MINUTES"),
+        (BASE | {"MEMORY_MAX_TOPICS": "-1"}, "MEMORY_MAX_TOPICS"),
     ],
 )
 def test_a_bad_setting_is_named(env, named):
     with pytest.raises(ConfigError, match=named):
         load_config(env)
+
+
+def test_conversation_settings_take_decimals_and_zero_topics():
+    config = load_config(BASE | {"CONVERSATION_GAP_MINUTES": "90.5", "MEMORY_MAX_TOPICS": "0"})
+    assert (config.conversation_gap_minutes, config.memory_max_topics) == (90.5, 0)
+    assert (load_config(BASE).conversation_gap_minutes, load_config(BASE).memory_max_topics) == (180, 30)
 
 
 def test_the_error_never_shows_the_token():

@@ -67,3 +67,16 @@ def test_style_wishes_come_first_and_read_as_wishes():
     assert body.index("Как с тобой говорить") < body.index("Работа и учёба")
     assert "• Теперь на «ты» — 29.11.2026" in body and "• Теперь так: без воды — 29.11.2026" in body
     assert [row[0][1] for row in buttons][:2] == ["pf:del:7:0", "pf:del:8:0"]
+
+
+def test_recent_conversation_lines_are_listed_on_the_first_page_with_a_delete_button_each():
+    from memory.continuity import Topic
+
+    topics = [Topic(f"line {i}", DAY, DAY, id=40 + i) for i in range(7)]
+    body, buttons = render_profile("Anna", FACTS, [], True, 0, UTC, "en", topics=topics)
+    assert "What we talked about lately:\n• 29.11.2026: line 0" in body
+    assert [data for row in buttons for _, data in row if data.startswith("pf:tp:")] == [
+        f"pf:tp:{40 + i}:0" for i in range(5)]
+    many = [fact(i, "preferences", f"likes:t{i:02}", f"t {i}") for i in range(1, 20)]
+    second, _ = render_profile(None, many, [], True, 1, UTC, "en", topics=topics)
+    assert "What we talked about" not in second

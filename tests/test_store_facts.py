@@ -1,3 +1,4 @@
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -6,6 +7,7 @@ from memory.facts import Extraction, Fact, Relation
 from memory.store import Store
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+H = timedelta(hours=1)
 
 
 @pytest.fixture
@@ -185,3 +187,39 @@ async def test_deleting_the_name_fact_clears_the_name_the_bot_uses(store):
     assert await store.delete_facts(1, [name.id]) == 1
     assert await store.user_name(1) is None
     assert await store.delete_facts(2, [name.id]) == 0  # another user's id deletes nothing
+
+
+async def test_a_conversation_line_is_written_rewritten_and_the_oldest_go_past_the_cap(store):
+    from memory.continuity import Topic
+
+    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=2)
+    [first] = await store.topics(1)
+    await store.save_facts(1, Extraction(), T0, 100, topic=replace(first, text="exam; flat", ended_at=T0 + H),
+                           max_topics=2)
+    assert [(t.text, t.ended_at) for t in await store.topics(1)] == [("exam; flat", T0 + H)]
+    for day in (1, 2):
+        moment = T0 + timedelta(days=day)
+        await store.save_facts(1, Extraction(), moment, 100, topic=Topic(f"day {day}", moment, moment), max_topics=2)
+    assert [t.text for t in await store.topics(1)] == ["day 2", "day 1"]
+    assert await store.topics(2) == []
+
+
+async def test_no_line_is_kept_with_max_topics_zero_and_one_is_deleted_only_by_its_owner(store):
+    from memory.continuity import Topic
+
+    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=0)
+    assert await store.topics(1) == []
+    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=5)
+    [line] = await store.topics(1)
+    assert await store.delete_topic(2, line.id) == 0
+    assert await store.delete_topic(1, line.id) == 1 and await store.topics(1) == []
+
+
+async def test_lines_are_exported_and_forgotten(store):
+    from memory.continuity import Topic
+
+    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0 + H), max_topics=5)
+    data = await store.export_user(1)
+    assert data["conversations"] == [{"topics": "exam", "started": T0.isoformat(), "ended": (T0 + H).isoformat()}]
+    await store.forget_user(1)
+    assert await store.topics(1) == []

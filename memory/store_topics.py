@@ -1,0 +1,71 @@
+"""The store's topic lines, one per conversation (part of Store; only the store touches SQLite)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timezone
+
+import aiosqlite
+
+from memory.continuity import Topic
+
+TOPIC_COLUMNS = "id, text, started_at, ended_at"
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat()
+
+
+def _topic(row: tuple) -> Topic:
+    return Topic(id=row[0], text=row[1], started_at=datetime.fromisoformat(row[2]),
+                 ended_at=datetime.fromisoformat(row[3]))
+
+
+async def newest_topics(db: aiosqlite.Connection, user_id: int, limit: int) -> list[Topic]:
+    """Return the user's `limit` newest topic lines, newest first."""
+    rows = await db.execute_fetchall(
+        f"SELECT {TOPIC_COLUMNS} FROM topics WHERE user_id = ? ORDER BY ended_at DESC, id DESC LIMIT ?",
+        (user_id, limit),
+    )
+    return [_topic(row) for row in rows]
+
+
+async def save_topic(db: aiosqlite.Connection, user_id: int, topic: Topic, keep: int) -> None:
+    """Insert the line of a new conversation or rewrite the one it continues (`topic.id`); keep the newest
+    `keep` lines of the user. Runs inside the caller's transaction."""
+    if topic.id is None:
+        await db.execute(
+            "INSERT INTO topics (user_id, text, started_at, ended_at) VALUES (?, ?, ?, ?)",
+            (user_id, topic.text, _iso(topic.started_at), _iso(topic.ended_at)),
+        )
+    else:
+        await db.execute(
+            "UPDATE topics SET text = ?, ended_at = ? WHERE id = ? AND user_id = ?",
+            (topic.text, _iso(topic.ended_at), topic.id, user_id),
+        )
+    await db.execute(
+        "DELETE FROM topics WHERE user_id = ? AND id NOT IN"
+        " (SELECT id FROM topics WHERE user_id = ? ORDER BY ended_at DESC, id DESC LIMIT ?)",
+        (user_id, user_id, keep),
+    )
+
+
+class TopicQueries:
+    """Reading and deleting a user's topic lines; mixed into Store, which provides the connection and lock.
+
+    Lines are written by FactQueries.save_facts, in the transaction that records what the extractor read.
+    """
+
+    _db: aiosqlite.Connection
+    _lock: asyncio.Lock
+
+    async def topics(self, user_id: int, limit: int = 1_000) -> list[Topic]:
+        """Return the user's topic lines, newest first."""
+        async with self._lock:
+            return await newest_topics(self._db, user_id, limit)
+
+    async def delete_topic(self, user_id: int, topic_id: int) -> int:
+        """Delete one of the user's topic lines; return 1, or 0 when it is not theirs or gone."""
+        async with self._lock:
+            cursor = await self._db.execute("DELETE FROM topics WHERE id = ? AND user_id = ?", (topic_id, user_id))
+        return int(cursor.rowcount)
