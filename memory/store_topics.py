@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import datetime, timezone
 
 import aiosqlite
@@ -10,6 +11,12 @@ import aiosqlite
 from memory.continuity import Topic
 
 TOPIC_COLUMNS = "id, text, started_at, ended_at"
+# A subquery giving the newest topic lines of a user as one JSON array (parameters: limit, user id).
+TOPICS_JSON = (
+    "SELECT json_group_array(json_array(id, text, started_at, ended_at)) FROM"
+    " (SELECT id, text, started_at, ended_at FROM topics WHERE user_id = users.id"
+    " ORDER BY ended_at DESC, id DESC LIMIT ?)"
+)
 
 
 def _iso(moment: datetime) -> str:
@@ -19,6 +26,12 @@ def _iso(moment: datetime) -> str:
 def _topic(row: tuple) -> Topic:
     return Topic(id=row[0], text=row[1], started_at=datetime.fromisoformat(row[2]),
                  ended_at=datetime.fromisoformat(row[3]))
+
+
+def topics_from_json(text: str | None) -> list[Topic]:
+    """Return the topic lines of a TOPICS_JSON array, newest first."""
+    topics = [_topic(tuple(row)) for row in json.loads(text or "[]")]
+    return sorted(topics, key=lambda topic: (topic.ended_at, topic.id or 0), reverse=True)
 
 
 async def newest_topics(db: aiosqlite.Connection, user_id: int, limit: int) -> list[Topic]:

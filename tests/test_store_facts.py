@@ -223,3 +223,18 @@ async def test_lines_are_exported_and_forgotten(store):
     assert data["conversations"] == [{"topics": "exam", "started": T0.isoformat(), "ended": (T0 + H).isoformat()}]
     await store.forget_user(1)
     assert await store.topics(1) == []
+
+
+async def test_a_turn_brings_the_newest_lines_newest_first_and_the_time_of_each_message(store):
+    from memory.continuity import Topic
+
+    for day in range(8):
+        moment = T0 + timedelta(days=day)
+        await store.save_facts(1, Extraction(), moment, 100, topic=Topic(f"day {day}", moment, moment), max_topics=30)
+    turn = await store.begin_turn(user_id=1, first_name="U", language_code="en", text="hello again",
+                                  now=T0 + timedelta(days=9), update_id=None, history_limit=20)
+    assert [t.text for t in turn.topics] == [f"day {day}" for day in range(7, 1, -1)]  # six of them
+    assert turn.times == [T0, T0 + timedelta(days=9)] and len(turn.history) == 2
+    other = await store.begin_turn(user_id=2, first_name="U", language_code="en", text="hi", now=T0,
+                                   update_id=None, history_limit=20)
+    assert other.topics == []
