@@ -19,6 +19,7 @@ RUN pip install -r requirements.txt \
 # Only the code the bot runs; never .env (secrets come from `fly secrets`), tests or benchmarks.
 COPY bot.py config.py docker-entrypoint.sh ./
 COPY chat/ chat/
+COPY llm/ llm/
 COPY handlers/ handlers/
 COPY memory/ memory/
 COPY prompts/ prompts/

@@ -5,14 +5,17 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import gc
+import importlib
 import logging
 import os
+import pkgutil
 
 # Opt in to python-telegram-bot's coming default (durations as timedelta), silencing its deprecation warning.
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 import signal
 import sqlite3
 import sys
+from pathlib import Path
 
 import openai
 from dotenv import load_dotenv
@@ -23,7 +26,6 @@ from telegram.request import BaseRequest, HTTPXRequest
 
 import handlers
 from chat.companion import Companion
-from chat.llm import ChatModel
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config, ConfigError, load_config
@@ -40,13 +42,15 @@ from handlers.ordering import PerUserUpdateProcessor
 from handlers.streaming import Drafts, RateLimiter
 from handlers.texts import COMMANDS
 from handlers.webhook import build_webhook_server
+from llm.client import ChatModel
 from memory import zones
 from memory.embeddings import EmbedderUnavailable, make_embedder
-from memory.extraction import LLMExtractor
+from memory.extraction import LLMExtractor, build_extraction_messages
 from memory.recaller import FactRecaller
 from memory.store import Store
 from memory.upkeep import MemoryKeeper
 from prompts import load_prompt
+from prompts.outreach import write_first_tasks
 
 log = logging.getLogger("bot")
 
@@ -273,8 +277,29 @@ def backup(config: Config, target: str) -> int:
     return 0 if result == "ok" else 1
 
 
+def check(config: Config) -> int:
+    """Import every module of the bot's packages and render its prompts, then say so: `python bot.py --check`
+    proves, without a network or a database, that a copy of the code (the Docker image's) is complete."""
+    root = Path(__file__).resolve().parent
+    modules = []
+    for package in sorted(path.parent.name for path in root.glob("*/__init__.py")):
+        for info in pkgutil.walk_packages([str(root / package)], prefix=f"{package}."):
+            try:
+                importlib.import_module(info.name)
+            except ImportError as error:
+                print(f"error: {info.name} cannot be imported: {error}", file=sys.stderr)
+                return 2
+            modules.append(info.name)
+    load_prompt("persona.md")
+    build_extraction_messages([], [])
+    write_first_tasks()
+    print(f"ok: settings valid, {len(modules)} modules imported, prompts rendered (model {config.openai_model})")
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    """Load .env and the configuration, then run (or `backup PATH`); a bad setting is one line and exit code 2."""
+    """Load .env and the configuration, then run (or `backup PATH`, or `--check`); a bad setting is one line
+    and exit code 2."""
     load_dotenv()
     try:
         config = load_config(os.environ)
@@ -286,8 +311,10 @@ def main(argv: list[str]) -> int:
             print("usage: python bot.py backup PATH", file=sys.stderr)
             return 2
         return backup(config, argv[1])
+    if argv == ["--check"]:
+        return check(config)
     if argv:
-        print("usage: python bot.py [backup PATH]", file=sys.stderr)
+        print("usage: python bot.py [backup PATH | --check]", file=sys.stderr)
         return 2
     setup_logging(config)
     return run(config)

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import openai
 
-from chat.llm import ChatModel
+from llm.client import ChatModel
 from memory.extraction import LLMExtractor
 from memory.facts import Fact, comparable, normalize_facts
 from memory.rules import extract_rule_facts

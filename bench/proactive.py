@@ -43,9 +43,9 @@ import openai
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import chat.outreach as outreach_module  # noqa: E402
-from chat.llm import ChatModel  # noqa: E402
 from chat.outreach import Outreach  # noqa: E402
 from config import load_config  # noqa: E402
+from llm.client import ChatModel  # noqa: E402
 from memory import zones  # noqa: E402
 from memory.facts import Extraction, Fact  # noqa: E402
 from memory.schedule import LATE_LIMIT, decide, followup_due, plan_followup, quiet_end, recurrence  # noqa: E402

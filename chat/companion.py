@@ -7,9 +7,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from chat.llm import ChatModel, ModelUnavailable
 from chat.media import session_text, with_image
 from config import Config
+from llm.client import ChatModel, ModelUnavailable
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller

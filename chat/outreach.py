@@ -15,8 +15,8 @@ from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
 from chat.companion import utc_now
-from chat.llm import ChatModel, ModelUnavailable
 from config import Config
+from llm.client import ChatModel, ModelUnavailable
 from memory.continuity import recalled_topics
 from memory.facts import choose_for_prompt, is_style
 from memory.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone

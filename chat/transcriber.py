@@ -7,7 +7,7 @@ import logging
 
 import openai
 
-from chat.llm import ChatModel, ModelUnavailable, clean_answer
+from llm.client import ChatModel, ModelUnavailable, clean_answer
 
 log = logging.getLogger(__name__)
 

@@ -6,12 +6,12 @@ from telegram import Message, MessageEntity, Update
 from telegram.constants import ChatType
 
 from chat.companion import Speaker
-from chat.llm import ModelUnavailable
 from handlers.context import Context
 from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
 from handlers.replies import send_text, typing_indicator
 from handlers.texts import text
+from llm.client import ModelUnavailable
 
 
 def addressed_text(message: Message, bot_username: str, bot_id: int) -> str | None:

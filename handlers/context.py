@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from telegram.ext import CallbackContext, ExtBot
 
 from chat.companion import Companion
-from chat.llm import ChatModel
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config
 from handlers.inbox import Inbox
 from handlers.streaming import Drafts
+from llm.client import ChatModel
 from memory.store import Store
 from memory.upkeep import MemoryKeeper
 

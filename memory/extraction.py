@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from chat.llm import ChatModel, ModelUnavailable
+from llm.client import ChatModel, ModelUnavailable
 from memory.facts import (
     CATEGORIES,
     INSTRUCTION,

@@ -9,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
-from chat.llm import ModelUnavailable
 from config import Config
+from llm.client import ModelUnavailable
 from memory.continuity import continues, conversation_topic, first_conversation
 from memory.extraction import ExtractionError, LLMExtractor
 from memory.facts import Extraction, Fact, memory_enabled

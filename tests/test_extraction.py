@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chat.llm import ChatModel, ModelUnavailable
+from llm.client import ChatModel, ModelUnavailable
 from memory.extraction import (
     FACTS_SCHEMA,
     ExtractionError,

@@ -6,7 +6,7 @@ import openai
 import pytest
 
 from bot import RedactSecrets, WithholdUpdateData
-from chat.llm import ChatModel, ModelUnavailable, backoff_delay, is_retryable
+from llm.client import ChatModel, ModelUnavailable, backoff_delay, is_retryable
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi"}]
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import openai
 import pytest
 
-from chat.llm import ChatModel
 from chat.transcriber import Transcriber, TranscriptionError
+from llm.client import ChatModel
 
 VOICE = (Path(__file__).parent / "fixtures" / "voice.ogg").read_bytes()
 
