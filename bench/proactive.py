@@ -321,9 +321,10 @@ def report(config, people: dict[int, Person], attempts: list[Attempt], counter: 
     sent, weeks = [a for a in attempts if not a.blocked], days / 7
     rate = {p.id: sum(a.person is p for a in sent) / weeks for p in people.values()}
     ranked, habits = sorted(rate.values()), Counter(p.habit for p in people.values())
+    back = sum(bool(p.block and any(t >= p.block[1] for t, _, _ in p.events)) for p in people.values())
     print(f"users: {', '.join(f'{h} {n}' for h, n in habits.most_common())};"
           f" {sum(bool(p.opt_out) for p in people.values())} opt out, {sum(bool(p.block) for p in people.values())}"
-          f" block the bot ({sum(bool(p.block and any(t >= p.block[1] for t, _, _ in p.events)) for p in people.values())} come back)")
+          f" block the bot ({back} come back)")
     kinds = ", ".join(f"{k} {n:,}" for k, n in Counter(a.kind for a in sent).most_common())
     print(f"sent {len(sent):,} ({kinds}); {len(attempts) - len(sent)} attempts answered 'blocked';"
           f" plan_followup scheduled {counter['planned']:,} (some replaced by a new date for the same plan)")
@@ -358,7 +359,7 @@ def violations(config, people: dict[int, Person], attempts: list[Attempt]) -> di
         checks = (per_day[a.person.id, local.date()] > config.proactive_daily_max,
                   quiet_end(local, config.quiet_hours) is not None,
                   a.person.opt_out is not None and a.at >= a.person.opt_out)
-        for rule, bad in zip(RULES, checks):
+        for rule, bad in zip(RULES, checks, strict=False):
             if bad:
                 broken[rule].append(who + (f", opted out {a.person.opt_out:%m-%d %H:%M}Z" if a.person.opt_out else ""))
         per_block[a.person.id] += a.blocked
@@ -373,7 +374,7 @@ def violations(config, people: dict[int, Person], attempts: list[Attempt]) -> di
     for person in people.values():
         timeline = sorted([(t, "user") for t, _, _ in person.events]
                           + [(a.at, a.kind) for a in attempts if a.person is person and a.kind == "checkin"])
-        for (t1, k1), (t2, k2) in zip(timeline, timeline[1:]):
+        for (t1, k1), (t2, k2) in zip(timeline, timeline[1:], strict=False):
             if k1 == k2 == "checkin":
                 broken[RULES[4]].append(f"user {person.id}: check-ins {t1:%m-%d %H:%M}Z and {t2:%m-%d %H:%M}Z")
     return broken

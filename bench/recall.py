@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -29,18 +27,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from memory.recall import (  # noqa: E402 - after the sys.path line above
+from bench.recall_data import DATA, conversation, documents  # noqa: E402 - after the sys.path line above
+from bench.recall_latency import latency, report_latency  # noqa: E402
+from memory.recall import (  # noqa: E402
     bm25_scores,
     cosine_scores,
-    decode,
-    encode,
     fuse,
     hashing_embedding,
     select_facts,
     session_pull,
 )
 
-DATA = (ROOT / ".." / "shared" / "data" / "locomo" / "locomo-dev.json").resolve()
 # The bot's configurations (memory/embeddings.py): EMBEDDINGS=local is e5 + BM25 at 0.05 + session pull at 0.4,
 # EMBEDDINGS=hashing is hashing-1024 + BM25 at 0.2 + session pull at 0.4; --json names them "local" and "hashing"
 # beside the raw embedders.
@@ -48,8 +45,6 @@ LEXICAL_WEIGHTS = {"hashing-256": 0.2, "hashing-1024": 0.2, "use": 0.2, "e5": 0.
 SESSION_WEIGHT = 0.4
 CONFIGURATIONS = {"local": ("e5", "fuse w=0.05 +session"), "hashing": ("hashing-1024", "fuse w=0.2 +session")}
 ENSEMBLE = ("e5", "use")  # embedders whose per-question scores the parent keeps to try an ensemble
-LATENCY_SIZES = (100, 1_000, 10_000)
-LATENCY_DIM = 384
 CHARS_PER_TOKEN = 4  # tiktoken is not installed: tokens ≈ characters / 4, the usual rule of thumb for English
 EMBEDDERS = ("hashing-256", "hashing-1024", "use", "e5")
 FUSION_WEIGHTS = (0.05, 0.1, 0.2, 0.3)
@@ -62,47 +57,6 @@ DEFINITION = (
 )
 
 
-def dia_ids(raw: str | list) -> list[str]:
-    """Return the dia_ids named in an evidence or observation field ('D8:6; D9:17', 'D:11:26', a list)."""
-    text = " ".join(raw) if isinstance(raw, list) else raw
-    return [f"D{a}:{b}" for a, b in re.findall(r"D:?(\d+):(\d+)", text)]
-
-
-def conversation(
-    sample: dict,
-) -> tuple[list[str], list[list[str]], np.ndarray, list[tuple[str, set[str]]], np.ndarray]:
-    """Return one conversation's observation texts, their dia_ids, their session position (0..1), its questions
-    and each observation's session time (seconds since the epoch: the session's date, else one day per session)."""
-    texts, ids, sessions, times = [], [], [], []
-    names = sorted(sample["observation"], key=lambda name: int(re.search(r"\d+", name).group()))
-    for position, name in enumerate(names):
-        number = re.search(r"\d+", name).group()
-        stamp = session_time(sample["conversation"].get(f"session_{number}_date_time", ""), position)
-        for observations in sample["observation"][name].values():
-            for text, raw in observations:
-                texts.append(text)
-                ids.append(dia_ids(raw))
-                sessions.append(position / max(len(names) - 1, 1))
-                times.append(stamp)
-    questions = [(q["question"], set(dia_ids(q["evidence"]))) for q in sample["qa"] if q["category"] != 5]
-    questions = [(q, ev) for q, ev in questions if ev]
-    return texts, ids, np.array(sessions, dtype=np.float32), questions, np.array(times, dtype=np.float64)
-
-
-def session_time(raw: str, position: int) -> float:
-    """Return a LoCoMo session's date ('1:56 pm on 8 May, 2023') in seconds; position days if it does not parse."""
-    try:
-        return datetime.strptime(raw.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=timezone.utc).timestamp()
-    except ValueError:
-        return position * 86_400.0
-
-
-def documents(texts: list[str]) -> list[str]:
-    """Return the observations as the bot embeds facts: fact_text of a "note" fact ('note: <observation>')."""
-    from memory.facts import Fact
-    from memory.recaller import fact_text
-
-    return [fact_text(Fact("other", f"note:{i}", text)) for i, text in enumerate(texts)]
 
 
 def recall_at(ranking: np.ndarray, ids: list[list[str]], evidence: set[str], k: int) -> float:
@@ -191,7 +145,7 @@ def worker(name: str, samples: list[dict], scores_path: Path | None = None) -> d
         asked = np.asarray(queries([q for q, _ in questions]), dtype=np.float32)
         seconds += time.perf_counter() - start
         sentences += len(texts) + len(questions)
-        for query, (question, evidence) in zip(asked, questions):
+        for query, (question, evidence) in zip(asked, questions, strict=True):
             dense = cosine_scores(query, matrix)
             kept.append(dense)
             hit = np.array([bool(evidence & set(dias)) for dias in ids])
@@ -299,96 +253,6 @@ def report_ensemble(ensembles: dict[str, dict[int, float]]) -> None:
         print(f"  e5+use {label:22} {r[5]:5.1f} / {r[10]:5.1f}")
 
 
-def median_ms(call, runs: int) -> float:
-    """Return the median wall time of `call()` over `runs` runs, in milliseconds."""
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return 1000 * float(np.median(times))
-
-
-def latency(samples: list[dict]) -> list[dict]:
-    """Time one recall without the query embedding, as FactRecaller.choose does it, at each of LATENCY_SIZES.
-
-    Facts carry real LoCoMo observation texts (cycled), their vectors are random 384-dim float32 BLOBs
-    (`encode`), the query is a LoCoMo question. select_facts runs with min_similarity -1, so every fact is
-    scored and sorted (the worst case).
-    """
-    from datetime import datetime, timedelta, timezone
-
-    from memory.facts import Fact
-    from memory.recaller import fact_text, learned_at
-
-    texts = [text for sample in samples for text in conversation(sample)[0]] or ["They like tea."]
-    questions = [q for sample in samples for q, _ in conversation(sample)[3]] or ["What do they drink?"]
-    rng = np.random.default_rng(0)
-    now = datetime.now(timezone.utc)
-    rows = []
-    for size in LATENCY_SIZES:
-        runs = 50 if size <= 1_000 else 20
-        facts = [Fact("other", f"note:{i}", texts[i % len(texts)], id=i + 1, updated_at=now - timedelta(minutes=i))
-                 for i in range(size)]
-        stored = [(fact.id, encode(rng.standard_normal(LATENCY_DIM).astype(np.float32)), LATENCY_DIM) for fact in facts]
-        query = rng.standard_normal(LATENCY_DIM).astype(np.float32)
-        question = questions[size % len(questions)]
-        matrix = np.stack([decode(blob, dim) for _, blob, dim in stored])
-        dense = cosine_scores(query, matrix)
-        scores = dict(zip((fact_id for fact_id, _, _ in stored), dense.tolist()))
-
-        def lexical() -> np.ndarray:
-            by_id = {fact.id: fact for fact in facts}
-            documents = [fact_text(by_id[fact_id]) if fact_id in by_id else "" for fact_id, _, _ in stored]
-            return fuse(dense, bm25_scores(question, documents), 0.05)
-
-        def pull() -> np.ndarray:
-            by_id = {fact.id: fact for fact in facts}
-            return session_pull(dense, [learned_at(by_id.get(fact_id)) for fact_id, _, _ in stored], SESSION_WEIGHT)
-
-        def select() -> list:
-            chosen = dict(zip((fact_id for fact_id, _, _ in stored), dense.tolist()))
-            return select_facts(facts, chosen, now, limit=20, top_k=5, min_similarity=-1.0)
-
-        row = {
-            "facts": size, "runs": runs,
-            "decode": median_ms(lambda: np.stack([decode(blob, dim) for _, blob, dim in stored]), runs),
-            "decode_join": median_ms(lambda: np.frombuffer(b"".join(blob for _, blob, _ in stored), dtype="<f4")
-                                     .reshape(len(stored), LATENCY_DIM).astype(np.float32), runs),
-            "cosine": median_ms(lambda: cosine_scores(query, matrix), runs),
-            "bm25": median_ms(lexical, runs),
-            "session": median_ms(pull, runs),
-            "select": median_ms(select, runs),
-        }
-        assert scores and len(select()) == min(20, size)
-        row["total"] = row["decode"] + row["cosine"] + row["select"]
-        row["total_join"] = row["decode_join"] + row["cosine"] + row["select"]
-        rows.append(row)
-    return rows
-
-
-def report_latency(rows: list[dict]) -> None:
-    """Print the latency table."""
-    print("\nLatency of one recall, query embedding excluded (median ms; random 384-dim float32 BLOBs, LoCoMo")
-    print("observation texts as facts; decode = np.stack of memory.recall.decode per BLOB as the bot does,")
-    print("join = one np.frombuffer over b''.join(blobs); select = dict of scores + select_facts(limit 20, top_k 5);")
-    print("total = decode + cosine + select, without BM25; bm25 = the fusion (fact_text, bm25_scores, fuse 0.05);")
-    print("session = learned_at of each fact + session_pull; + both = total/join (the bot's vector_matrix) + bm25")
-    print("+ session, the whole recall as FactRecaller.choose runs it):")
-    print(f"{'facts':>7} {'runs':>5} {'decode':>8} {'join':>8} {'cosine':>8} {'select':>8} {'total':>8} "
-          f"{'total/join':>10} {'bm25':>8} {'session':>8} {'+ both':>8}")
-    for r in rows:
-        print(f"{r['facts']:>7,} {r['runs']:>5} {r['decode']:8.2f} {r['decode_join']:8.2f} {r['cosine']:8.2f} "
-              f"{r['select']:8.2f} {r['total']:8.2f} {r['total_join']:10.2f} {r['bm25']:8.2f} {r['session']:8.2f} "
-              f"{r['total_join'] + r['bm25'] + r['session']:8.2f}")
-    target = next((r for r in rows if r["facts"] == 1_000), None)
-    if target:
-        full = target["total_join"] + target["bm25"] + target["session"]
-        verdict = "meets" if full <= 5 else "misses"
-        print(f"At 1,000 facts: {target['total_join']:.2f} ms without BM25, {full:.2f} ms with BM25 and the session"
-              f" pull ({verdict} the 5 ms target).")
-
-
 def tokens(text: str) -> float:
     """Return the approximate token count of `text` (characters / CHARS_PER_TOKEN; no tokenizer installed)."""
     return len(text) / CHARS_PER_TOKEN
@@ -424,7 +288,8 @@ def prompt_sizes(samples: list[dict]) -> list[dict]:
         for question, _ in questions or [("How are you?", set())]:
             dense = cosine_scores(hashing_embedding(question, 1024), matrix)
             scored = fuse(dense, bm25_scores(question, documents), 0.2)
-            chosen = select_facts(facts, dict(zip((f.id for f in facts), scored.tolist())), now, limit=20, top_k=5)
+            similarity = dict(zip((f.id for f in facts), scored.tolist(), strict=True))
+            chosen = select_facts(facts, similarity, now, limit=20, top_k=5)
             sizes.append(len(build_system_message(persona, name, chosen, now, None, zone)["content"]))
         rows.append({"sample": sample.get("sample_id", "?"), "facts": len(facts), "all": len(full),
                      "recalled": float(np.mean(sizes))})
@@ -482,7 +347,7 @@ def main() -> None:
         return
     report(results, len(samples))
     report_ensemble(ensembles)
-    report_latency(latency(samples))
+    report_latency(latency(samples, SESSION_WEIGHT))
     report_prompt_sizes(prompt_sizes(samples))
 
 

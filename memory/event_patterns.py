@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memory import kin_patterns as kin
 from memory import rule_patterns as p
 
 I = re.IGNORECASE
@@ -264,9 +265,9 @@ sunday everyone everybody nobody somebody someone one doctor dentist gp vet year
 _FRIENDS_RU = ("друг", "подруга", "коллега", "начальник", "начальница", "босс", "сосед", "соседка", "одноклассник",
                "одноклассница", "одногруппник", "одногруппница", "однокурсник", "однокурсница", "знакомый",
                "знакомая", "приятель", "приятельница", "жених", "невеста")
-PEOPLE_RU = {form for noun in _FRIENDS_RU for form in p.ru_case_forms(noun)} | set(p.RU_RELATIVES) | p.words(
+PEOPLE_RU = {form for noun in _FRIENDS_RU for form in p.ru_case_forms(noun)} | set(kin.RU_RELATIVES) | p.words(
     "друзья друзей друзьям знакомого знакомой ребята ребят")
-PEOPLE_EN = set(p.EN_RELATIVES) | p.words("""
+PEOPLE_EN = set(kin.EN_RELATIVES) | p.words("""
 friend friends buddy bestie colleague colleagues coworker coworkers boss roommate classmate classmates neighbour
 neighbor bf gf
 """)

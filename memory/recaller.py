@@ -75,7 +75,7 @@ class FactRecaller:
                 if self.embedder.session_weight:
                     times = [learned_at(by_id.get(fact_id)) for fact_id, _, _ in rows]
                     dense = session_pull(dense, times, self.embedder.session_weight)
-                scores = dict(zip((fact_id for fact_id, _, _ in rows), dense.tolist()))
+                scores = dict(zip((fact_id for fact_id, _, _ in rows), dense.tolist(), strict=True))
         except Exception as error:  # noqa: BLE001 - any failure of recall must not cost the turn
             log.warning("recall fell back to importance order (%s)", type(error).__name__)
             return choose_for_prompt(facts, now, limit)
@@ -92,7 +92,8 @@ class FactRecaller:
         return [fact for fact in facts if fact.id is not None and fact.id not in have][:RIDE_ALONG]
 
     async def _save(self, user_id: int, facts: list[Fact], vectors: np.ndarray) -> list[tuple[int, bytes, int]]:
-        rows = [(fact.id, encode(vector), len(vector)) for fact, vector in zip(facts, vectors) if fact.id is not None]
+        rows = [(fact.id, encode(vector), len(vector))
+                for fact, vector in zip(facts, vectors, strict=True) if fact.id is not None]
         await self.store.save_embeddings(user_id, self.embedder.name, rows)
         return rows
 

@@ -22,6 +22,7 @@ from datetime import date, datetime
 from itertools import islice
 
 from memory import event_patterns as ev
+from memory import kin_patterns as kin
 from memory import rule_patterns as p
 from memory.date_patterns import EN_MONTHS, RU_MONTHS
 from memory.dates import Mention, find_mentions, when_of
@@ -129,7 +130,7 @@ def _birthday(sentence: str, match: re.Match[str]) -> tuple[int, int, str, tuple
     if match.re is ev.BIRTHDAY_EN:
         noun = "birthday" if noun.replace("-", "") in ("birthday", "bday") else noun
         relative = ev.RELATIVE_EN.search(before)
-        if relative and relative.group("rel").lower() in p.EN_RELATIVES:
+        if relative and relative.group("rel").lower() in kin.EN_RELATIVES:
             return match.start(), match.end(), f"{relative.group('rel').lower()}'s {noun}", relative.span()
         return match.start(), match.end(), noun, None
     noun = ev.RU_NOMINATIVE.get(noun) or next(v for k, v in ev.RU_NOMINATIVE.items() if noun.startswith(k))
@@ -138,12 +139,12 @@ def _birthday(sentence: str, match: re.Match[str]) -> tuple[int, int, str, tuple
         relative_name = ev.RELATIVE_ADJECTIVES_RU[adjective.group("adj").lower()]
         return match.start(), match.end(), f"{noun} {relative_name}", adjective.span()
     following = ev.RELATIVE_AFTER_RU.match(after)  # "день рождения мамы"
-    if following and following.group("rel").lower() in p.RU_RELATIVES:
+    if following and following.group("rel").lower() in kin.RU_RELATIVES:
         span = (match.end() + following.start(), match.end() + following.end())
         return match.start(), match.end(), f"{noun} {following.group('rel').lower()}", span
     clause_start, clause_end = _clause(sentence, match.start(), match.end())
     for owner in ev.RELATIVE_RU.finditer(sentence, clause_start, clause_end):  # "у мамы в субботу день рождения"
-        if owner.group("rel").lower() in p.RU_RELATIVES:
+        if owner.group("rel").lower() in kin.RU_RELATIVES:
             return match.start(), match.end(), f"{noun} {owner.group('rel').lower()}", owner.span()
     return match.start(), match.end(), noun, None
 

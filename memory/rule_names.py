@@ -7,8 +7,8 @@ means being invited ("меня зовут на день рождения", "ме
 the word after it is refused when it cannot be a name (a preposition, pronoun, adverb or verb), when it names
 who does the inviting, or when where to follows it ("меня зовут Катя с Леной в кино"). Someone else's name
 ("его зовут Петя", "my wife's name is Kate") never matches a pattern here. Whether the sentence is the
-user's plain statement (not quoted, reported, imagined or denied) is decided in memory/rules.py, which owns
-the sentence guards.
+user's plain statement (not quoted, reported, imagined or denied) is decided in memory/rules.py, with the
+sentence guards of memory/rule_guards.py.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memory import feeling_patterns as feel
+from memory import kin_patterns as kin
 from memory import rule_patterns as p
 from memory.rule_patterns import WORD, I, words
 
@@ -123,7 +125,7 @@ def could_be_name(word: str) -> bool:
         return False
     if lowered.endswith(NOT_NAME_ENDINGS):
         return False  # "меня зовут гулять"
-    return not (lowered in p.RU_RELATIVES or lowered in p.EN_RELATIVES or lowered in p.RU_SPECIES)
+    return not (lowered in kin.RU_RELATIVES or lowered in kin.EN_RELATIVES or lowered in kin.RU_SPECIES)
 
 
 def nominative(name: str) -> str:
@@ -181,5 +183,5 @@ def could_introduce(word: str) -> bool:
 
 def is_known_word(lowered: str) -> bool:
     """True for a word the tables know as a place, job, state, animal or relative: then it is no name."""
-    tables = (p.EN_PLACES, p.RU_PLACES, p.RU_JOBS, p.RU_STATES, p.EN_RELATIVES, p.RU_RELATIVES, p.RU_SPECIES)
-    return any(lowered in table for table in tables) or lowered in p.EN_JOBS | p.EN_STATES
+    tables = (p.EN_PLACES, p.RU_PLACES, p.RU_JOBS, feel.RU_STATES, kin.EN_RELATIVES, kin.RU_RELATIVES, kin.RU_SPECIES)
+    return any(lowered in table for table in tables) or lowered in p.EN_JOBS | feel.EN_STATES

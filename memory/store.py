@@ -297,7 +297,7 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
             topics = await newest_topics(db, user_id, -1)
         facts, relations = await self.fact_graph(user_id)
         user = dict(zip(("id", "first_name", "name", "language_code", "first_seen", "last_seen", "settings"),
-                        users[0])) if users else None
+                        users[0], strict=True)) if users else None
         if user:
             user["settings"] = json.loads(user["settings"])
         return {
@@ -308,10 +308,11 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
                  "updated": _iso(f.updated_at), "when": f.when}
                 for f in facts if f.created_at and f.updated_at
             ],
-            "fact_history": [dict(zip(("key", "value", "valid_from", "valid_until"), row)) for row in history],
+            "fact_history": [dict(zip(("key", "value", "valid_from", "valid_until"), row, strict=True))
+                             for row in history],
             "relations": [{"source": r.source_key, "target": r.target_key, "relation": r.relation,
                            "strength": r.strength} for r in relations],
-            "messages": [dict(zip(("role", "kind", "content", "at"), row)) for row in messages],
+            "messages": [dict(zip(("role", "kind", "content", "at"), row, strict=True)) for row in messages],
             "conversations": [{"topics": t.text, "started": _iso(t.started_at), "ended": _iso(t.ended_at)}
                               for t in reversed(topics)],
         }

@@ -43,7 +43,7 @@ async def test_drafts_grow_then_exactly_one_final_message(telegram, slow_model, 
     assert len(telegram.sent_to(ANN)) == 1 and reply["visible_text"] == ANSWER
     assert all(d["at"] < reply["at"] for d in drafts)  # no draft after the message
     texts = [d["visible_text"] for d in drafts]
-    assert all(len(a) < len(b) for a, b in zip(texts, texts[1:]))  # each draft shows more
+    assert all(len(a) < len(b) for a, b in zip(texts, texts[1:], strict=False))  # each draft shows more
     assert all(ANSWER.startswith(t) for t in texts)
     assert len({d["draft_id"] for d in drafts}) == 1 and drafts[0]["draft_id"] != 0
     assert slow_model.requests[0]["stream"] is True
@@ -68,7 +68,7 @@ async def test_draft_calls_stay_within_reply_seconds_over_interval_plus_one(tele
     streamed = drafts[-1]["at"] - drafts[0]["at"]
     assert len(calls) == len(drafts)
     assert len(calls) <= streamed / config.stream_interval_s + 1
-    gaps = [b["at"] - a["at"] for a, b in zip(drafts, drafts[1:])]
+    gaps = [b["at"] - a["at"] for a, b in zip(drafts, drafts[1:], strict=False)]
     assert min(gaps) >= config.stream_interval_s * 0.9
 
 

@@ -43,7 +43,8 @@ def test_slug_and_comparable():
 
 def test_clean_fact_clamps_and_rejects():
     fact = clean_fact(Fact("nonsense", " City ", " Kazan ", importance=42, confidence=3))
-    assert (fact.category, fact.key, fact.value, fact.importance, fact.confidence) == ("other", "city", "Kazan", 10, 1.0)
+    assert (fact.category, fact.key, fact.value, fact.importance, fact.confidence) == (
+        "other", "city", "Kazan", 10, 1.0)
     assert clean_fact(Fact("location", "city", "   ")) is None
     assert clean_fact(Fact("location", "City Name With Spaces", "x")) is None
     assert clean_fact(Fact("pets", "pet:мурка", "кошка Мурка")) is not None
@@ -57,7 +58,8 @@ def test_normalize_facts_keeps_one_per_key_and_drops_repeated_values():
         Fact("preferences", "likes:coffee_drink", "Coffee!"),
         Fact("preferences", "dislikes:coffee", "coffee"),
     ])
-    assert [(f.key, f.value) for f in facts] == [("city", "Kazan"), ("likes:coffee", "coffee"), ("dislikes:coffee", "coffee")]
+    assert [(f.key, f.value) for f in facts] == [
+        ("city", "Kazan"), ("likes:coffee", "coffee"), ("dislikes:coffee", "coffee")]
 
 
 @pytest.mark.parametrize(
@@ -93,7 +95,8 @@ def test_prompt_gets_the_most_important_then_most_recent_facts_without_the_name(
 def test_facts_matching_words():
     from memory.facts import facts_matching
 
-    facts = [Fact("pets", "pet:rex", "dog Rex"), Fact("pets", "pet:murka", "кошка Мурка"), Fact("location", "city", "Kazan")]
+    facts = [Fact("pets", "pet:rex", "dog Rex"), Fact("pets", "pet:murka", "кошка Мурка"),
+             Fact("location", "city", "Kazan")]
     assert [f.key for f in facts_matching(facts, "dog")] == ["pet:rex"]
     assert [f.key for f in facts_matching(facts, "МУРКА")] == ["pet:murka"]
     assert [f.key for f in facts_matching(facts, "pet")] == ["pet:rex", "pet:murka"]
