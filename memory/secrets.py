@@ -1,56 +1,67 @@
-"""Masking of secrets (card numbers, IBANs, keys, passwords, one-time codes) in what the user writes."""
+"""Masking of secrets in what the user writes: card numbers, IBANs, API keys, passwords, PINs and one-time
+codes, card security codes, passport, SNILS and social security numbers, seed phrases."""
 
 from __future__ import annotations
 
 import re
 
+from memory.secret_patterns import (
+    CODE_BEFORE,
+    CODE_NAMED,
+    COMMON_PASSWORDS,
+    CVV_NAMED,
+    DEFINITION_SEP,
+    DIGIT_RUN,
+    EMAIL_OR_URL,
+    GOOGLE_CODE,
+    HARD_SEP,
+    IBAN_CANDIDATE,
+    KEY_PATTERNS,
+    NAMED_BLOB,
+    NOT_SECRET_AFTER_CODE,
+    NOT_SECRET_BEFORE_CODE,
+    NUMBER_SHAPE,
+    PASSPORT_NAMED,
+    PASSPORT_SERIES,
+    PASSWORD_BARE,
+    PASSWORD_BEFORE,
+    PASSWORD_COMPOUNDS,
+    PASSWORD_LEADS,
+    PASSWORD_STATED,
+    SEED_LEAD_TOKENS,
+    SEED_LENGTHS,
+    SEED_NAME,
+    SEED_NUMBERING,
+    SEED_STOPWORDS,
+    SEED_TOKEN,
+    SEED_WINDOW,
+    SEED_WORD,
+    SNILS_NAMED,
+    SNILS_SHAPE,
+    SSN_NAMED,
+    SSN_SHAPE,
+    UNIT_AFTER,
+    UNIT_SHAPE,
+    WORD_BEFORE,
+    YEAR,
+)
+
 CARD = "[card number hidden]"
 IBAN = "[IBAN hidden]"
 API_KEY = "[API key hidden]"
 PASSWORD = "[password hidden]"
-CODE = "[code hidden]"
-PLACEHOLDERS = (CARD, IBAN, API_KEY, PASSWORD, CODE)
-
-# Keys and tokens recognisable by their own shape, wherever they appear.
-KEY_PATTERNS = [
-    re.compile(r"\bsk-[A-Za-z0-9_-]{20,}"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\bxox[abpors]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"(?<![0-9])[0-9]{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
-    re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
-]
-# A long hex or base64 blob after a word that names it as a key ("token: 9f8e...", "ключ — abc123...").
-# "(?<!\[)" keeps the words inside our own placeholders ("[API key hidden]") from counting.
-QUALIFIERS = r"(?:\s+[^\W\d_]+){0,3}?"
-NAMED_BLOB = re.compile(
-    rf"(?<!\[)\b(?:token|key|secret|ключ\w*|токен\w*|секрет\w*)\b{QUALIFIERS}(?:\s*(?:\bis\b|[:=—–-]))*+\s*"
-    r"(?P<value>[A-Za-z0-9+/_=-]{16,})",
-    re.IGNORECASE,
-)
-IBAN_CANDIDATE = re.compile(
-    r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]{4})+(?: ?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])"
-)
-# A run of digits joined by single spaces or dashes; a leading "+" marks a phone number.
-DIGIT_RUN = re.compile(r"(?<![\w+])\+?[0-9](?:[ -]?[0-9])*")
-NOT_A_PLACEHOLDER = r"(?!\[[^\]\n]{0,30} hidden\])"
-# Separators are taken possessively ("++"): backtracking into them would let "is:" pass for the value
-# of an already masked "password: is: [password hidden]".
-PASSWORD_VALUE = re.compile(
-    rf"(?<!\[)\b(?:(?:password|passwd|pwd|парол\w*)\b{QUALIFIERS}(?:\s*(?:\bis\b|\bwas\b|\bэто\b|[:=—–-]))++"
-    rf"|pass\s*[:=])\s*{NOT_A_PLACEHOLDER}(?P<value>[^\s:=—–]\S*)",
-    re.IGNORECASE,
-)
-# The code must stand alone: "код 1234 5678" is more likely part of a longer number.
-CODE_VALUE = re.compile(
-    rf"(?<!\[)\b(?:code|codes|otp|pin|sms|пин-?код\w*|пин|код|кода|коду|кодом|коды|смс)\b{QUALIFIERS}"
-    r"\s*[:=—–-]?\s*(?P<value>[0-9]{4,8})(?![0-9]|[ -][0-9])",
-    re.IGNORECASE,
-)
+CODE = "[code hidden]"  # one-time codes, door codes and PINs
+CVV = "[CVV hidden]"
+PASSPORT = "[passport number hidden]"
+SNILS = "[SNILS hidden]"
+SSN = "[SSN hidden]"
+SEED = "[seed phrase hidden]"
+PLACEHOLDERS = (CARD, IBAN, API_KEY, PASSWORD, CODE, CVV, PASSPORT, SNILS, SSN, SEED)
 MAX_CARD_GROUPS = 19
 MAX_IBAN_GROUPS = 9  # 34 characters in groups of four
 MAX_PASSES = 8
+PASSWORD_SYMBOLS = frozenset("!@#$%^&*_+=?~")
+TRAILING_PUNCTUATION = ".,;:?)»\"'"  # not "!": "rexie!" may be the whole password
 
 
 def mask_secrets(text: str) -> str:
@@ -66,15 +77,27 @@ def mask_secrets(text: str) -> str:
 
 
 def _mask_once(text: str) -> str:
-    # Cards go before codes and passwords: a card hidden first leaves no digits for a later
-    # masker to take a second bite of.
+    # The most specific shapes go first: a card or an identity number hidden first leaves no digits for
+    # the code and password maskers, which read looser phrasing, to take a second bite of.
     for pattern in KEY_PATTERNS:
         text = pattern.sub(API_KEY, text)
+    text = _mask_seed_phrases(text)
     text = NAMED_BLOB.sub(_mask_blob, text)
     text = IBAN_CANDIDATE.sub(_mask_iban, text)
     text = DIGIT_RUN.sub(_mask_cards, text)
-    text = PASSWORD_VALUE.sub(lambda match: _replace_value(match, PASSWORD), text)
-    return CODE_VALUE.sub(lambda match: _replace_value(match, CODE), text)
+    text = SNILS_NAMED.sub(lambda match: _replace_value(match, SNILS), text)
+    text = SNILS_SHAPE.sub(_mask_snils_shape, text)
+    text = SSN_NAMED.sub(lambda match: _replace_value(match, SSN), text)
+    text = SSN_SHAPE.sub(SSN, text)
+    text = PASSPORT_NAMED.sub(lambda match: _replace_value(match, PASSPORT), text)
+    text = PASSPORT_SERIES.sub(lambda match: _replace_value(match, PASSPORT), text)
+    text = CVV_NAMED.sub(lambda match: _replace_value(match, CVV), text)
+    text = GOOGLE_CODE.sub(lambda match: _replace_value(match, CODE), text)
+    text = CODE_NAMED.sub(_mask_code, text)
+    text = CODE_BEFORE.sub(_mask_code_before, text)
+    text = PASSWORD_STATED.sub(_mask_stated_password, text)
+    text = PASSWORD_BARE.sub(_mask_bare_password, text)
+    return PASSWORD_BEFORE.sub(_mask_password_before, text)
 
 
 def contains_secret(text: str) -> bool:
@@ -101,12 +124,36 @@ def iban_valid(iban: str) -> bool:
     return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
 
 
+def snils_valid(digits: str) -> bool:
+    """True when 11 digits form a SNILS whose last two digits are the check number of the first nine."""
+    if len(digits) != 11 or not digits.isascii() or not digits.isdigit():
+        return False
+    total = sum(int(char) * (9 - position) for position, char in enumerate(digits[:9]))
+    return total % 101 % 100 == int(digits[9:])
+
+
 def is_card_number(groups: list[str]) -> bool:
     """True when digit groups, read as one number, look like a card: 13-19 digits in groups of 3+, Luhn-valid."""
     digits = "".join(groups)
     # Prices ("1 234 567") and dates ("2024-05-17") have short groups; cards are typed in fours.
     shaped = len(groups[0]) >= 4 and all(len(group) >= 3 for group in groups)
     return shaped and 13 <= len(digits) <= 19 and luhn_valid(digits)
+
+
+def looks_like_password(value: str) -> bool:
+    """True when a word standing where a password may looks like one: letters with digits or symbols, four
+    digits or more that are not a year, or a dictionary password such as 'qwerty'."""
+    core = value.rstrip(TRAILING_PUNCTUATION)
+    if core.lower() in COMMON_PASSWORDS:
+        return True
+    if len(core) < 4 or EMAIL_OR_URL.search(core) or UNIT_SHAPE.fullmatch(core.lower()):
+        return False
+    if core.isascii() and core.isdigit():
+        return not YEAR.fullmatch(core)
+    if NUMBER_SHAPE.fullmatch(core):
+        return False  # a date, a time, a price, a piece of a phone number
+    has_letter = any(char.isalpha() for char in core)
+    return has_letter and any(char.isdigit() or char in PASSWORD_SYMBOLS for char in core)
 
 
 def _mask_blob(match: re.Match[str]) -> str:
@@ -148,6 +195,110 @@ def _card_end(groups: list[re.Match[str]], first: int) -> int | None:
         if is_card_number([group.group() for group in groups[first : last + 1]]):
             return last
     return None
+
+
+def _mask_snils_shape(match: re.Match[str]) -> str:
+    return SNILS if snils_valid(re.sub(r"[^0-9]", "", match.group())) else match.group()
+
+
+def _mask_seed_phrases(text: str) -> str:
+    pieces, done = [], 0
+    for match in SEED_NAME.finditer(text):
+        span = None if match.start() < done else _seed_run(text, match.end())
+        if span:
+            pieces += [text[done : span[0]], SEED]
+            done = span[1]
+    return "".join(pieces) + text[done:]
+
+
+def _seed_run(text: str, start: int) -> tuple[int, int] | None:
+    """Return the span of the 12 to 24 seed words that follow a seed phrase's name ending at `start`, or None."""
+    end = min(len(text), start + SEED_WINDOW)
+    # A word cut by the window's edge is not taken: the mask would end inside it.
+    tokens = [
+        (token.span(), (token.end() < end or end == len(text)) and _is_seed_word(token.group()))
+        for token in SEED_TOKEN.finditer(text, start, end)
+        if not SEED_NUMBERING.fullmatch(token.group())
+    ]
+    first = 0
+    while first < min(len(tokens), SEED_LEAD_TOKENS):
+        last = first
+        while last < len(tokens) and tokens[last][1]:
+            last += 1
+        count = last - first
+        if count >= SEED_LENGTHS[-1]:
+            kept = count if count > SEED_LENGTHS[0] else max(n for n in SEED_LENGTHS if n <= count)
+            return tokens[first][0][0], tokens[first + kept - 1][0][1]
+        first = last + 1
+    return None
+
+
+def _is_seed_word(token: str) -> bool:
+    lower = token.lower()
+    return SEED_WORD.fullmatch(lower) is not None and lower not in SEED_STOPWORDS
+
+
+def _mask_code(match: re.Match[str]) -> str:
+    qualifiers = match.group("qual").split()
+    before = WORD_BEFORE.search(match.string, max(0, match.start() - 30), match.start())
+    if before and before.group(1).lower() in NOT_SECRET_BEFORE_CODE:
+        return match.group(0)  # "zip code 10115", "error code 5023"
+    if qualifiers and qualifiers[0].lower() in NOT_SECRET_AFTER_CODE:
+        return match.group(0)  # "код товара 48213377", "the code review took 2024"
+    if YEAR.fullmatch(match.group("value")) and qualifiers and not HARD_SEP.search(match.group("sep")):
+        return match.group(0)  # a year a few words after "code"
+    return _replace_value(match, CODE)
+
+
+def _mask_code_before(match: re.Match[str]) -> str:
+    qualifiers = match.group("qual").split()
+    if qualifiers and qualifiers[0].lower() in NOT_SECRET_AFTER_CODE:
+        return match.group(0)
+    return _replace_value(match, CODE)
+
+
+def _mask_stated_password(match: re.Match[str]) -> str:
+    name = match.group("name").lower()
+    qualifiers = match.group("qual").split()
+    separator = match.group("sep")
+    hard = HARD_SEP.search(separator) is not None
+    short_name = name in ("pass", "pw")
+    if short_name and hard and not re.search("[:=]", separator):
+        return match.group(0)  # "I'll pass - thanks"
+    if not hard and qualifiers and (qualifiers[0].lower() not in PASSWORD_LEADS or len(qualifiers) > 5):
+        return match.group(0)  # "the password policy at work is annoying"
+    # Far from its name, after a bare "pass is", or in a definition ("пароль — это ..."), a value must
+    # look like a password; right after "пароль:" or "password is" any word but a stop word will do.
+    if (short_name and not hard) or len(qualifiers) > 4 or DEFINITION_SEP.search(separator):
+        taken = looks_like_password(match.group("value"))
+    else:
+        taken = bool(match.group("value").rstrip(TRAILING_PUNCTUATION))  # stop words are refused by the pattern
+    return _replace_value(match, PASSWORD) if taken and not _number_with_unit(match) else match.group(0)
+
+
+def _mask_bare_password(match: re.Match[str]) -> str:
+    qualifiers = match.group("qual").split()
+    if qualifiers and qualifiers[0].lower() in PASSWORD_COMPOUNDS:
+        return match.group(0)  # "password manager like 1Password"
+    if not looks_like_password(match.group("value")) or _number_with_unit(match):
+        return match.group(0)
+    return _replace_value(match, PASSWORD)
+
+
+def _mask_password_before(match: re.Match[str]) -> str:
+    connector = match.group("conn")
+    value = match.group("value").rstrip(TRAILING_PUNCTUATION)
+    if not connector.strip() or not looks_like_password(value):
+        return match.group(0)  # "Win11 password" has no "is", no dash, no "my"
+    if value.isdigit() and not re.search(r"[—–:-]|\b(?:is|was|это|as|that)\b", connector, re.IGNORECASE):
+        return match.group(0)  # "в 2019 мой пароль слили"
+    return _replace_value(match, PASSWORD)
+
+
+def _number_with_unit(match: re.Match[str]) -> bool:
+    """True when the value is a bare number followed by a unit: "8 символов", "12 characters", "90 days"."""
+    value = match.group("value").rstrip(TRAILING_PUNCTUATION)
+    return value.isdigit() and UNIT_AFTER.match(match.string, match.end("value")) is not None
 
 
 def _replace_value(match: re.Match[str], placeholder: str) -> str:

@@ -6,12 +6,19 @@ from memory.secrets import (
     API_KEY,
     CARD,
     CODE,
+    CVV,
     IBAN,
+    PASSPORT,
     PASSWORD,
+    SEED,
+    SNILS,
+    SSN,
     contains_secret,
     iban_valid,
+    looks_like_password,
     luhn_valid,
     mask_secrets,
+    snils_valid,
 )
 
 
@@ -166,15 +173,294 @@ def test_several_secrets_in_one_message():
     assert mask_secrets(text) == f"card {CARD}, pin {CODE}, password: {PASSWORD}, key {API_KEY}"
 
 
+# ---- passwords in everyday phrasing ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("пароль от почты qwerty123", f"пароль от почты {PASSWORD}"),
+        ("my gmail password hunter2", f"my gmail password {PASSWORD}"),
+        ("пароль от вайфая 12345678", f"пароль от вайфая {PASSWORD}"),
+        ("паролем от роутера стоит admin12345, я не менял", f"паролем от роутера стоит {PASSWORD}, я не менял"),
+        ("changed my password to Summer2024! yesterday", f"changed my password to {PASSWORD} yesterday"),
+        ("ПАРОЛЬ ОТ ВАЙФАЯ 55667788", f"ПАРОЛЬ ОТ ВАЙФАЯ {PASSWORD}"),
+        ("пороль от почты masha2010", f"пороль от почты {PASSWORD}"),
+        ("пароль от почты qwerty", f"пароль от почты {PASSWORD}"),
+    ],
+)
+def test_passwords_without_a_separator_are_masked(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("the wifi password at home is sunflower", f"the wifi password at home is {PASSWORD}"),
+        ("пароль у меня это котик", f"пароль у меня это {PASSWORD}"),
+        ("дочка спрашивала пароль от компа, это Dasha2012", f"дочка спрашивала пароль от компа, это {PASSWORD}"),
+        ("my password's hunter2 lol", f"my password's {PASSWORD} lol"),
+        ("pw is lemondrop9", f"pw is {PASSWORD}"),
+        ("wifi pass is coffee2go", f"wifi pass is {PASSWORD}"),
+        ("the router password? it's Netgear42", f"the router password? it's {PASSWORD}"),
+        ("passwords for both accounts are the same: Tiger_77", f"passwords for both accounts are the same: {PASSWORD}"),
+        ("пароль у меня на всё один и тот же — Barsik1", f"пароль у меня на всё один и тот же — {PASSWORD}"),
+    ],
+)
+def test_passwords_after_is_or_a_colon_far_from_the_word_are_masked(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    "word", ["пароля", "паролем", "паролю", "пароли", "паролик", "passwords", "passcode", "passphrase"]
+)
+def test_inflected_and_related_password_words_are_masked(word):
+    assert mask_secrets(f"{word}: Kotik2019") == f"{word}: {PASSWORD}"
+    assert mask_secrets(f"{word} Kotik2019") == f"{word} {PASSWORD}"
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("qwerty123 — это мой пароль от почты", f"{PASSWORD} — это мой пароль от почты"),
+        ("hunter2 is my password", f"{PASSWORD} is my password"),
+        ("Sobaka2024 это пароль от вайфая", f"{PASSWORD} это пароль от вайфая"),
+        ("i use dragon123 as my password everywhere", f"i use {PASSWORD} as my password everywhere"),
+        ("Jenny123 — that's the password", f"{PASSWORD} — that's the password"),
+    ],
+)
+def test_a_password_written_before_the_word_is_masked(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password policy at work is annoying",
+        "забыл пароль от почты",
+        "I need to reset my password",
+        "пароль должен быть длиннее 8 символов",
+        "my password is too short, the site says",
+        "пароль от почты — забыл какой",
+        "use a password manager like 1Password",
+        "the wifi password at home is on a sticker under the router",
+        "my password was leaked in 2019",
+        "в 2019 мой пароль слили",
+        "password123 is the worst password ever",
+        "what's a good password for 2025?",
+        "пароль от госуслуг сбросила через МФЦ 12.03",
+        "my password is 12 characters long",
+        "Win11 password screen",
+        "email anna.k@mail.com password",
+        "the mountain pass is closed",
+        "пароль — это набор символов",
+        "пароль от wi-fi на роутере",
+    ],
+)
+def test_talk_about_passwords_without_one_is_kept(text):
+    assert mask_secrets(text) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("hunter2", True), ("Zxcv!2023,", True), ("12345678", True), ("qwerty", True), ("7788аа", True),
+        ("rexie!", True), ("2024", False), ("12.05.2024", False), ("14:30", False), ("256GB", False),
+        ("3rd", False), ("anna@mail.ru", False), ("sunflower", False), ("123", False), ("+7-912", False),
+    ],
+)
+def test_looks_like_password(value, expected):
+    assert looks_like_password(value) is expected
+
+
+# ---- PINs, card security codes, one-time codes ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("пин от карты 4821", f"пин от карты {CODE}"),
+        ("my PIN is 0000", f"my PIN is {CODE}"),
+        ("пин-код 1234", f"пин-код {CODE}"),
+        ("PIN for my debit card: 7391", f"PIN for my debit card: {CODE}"),
+        ("the pin for the front door keypad is 8264", f"the pin for the front door keypad is {CODE}"),
+        ("2580 — мой пин от карты", f"{CODE} — мой пин от карты"),
+        ("the code from the SMS is 482913", f"the code from the SMS is {CODE}"),
+        ("вот код: 5521", f"вот код: {CODE}"),
+        ("4829 — код из смс", f"{CODE} — код из смс"),
+        ("смска пришла с кодом 5078", f"смска пришла с кодом {CODE}"),
+        ("G-482913 is your Google verification code", f"G-{CODE} is your Google verification code"),
+        ("Код подтверждения: 1947. Никому", f"Код подтверждения: {CODE}. Никому"),
+    ],
+)
+def test_pins_and_codes_are_masked(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("cvv 123", f"cvv {CVV}"),
+        ("CVC код 456", f"CVC код {CVV}"),
+        ("три цифры на обороте 789", f"три цифры на обороте {CVV}"),
+        ("CVV is 842, expires 09/27", f"CVV is {CVV}, expires 09/27"),
+        ("the 3 digits on the back are 904", f"the 3 digits on the back are {CVV}"),
+        ("security code 218", f"security code {CVV}"),
+        ("карта 4111 1111 1111 1111, свв 330", f"карта {CARD}, свв {CVV}"),
+    ],
+)
+def test_card_security_codes_are_masked(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "zip code 10115",
+        "error code 5023 when I open the app",
+        "код ошибки 4040 в приложении",
+        "код товара 48213377, размер M",
+        "the promo code SUMMER2024 gives 20% off",
+        "the code review is due 2024",
+        "код из смс не приходит уже 10 минут",
+        "PIN is 4 digits, right?",
+        "cvv это три цифры на обороте",
+        "сзади дома 150 машин",
+        "2024 — код ошибки",
+        "call +7 912 345 6789 — code word is fine",
+    ],
+)
+def test_numbers_near_code_words_that_are_not_secrets_are_kept(text):
+    assert mask_secrets(text) == text
+
+
+# ---- identity numbers -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("паспорт 4510 123456", f"паспорт {PASSPORT}"),
+        ("серия 4510 номер 123456", f"серия {PASSPORT}"),
+        ("паспорт серия 45 10 номер 123456", f"паспорт серия {PASSPORT}"),
+        ("номер паспорта 4612345678", f"номер паспорта {PASSPORT}"),
+        ("загранпаспорт 75 1234567 до 2031 года", f"загранпаспорт {PASSPORT} до 2031 года"),
+        ("my passport number is 533412908", f"my passport number is {PASSPORT}"),
+        ("Passport: C01X00T47, expires 2030", f"Passport: {PASSPORT}, expires 2030"),
+        ("СНИЛС 112-233-445 95", f"СНИЛС {SNILS}"),
+        ("снилс: 11223344595", f"снилс: {SNILS}"),
+        ("вот он: 112-233-445 95", f"вот он: {SNILS}"),
+        ("SSN 123-45-6789", f"SSN {SSN}"),
+        ("my social is 123 45 6789", f"my social is {SSN}"),
+        ("for the form: 078-05-1120", f"for the form: {SSN}"),
+    ],
+)
+def test_identity_numbers_are_masked(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "паспорт надо поменять в 45 лет",
+        "паспортный стол работает до 18:00",
+        "passport renewal takes 6 weeks",
+        "СНИЛС нужен для госуслуг",
+        "112-233-445 96",  # a SNILS shape whose check digits disagree
+        "my social life is dead lol",
+        "the social security office opens at 9:00",
+        "666-12-3456 and 000-12-3456 are never issued",
+        "ISBN 978-3-16-148410-0",
+        "order #112-4455667-1234567 shipped today",
+    ],
+)
+def test_numbers_that_are_not_identity_numbers_are_kept(text):
+    assert mask_secrets(text) == text
+
+
+def test_snils_check_digits():
+    assert snils_valid("11223344595")
+    assert snils_valid("08765432102")
+    assert not snils_valid("11223344596")
+    assert not snils_valid("1122334459")
+
+
+# ---- seed phrases -------------------------------------------------------------------------------------------------
+
+TWELVE = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+TWENTY_FOUR = (
+    "ozone drill grab fiber curtain grace pudding thank cruise elder eight picnic "
+    "juice cable cherry fabric brick upset rural lottery tragic window behind plunge"
+)
+NUMBERED = " ".join(f"{number}. {word}" for number, word in enumerate(TWELVE.split(), 1))  # "1. legal 2. winner ..."
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (f"seed phrase: {TWELVE}", f"seed phrase: {SEED}"),
+        (f"моя сид-фраза: {TWELVE}, не потеряй", f"моя сид-фраза: {SEED}, не потеряй"),
+        (f"сид фраза {TWELVE}", f"сид фраза {SEED}"),
+        (f"мнемоника от trust wallet: {TWELVE}", f"мнемоника от trust wallet: {SEED}"),
+        (f"recovery phrase for metamask is {TWENTY_FOUR} ok", f"recovery phrase for metamask is {SEED} ok"),
+        (f"my mnemonic is: {TWELVE}, please keep it", f"my mnemonic is: {SEED}, please keep it"),
+        (f"seed: {TWELVE.replace(' ', ', ')}", f"seed: {SEED}"),
+        ("backup phrase\n" + NUMBERED, f"backup phrase\n1. {SEED}"),
+    ],
+)
+def test_seed_phrases_are_masked_whole(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a seed phrase is something you should never share with anyone online",
+        "never type your recovery phrase into a website, it's always a scam",
+        "мнемоника помогает запоминать иностранные слова",
+        "the mnemonic for the planets is my very eager mother just served us nachos and then the dog barked loud",
+        f"{TWELVE} (no name before it, so just words)",
+        "seed phrase: legal winner thank year wave sausage worth useful legal winner",  # 10 words
+    ],
+)
+def test_words_near_seed_phrase_names_that_are_not_seeds_are_kept(text):
+    assert mask_secrets(text) == text
+
+
+NEW_FRAGMENTS = st.lists(
+    st.sampled_from(
+        [
+            "пароль от почты ", "password ", "passwords for both are ", " is my password", "это мой пароль", "pw is ",
+            "qwerty", "hunter2", "Kotik2019!", "1234", "4510 123456", "112-233-445 95", "123-45-6789", "cvv ", "пин ",
+            "код из смс ", " — ", ": ", "? it's ", "seed phrase: ", "мнемоника ", "zoo ", "abandon ", "1. ", "серия ",
+            "паспорт ", "снилс ", "ssn ", "social ", "на обороте ", "G-482913 is your ", "[", "]", " hidden",
+            PASSWORD, CODE, CVV, PASSPORT, SNILS, SSN, SEED, "\n", ",", "the ", "my ",
+        ]
+    )
+    | st.text(max_size=4),
+    max_size=40,
+).map("".join)
+
+
+@settings(deadline=None, max_examples=500)
+@given(NEW_FRAGMENTS)
+def test_masking_the_new_families_is_idempotent(text):
+    once = mask_secrets(text)
+    assert mask_secrets(once) == once
+
+
 def test_contains_secret():
     assert contains_secret("4111 1111 1111 1111")
     assert contains_secret(f"card: {CARD}")
+    assert contains_secret("пароль от почты qwerty123")
+    assert contains_secret(f"паспорт {PASSPORT}")
     assert not contains_secret("кошка Мурка")
 
 
 KEYWORDS = (
     "sk-", "gh", "github_pat_", "akia", "asia", "xox", "eyj", "token", "key", "secret", "ключ", "токен", "секрет",
     "pass", "pwd", "парол", "code", "otp", "pin", "sms", "пин", "код", "смс",
+    "pw", "порол", "seed", "recovery", "backup", "mnemonic", "сид", "мнемони", "фраз",
 )
 NO_DIGITS = st.text(alphabet=st.characters(exclude_categories=("Nd", "Cs")), max_size=10_000)
 FRAGMENTS = st.lists(

@@ -1,0 +1,225 @@
+"""Regular expressions and word lists that memory/secrets.py finds secrets with.
+
+Every pattern stays linear on hostile input (tests/test_hostile_input.py sends 50,000 characters): values are
+taken possessively or have a bounded length, and the few words allowed between a secret's name and its
+value are split by whitespace they cannot contain, so no text can be read two ways.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A word that may stand between the name of a secret and its value ("пароль от почты", "pin for my card").
+WORD = r"[^\W\d_](?:[\w'.]|-(?=\w))*+"
+# "(?<![\[\w])" keeps the words inside our own placeholders ("[code hidden]") from naming a secret.
+NAME_START = r"(?<![\[\w])"
+NOT_A_PLACEHOLDER = r"(?!\[[^\]\n]{0,30} hidden\])"
+# What may stand between a number's name and the number: "is", "это", a colon, a dash, "#".
+NUMBER_SEP = r"(?:\s*(?:[:=—–#]|-(?=\s)|\b(?:is|was|are|это)\b))*+"
+NUMBER_END = r"(?![0-9]|[ -][0-9]|[.,:/][0-9])"
+
+# ----- keys, IBANs (unchanged families) -------------------------------------------------------------------------
+
+# Keys and tokens recognisable by their own shape, wherever they appear.
+KEY_PATTERNS = [
+    re.compile(r"\bsk-[A-Za-z0-9_-]{20,}"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
+    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    re.compile(r"\bxox[abpors]-[A-Za-z0-9-]{10,}"),
+    re.compile(r"(?<![0-9])[0-9]{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
+    re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
+]
+# A long hex or base64 blob after a word that names it as a key ("token: 9f8e...", "ключ — abc123...").
+QUALIFIERS = r"(?:\s+[^\W\d_]+){0,3}?"
+NAMED_BLOB = re.compile(
+    rf"(?<!\[)\b(?:token|key|secret|ключ\w*|токен\w*|секрет\w*)\b{QUALIFIERS}(?:\s*(?:\bis\b|[:=—–-]))*+\s*"
+    r"(?P<value>[A-Za-z0-9+/_=-]{16,})",
+    re.IGNORECASE,
+)
+IBAN_CANDIDATE = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]{4})+(?: ?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])"
+)
+# A run of digits joined by single spaces or dashes; a leading "+" marks a phone number.
+DIGIT_RUN = re.compile(r"(?<![\w+])\+?[0-9](?:[ -]?[0-9])*")
+
+# ----- identity numbers ------------------------------------------------------------------------------------------
+
+SNILS_NAMED = re.compile(
+    rf"{NAME_START}(?:снилс\w*|snils)\b(?:\s+{WORD}){{0,3}}?{NUMBER_SEP}\s*(?<!\w)"
+    rf"(?P<value>[0-9]{{3}}[ -]?[0-9]{{3}}[ -]?[0-9]{{3}}[ -]?[0-9]{{2}}){NUMBER_END}",
+    re.IGNORECASE,
+)
+# Without its name a SNILS is taken only in its printed shape, and only when its check digits agree.
+SNILS_SHAPE = re.compile(rf"(?<![\w+-])[0-9]{{3}}-[0-9]{{3}}-[0-9]{{3}}[ -][0-9]{{2}}{NUMBER_END}")
+SSN_NAMED = re.compile(
+    rf"{NAME_START}(?:ssn|social)\b(?:\s+{WORD}){{0,3}}?{NUMBER_SEP}\s*(?<!\w)"
+    rf"(?P<value>[0-9]{{3}}[ -]?[0-9]{{2}}[ -]?[0-9]{{4}}){NUMBER_END}",
+    re.IGNORECASE,
+)
+# The dashed shape alone, minus what the SSA never issues (area 000, 666, 9xx; group 00; serial 0000).
+SSN_SHAPE = re.compile(rf"(?<![\w+-])(?!000|666|9)[0-9]{{3}}-(?!00)[0-9]{{2}}-(?!0000)[0-9]{{4}}{NUMBER_END}")
+# A Russian passport: series of four digits (often split 2 + 2) and a six-digit number, or 2 + 7 for the
+# foreign one; elsewhere a letter or two and digits, or nine digits.
+RU_PASSPORT = r"[0-9]{2} ?[0-9]{2}[\s,]{0,3}(?:(?:номер|№|no\.?)\s*)?[0-9]{6}|[0-9]{2} ?[0-9]{7}"
+OTHER_PASSPORT = r"(?-i:[A-Z]{1,2}[0-9]{6,8}|(?=[A-Z]*[0-9][A-Z]*[0-9])[A-Z0-9]{8,9})|[0-9]{9}"
+PASSPORT_NAMED = re.compile(
+    rf"{NAME_START}(?:(?:загран)?паспорт\w*|загран\w*|passports?)\b(?:\s+{WORD}){{0,4}}?{NUMBER_SEP}\s*(?<!\w)"
+    rf"(?P<value>{RU_PASSPORT}|{OTHER_PASSPORT})(?!\w|[ -][0-9])",
+    re.IGNORECASE,
+)
+PASSPORT_SERIES = re.compile(
+    rf"{NAME_START}серия\s*(?P<value>[0-9]{{2}} ?[0-9]{{2}}[\s,]{{0,3}}(?:номер|№)\s*[0-9]{{6}})(?![0-9])",
+    re.IGNORECASE,
+)
+
+# ----- card security codes ---------------------------------------------------------------------------------------
+
+CARD_BACK = r"(?:на\s+обороте|сзади|на\s+обратной\s+стороне|с\s+обратной\s+стороны|on\s+the\s+back)"
+CVV_NAME = (
+    r"(?:cvv2?|cvc2?|cvn|csc|свв|цвв|свс|цвц|security\s+code|код\s+безопасности"
+    rf"|(?:цифр\w*|код|digits|numbers|code)\s+{CARD_BACK}|{CARD_BACK}\s+(?:карт\w*|of\s+(?:the|my|your)\s+card))"
+)
+CVV_NAMED = re.compile(
+    rf"{NAME_START}{CVV_NAME}\b(?:\s+{WORD}){{0,3}}?{NUMBER_SEP}\s*(?<!\w)(?P<value>[0-9]{{3,4}}){NUMBER_END}",
+    re.IGNORECASE,
+)
+
+# ----- passwords ---------------------------------------------------------------------------------------------------
+
+# password(s), with the common slips (pasword, passwrd, passwrod, passwd); пароль in every case and the slip
+# "пороль"; not "парольный" (an adjective: "парольная политика").
+PASSWORD_NAME = (
+    r"(?:pas{1,2}w(?:or|ro|r)?ds?|passcodes?|passphrases?|pwd|парол(?!ьн)\w*|порол(?:ь|я|ем|ю|и)(?!\w))"
+)
+# Dictionary passwords without a digit, taken after the word "password" even with no separator.
+COMMON_PASSWORDS = frozenset(
+    "qwerty qwertyuiop asdfgh asdfghjkl zxcvbn zxcvbnm qazwsx letmein iloveyou йцукен йцукенг".split()
+)
+COMMON_ALTERNATION = "|".join(sorted(COMMON_PASSWORDS, key=len, reverse=True))
+# Separators after the name: a colon, an equals sign, a dash, "is", "это", "'s" ("my password's hunter2"),
+# "? it's" ("the router password? it's Netgear42").
+PASSWORD_SEP = (
+    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет)\b|\?\s*it['’]?s\b)|['’]s\b)++"
+)
+# What follows "password is" or "пароль:" in talk about passwords rather than in a password.
+PASSWORD_STOPWORDS = frozenset(
+    "a an the my your his her our their its it this that these those too very so not no same different wrong "
+    "incorrect invalid weak strong long short simple easy hard expired changed saved stored written leaked stolen "
+    "hacked compromised reset required needed case-sensitive on in at for to of with from by what how where "
+    "something nothing still now just like also always never probably really somewhere being about and or but "
+    "set correct right unknown blank empty all "
+    "не нет никакой какой такой тот та то этот эта мой моя твой твоя его её их наш там тут здесь где как что "
+    "очень слишком простой сложный длинный короткий неверный неправильный другой новый старый один одинаковый "
+    "везде всегда это и а но в на у к с по из за для от до ещё уже тоже вроде забыл забыла забыли сохранен "
+    "сохранён записан".split()
+)
+# A stop word is refused inside the pattern, so that a longer reading can still be found: in "passwords for
+# both accounts are the same: Tiger_77" the value is not "the" but what follows the colon.
+STOPWORD_ALTERNATION = "|".join(sorted((re.escape(word) for word in PASSWORD_STOPWORDS), key=len, reverse=True))
+# "password (for my email) is VALUE", "пароль от почты: VALUE".
+PASSWORD_STATED = re.compile(
+    rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass)\b(?P<qual>(?:\s+{WORD}){{0,8}}?)(?P<sep>{PASSWORD_SEP})\s*"
+    rf"{NOT_A_PLACEHOLDER}(?!(?:{STOPWORD_ALTERNATION})(?![\w-]))(?P<value>[^\s:=—–\[]\S*)",
+    re.IGNORECASE,
+)
+# "пароль от почты qwerty123", "my gmail password hunter2": no separator, so the value has to look like one.
+PASSWORD_BARE = re.compile(
+    rf"{NAME_START}(?P<name>{PASSWORD_NAME})\b(?P<qual>(?:\s+{WORD}){{0,4}}?)\s+"
+    rf"(?P<value>(?=[^\s\[]*[0-9!@#$%^&*_+=?~]|(?:{COMMON_ALTERNATION})(?![^\s.,;!?]))[^\s\[]{{4,}}+)",
+    re.IGNORECASE,
+)
+# "hunter2 is my password", "qwerty123 — это мой пароль от почты", "Jenny123 — that's the password".
+PASSWORD_BEFORE = re.compile(
+    rf"(?<![^\s(«\"'])(?P<value>[^\s,;:()«»\"'\[\]]{{4,64}}+)"
+    r"(?P<conn>\s*(?:(?:[—–:,]|-(?=\s)|\b(?:is|was|это|as|that['’]s|that\s+is)\b)\s*){0,2}"
+    r"(?:(?:это|мой|моя|мои|наш|my|the|our|new|новый)\s+){0,2})"
+    rf"(?P<name>{PASSWORD_NAME})\b",
+    re.IGNORECASE,
+)
+# A colon, equals sign or dash among the separators ("пароль от почты — X"), against a bare "is".
+HARD_SEP = re.compile(r"[:=—–-]")
+# "пароль — это набор символов" defines the word rather than giving one.
+DEFINITION_SEP = re.compile(r"[—–-]\s*это", re.IGNORECASE)
+# Words that may open what stands between "password" and "is" ("password for my email is", "пароль у меня
+# это"): prepositions and a few adverbs. "the password policy at work is annoying" opens with a noun.
+PASSWORD_LEADS = frozenset(
+    "for to of at on in from with now still currently also again "
+    "от для к ко на в во у с со из по при теперь сейчас тогда везде всегда обычно тоже снова".split()
+)
+# Nouns that make "password" a modifier ("password manager like 1Password").
+PASSWORD_COMPOUNDS = frozenset(
+    "manager managers policy policies reset resets generator generators requirements requirement rules rule "
+    "strength hint hints field length prompt protected protection recovery app vault list expiry expiration "
+    "history attempts screen менеджер менеджера политика требования".split()
+)
+
+# ----- what a value is not ------------------------------------------------------------------------------------------
+
+YEAR = re.compile(r"(?:19|20)[0-9]{2}")
+# Dates, times, prices, phone pieces: only digits and their punctuation.
+NUMBER_SHAPE = re.compile(r"[0-9.,:/+()\-]+")
+# "24h", "256gb", "3rd", "10am": a number with its unit.
+UNIT_SHAPE = re.compile(
+    r"[0-9]+(?:st|nd|rd|th|am|pm|h|hrs|k|kb|gb|mb|tb|kg|km|cm|mm|ml|p|px|x|fps|mp|г|кг|км|см|мм|гб|мб|ч|м|мин|р|руб|к)"
+)
+EMAIL_OR_URL = re.compile(r"@.*\.|://|^www\.", re.IGNORECASE)
+# A unit after a bare number: "8 символов", "12 characters", "90 days".
+UNIT_AFTER = re.compile(
+    r"\s*(?:%|₽|\$|€|символ|знак|цифр|букв|раз|дн|день|дня|лет|год|час|минут|секунд|недел|месяц|попыт|штук|"
+    r"человек|руб|char|digit|letter|time|day|year|hour|min|sec|week|month|attempt|tries|word|people|dollar|"
+    r"usd|eur|buck)",
+    re.IGNORECASE,
+)
+
+# ----- one-time codes and PINs --------------------------------------------------------------------------------------
+
+CODE_NAME = (
+    r"(?:pin-?codes?|pincodes?|pins?|codes?|otp|sms|пин-?код\w*|пинкод\w*|пин(?:ы|а|у|ом)?|код|кода|коду|кодом|коды"
+    r"|смс(?:к\w*)?)"
+)
+# The code must stand alone: "код 1234 5678" is more likely part of a longer number.
+CODE_NAMED = re.compile(
+    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{NUMBER_SEP})\s*(?<!\w)"
+    rf"(?P<value>[0-9]{{4,8}}){NUMBER_END}",
+    re.IGNORECASE,
+)
+# "4829 — код из смс", "2580 — мой пин от карты": a separator is required.
+CODE_BEFORE = re.compile(
+    r"(?<![\w+\-.,:/])(?<![0-9] )(?P<value>[0-9]{4,8})"
+    r"\s*(?:[:—–]|-(?=\s)|\b(?:is|это)\b)\s*(?:(?:это|мой|моя|ваш|твой|my|your|the)\s+){0,2}"
+    rf"(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD})?)",
+    re.IGNORECASE,
+)
+# Google's own message: "G-482913 is your Google verification code".
+GOOGLE_CODE = re.compile(r"(?<![\w-])G-(?P<value>[0-9]{6})(?=\s+is\s+your\b)")
+# Codes that are not secrets: the word right before "code" ("zip code", "error code") or after it ("код ошибки").
+NOT_SECRET_BEFORE_CODE = frozenset(
+    "zip postal post area country dialing dial error exit status return http response source promo discount "
+    "coupon voucher gift product item tracking order qr bar morse sort dress region tax iso".split()
+)
+NOT_SECRET_AFTER_CODE = frozenset(
+    "города региона страны ошибки товара заказа подразделения продукта ответа статуса выхода модели валюты "
+    "review reviews editor base snippet block line lines example quality coverage style of name".split()
+)
+WORD_BEFORE = re.compile(r"([^\W\d_]+)\W*$")
+
+# ----- seed phrases -----------------------------------------------------------------------------------------------
+
+SEED_NAME = re.compile(
+    rf"{NAME_START}(?:(?:secret\s+)?recovery\s+(?:phrase|words)|backup\s+phrase|seed(?:\s+(?:phrase|words))?"
+    r"|mnemonic(?:\s+phrase)?|(?:сид|seed)[\s-]?фраз\w*|мнемони\w*(?:\s+фраз\w*)?|фраз\w*\s+восстановления"
+    r"|секретн\w*\s+фраз\w*)(?!\w)",
+    re.IGNORECASE,
+)
+SEED_TOKEN = re.compile(r"[^\s,;]+")
+SEED_WORD = re.compile(r"[a-z]{3,8}")
+SEED_NUMBERING = re.compile(r"[0-9]{1,2}[.)]")
+# English words that no BIP-39 list holds: a run of prose after "mnemonic" is not a seed phrase.
+SEED_STOPWORDS = frozenset(
+    "the and for with are was were your not but from should would could which who why its our his her him she "
+    "has had been words them these those than".split()
+)
+SEED_LENGTHS = (24, 21, 18, 15, 12)
+SEED_WINDOW = 600  # characters after the name searched for the words: 24 words and their numbers fit
+SEED_LEAD_TOKENS = 8  # "for my wallet:" and the like may stand between the name and the words
