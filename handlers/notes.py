@@ -58,11 +58,12 @@ def undo_buttons(facts: Sequence[Fact], language_code: str | None) -> list[list[
     if len(undoable) == 1:
         fact = undoable[0]
         return [[(text("undo", language_code), f"un:{fact.id}:{tag(fact.value)}")]]
-    return [[(text("undo_one", language_code, fact=_short(fact.value)), f"un:{fact.id}:{tag(fact.value)}")]
+    return [[(text("undo_one", language_code, fact=short(fact.value)), f"un:{fact.id}:{tag(fact.value)}")]
             for fact in undoable]
 
 
-def _short(value: str, limit: int = 24) -> str:
+def short(value: str, limit: int = 24) -> str:
+    """Return `value` cut to `limit` characters with "…", for a button's label."""
     return value if len(value) <= limit else value[: limit - 1] + "…"
 
 

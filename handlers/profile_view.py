@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 from zoneinfo import ZoneInfo
 
-from handlers.notes import wish_line
+from handlers.notes import short, wish_line
 from handlers.texts import CATEGORY_NAMES, language_of, text
 from memory.continuity import Topic
 from memory.facts import CATEGORIES, Fact, Relation, is_style
@@ -74,8 +74,8 @@ def render_profile(
         lines += ["", text("profile_topics", language_code)]
         lines += [f"• {topic.ended_at.astimezone(timezone):%d.%m.%Y}: {topic.text}" for topic in recent]
     lines += ["", text("profile_hint", language_code)]
-    buttons: Buttons = [[(f"✕ {_short(fact.value)}", f"pf:del:{fact.id}:{page}")] for fact in shown]
-    buttons += [[(f"✕ {_short(topic.text)}", f"pf:tp:{topic.id}:{page}")] for topic in recent]
+    buttons: Buttons = [[(f"✕ {short(fact.value)}", f"pf:del:{fact.id}:{page}")] for fact in shown]
+    buttons += [[(f"✕ {short(topic.text)}", f"pf:tp:{topic.id}:{page}")] for topic in recent]
     navigation = []
     if page > 0:
         navigation.append(("‹", f"pf:pg:{page - 1}"))
@@ -94,7 +94,7 @@ def _links(shown: Sequence[Fact], facts: Sequence[Fact], relations: Sequence[Rel
     for relation in relations:
         source, target = by_key.get(relation.source_key), by_key.get(relation.target_key)
         if relation.source_key in on_page and source and target:
-            lines.append(f"• {_short(source.value)} — {relation.relation} → {_short(target.value)}")
+            lines.append(f"• {short(source.value)} — {relation.relation} → {short(target.value)}")
     return lines
 
 
@@ -106,6 +106,3 @@ def _when(when: str | None) -> str:
     day, moment = parsed
     return f" ({day:%d.%m.%Y}{f' {moment:%H:%M}' if moment else ''})"
 
-
-def _short(value: str, limit: int = 24) -> str:
-    return value if len(value) <= limit else value[: limit - 1] + "…"
