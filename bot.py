@@ -156,6 +156,8 @@ async def post_init(app: Application) -> None:
     recaller = FactRecaller(services.store, embedder, config)
     persona = load_prompt("persona.md")
     services.companion = Companion(services.store, services.model, config, persona, recaller)
+    companion = services.companion
+    services.model.on_failure = lambda: services.store.record_usage(None, companion.clock(), model_errors=1)
     services.outreach = Outreach(services.store, services.model, config, persona)
     services.outreach.send = outreach_sender(app)
     services.keeper = MemoryKeeper(services.store, LLMExtractor(services.model), config)

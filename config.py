@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from memory.usage import Limits
 from prompts.clock import zone_hemisphere
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -37,6 +38,10 @@ class Config:
     prompt_max_tokens: int = 1500
     timezone: str = "UTC"
     allowed_user_ids: frozenset[int] = frozenset()
+    admin_user_ids: frozenset[int] = frozenset()  # may use /stats; exempt from the daily limits
+    daily_message_limit: int = 0  # per user and local day; 0: no limit
+    daily_token_limit: int = 0
+    daily_voice_seconds: int = 0
     log_level: str = "INFO"
     memory_extract_delay_s: float = 30.0
     memory_extract_every: int = 10
@@ -82,8 +87,14 @@ class Config:
         return ZoneInfo(self.timezone)
 
     def allows(self, user_id: int) -> bool:
-        """True when this Telegram user may talk to the bot."""
-        return not self.allowed_user_ids or user_id in self.allowed_user_ids
+        """True when this Telegram user may talk to the bot (admins always may)."""
+        return not self.allowed_user_ids or user_id in self.allowed_user_ids or user_id in self.admin_user_ids
+
+    def limits_for(self, user_id: int) -> Limits:
+        """Return the daily limits that apply to this user: none for an admin."""
+        if user_id in self.admin_user_ids:
+            return Limits()
+        return Limits(self.daily_message_limit, self.daily_token_limit, self.daily_voice_seconds)
 
 
 def load_config(env: Mapping[str, str]) -> Config:
@@ -156,7 +167,11 @@ def load_config(env: Mapping[str, str]) -> Config:
         history_limit=_int(env, "HISTORY_LIMIT", 20, low=2, high=500),
         prompt_max_tokens=_int(env, "PROMPT_MAX_TOKENS", 1500, low=0, high=1_000_000),
         timezone=timezone,
-        allowed_user_ids=_user_ids(env),
+        allowed_user_ids=_user_ids(env, "ALLOWED_USER_IDS"),
+        admin_user_ids=_user_ids(env, "ADMIN_USER_IDS"),
+        daily_message_limit=_int(env, "DAILY_MESSAGE_LIMIT", 0, low=0, high=1_000_000),
+        daily_token_limit=_int(env, "DAILY_TOKEN_LIMIT", 0, low=0, high=10**12),
+        daily_voice_seconds=_int(env, "DAILY_VOICE_SECONDS", 0, low=0, high=86_400),
         log_level=log_level,
         memory_extract_delay_s=_int(env, "MEMORY_EXTRACT_DELAY_SECONDS", 30, low=0, high=86_400),
         memory_extract_every=_int(env, "MEMORY_EXTRACT_EVERY", 10, low=1, high=1_000),
@@ -254,13 +269,13 @@ def parse_quiet_hours(raw: str) -> tuple[int, int] | None:
     return (start, end) if start != end else None
 
 
-def _user_ids(env: Mapping[str, str]) -> frozenset[int]:
-    raw = _get(env, "ALLOWED_USER_IDS")
+def _user_ids(env: Mapping[str, str], name: str) -> frozenset[int]:
+    raw = _get(env, name)
     ids = set()
     for part in raw.replace(" ", "").split(","):
         if not part:
             continue
         if not part.isdigit():
-            raise ConfigError(f"ALLOWED_USER_IDS must be comma-separated Telegram user ids, got {part!r}")
+            raise ConfigError(f"{name} must be comma-separated Telegram user ids, got {part!r}")
         ids.add(int(part))
     return frozenset(ids)

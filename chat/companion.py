@@ -7,9 +7,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
+from chat.limits import limit_reached
 from chat.media import session_text, with_image
 from config import Config
-from llm.client import ChatModel, ModelUnavailable
+from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
@@ -19,6 +20,7 @@ from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
 from memory.store import Store, Turn
 from memory.style import extract_style_facts
+from memory.usage import next_reset
 from prompts.budget import fit_with_lines
 from prompts.clock import zone_hemisphere
 from prompts.system import build_system_message
@@ -36,6 +38,15 @@ class Speaker:
 
 
 @dataclass(frozen=True)
+class Limited:
+    """The user reached a daily limit: no model call; `notice` says to tell them (once a day and limit)."""
+
+    kind: str  # "messages", "tokens" or "voice_seconds"
+    resets_at: datetime  # the next midnight in their zone
+    notice: bool
+
+
+@dataclass(frozen=True)
 class Answer:
     """The model's reply, what the rules learned this turn, and how many messages await the extractor."""
 
@@ -44,6 +55,7 @@ class Answer:
     learned: list[Fact] = field(default_factory=list)
     notify: bool = False  # the user asked to be told what is remembered (/memory notify on)
     unseen_photo: bool = False  # a photo was answered from its caption alone: the model did not see it
+    limited: Limited | None = None  # set (and `text` empty) when a daily limit kept the model from answering
 
 
 def utc_now() -> datetime:
@@ -94,6 +106,7 @@ class Companion:
         image: str | None = None,
         on_text: Callable[[str], None] | None = None,
         private: bool = True,
+        over_limit: str | None = None,
     ) -> Answer | None:
         """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
@@ -102,6 +115,8 @@ class Companion:
         find in the words are saved and are already in this turn's system message. `image` (a data URL)
         goes to the model with this turn only and is never stored. `on_text` gets the answer as it streams.
         `private` says the message came in the user's private chat, where the companion may write first.
+        Past a daily limit (or `over_limit`, one the caller found) the message is stored, for the extractor
+        too, and the answer is `limited` instead of the model's.
         Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
         text = mask_secrets(text)
@@ -122,9 +137,14 @@ class Companion:
             return None
         if turn.stored_reply is not None:  # a crash came between storing this reply and sending it
             return Answer(turn.stored_reply, turn.unread, [], False)
+        zone = local_zone(turn.settings, turn.facts, self.config.timezone)
+        over_limit = over_limit or await limit_reached(self.store, self.config, speaker.id, now, zone)
+        if over_limit:
+            local_day = now.astimezone(zone).date().isoformat()
+            notice = await self.store.claim_limit_notice(speaker.id, local_day, over_limit)
+            return Answer("", turn.unread, limited=Limited(over_limit, next_reset(now, zone), notice))
         # With /memory off nothing new is learned; what is already known is still used.
         learns = memory_enabled(turn.settings) and kind != "sticker"
-        zone = local_zone(turn.settings, turn.facts, self.config.timezone)
         found = self._rule_facts(text, now.astimezone(zone)) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
         if found.facts:
@@ -154,9 +174,10 @@ class Companion:
             )
 
         messages = fit_with_lines(system_with, self._earlier(turn), turn.history, self.config.prompt_max_tokens)
-        answer, seen = await self._complete(messages, image, on_text)
+        tally = Tally()
+        answer, seen = await self._complete(messages, image, on_text, tally)
         await self.store.add_reply(
-            speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id
+            speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens
         )
         return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
 
@@ -167,18 +188,18 @@ class Companion:
         return recalled_topics(turn.topics, conversation_start(said, gap), said[0] if said else None, gap)
 
     async def _complete(
-        self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None
+        self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None, tally: Tally
     ) -> tuple[str, bool]:
         """Return the model's answer and whether it saw the image; a server that refuses images gets none again."""
         if image is None or not self.sees_images:
-            return await self.model.complete(messages, on_text=on_text), False
+            return await self.model.complete(messages, on_text=on_text, tally=tally), False
         try:
-            return await self.model.complete(with_image(messages, image), on_text=on_text), True
+            return await self.model.complete(with_image(messages, image), on_text=on_text, tally=tally), True
         except ModelUnavailable as error:
             if not error.refused:
                 raise
         # Refused with the image: try without it. Only if that works was the image the trouble.
-        answer = await self.model.complete(messages, on_text=on_text)
+        answer = await self.model.complete(messages, on_text=on_text, tally=tally)
         self.sees_images = False
         log.warning("the chat model refused image input; photos are answered from their caption until restart")
         return answer, False

@@ -15,12 +15,14 @@ from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
 from chat.companion import utc_now
+from chat.limits import limit_reached
 from config import Config
-from llm.client import ChatModel, ModelUnavailable
+from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import recalled_topics
 from memory.facts import choose_for_prompt, is_style
 from memory.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
 from memory.store import Store
+from memory.usage import next_reset
 from prompts.outreach import build_outreach_messages
 
 log = logging.getLogger(__name__)
@@ -116,6 +118,9 @@ class Outreach:
             await self.store.move_items([(item, None)])
             return False
         now = self.clock()
+        if await limit_reached(self.store, self.config, item.user_id, now, zone):  # it waits for their midnight
+            await self.store.move_items([(item, next_reset(now, zone))])
+            return False
         facts = await self.store.facts(item.user_id)
         chosen = choose_for_prompt(facts, now, self.config.memory_prompt_facts)
         previous = next((at for role, _content, at in reversed(history) if role == "user"), None)
@@ -126,7 +131,12 @@ class Outreach:
             recalled_topics(await self.store.topics(item.user_id, 6), None, self._first_said(history), timedelta(0)),
         )
         self.calls += 1
-        text = usable_text(await self.model.complete(messages))
+        tally = Tally()
+        try:
+            raw = await self.model.complete(messages, tally=tally)
+        finally:
+            await self.store.record_usage(item.user_id, self.clock(), tokens=tally.tokens)
+        text = usable_text(raw)
         if text is None:  # the model saw they already told it, or had nothing specific to say
             await self.store.move_items([(item, next_due)])
             return False

@@ -35,6 +35,7 @@ from handlers.privacy import (
     stale_button,
 )
 from handlers.settings import checkins_command, timezone_command
+from handlers.usage import stats_command, usage_command
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE
 PRIVATE = NEW_MESSAGES & filters.ChatType.PRIVATE
@@ -42,7 +43,7 @@ VOICE = filters.VOICE | filters.AUDIO | filters.VIDEO_NOTE
 # Photos, and pictures sent as files in a format the chat model takes.
 PICTURE = reduce(operator.or_, (filters.Document.MimeType(mime) for mime in IMAGE_MIME_TYPES), filters.PHOTO)
 # What is remembered about someone is shown, exported or erased only in their private chat with the bot.
-MEMORY_COMMANDS = ("profile", "forget", "memory", "export", "timezone", "checkins")
+MEMORY_COMMANDS = ("profile", "forget", "memory", "export", "timezone", "checkins", "usage")
 
 
 def register(app: Application) -> None:
@@ -56,6 +57,8 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("export", export, filters=PRIVATE))
     app.add_handler(CommandHandler("timezone", timezone_command, filters=PRIVATE))
     app.add_handler(CommandHandler("checkins", checkins_command, filters=PRIVATE))
+    app.add_handler(CommandHandler("usage", usage_command, filters=PRIVATE))
+    app.add_handler(CommandHandler("stats", stats_command, filters=NEW_MESSAGES))  # admins only; others: unknown
     app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=NEW_MESSAGES & ~filters.ChatType.PRIVATE))
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))

@@ -11,6 +11,7 @@ from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
 from handlers.replies import send_text, typing_indicator
 from handlers.texts import text
+from handlers.usage import limit_line
 from llm.client import ModelUnavailable
 
 
@@ -57,11 +58,13 @@ async def on_text(update: Update, context: Context) -> None:
 
 
 async def converse(
-    update: Update, context: Context, words: str, *, kind: str = "text", image: str | None = None
+    update: Update, context: Context, words: str, *, kind: str = "text", image: str | None = None,
+    over_limit: str | None = None,
 ) -> None:
     """Answer the user's words (typed, a transcript, a caption, a sticker's emoji) through the companion.
 
     In a private chat the answer streams as a draft while the model writes it; elsewhere "typing…" shows.
+    Past a daily limit (`over_limit`: one the caller found) the words are kept and the user told once a day.
     """
     message, user = update.effective_message, update.effective_user
     assert message is not None and user is not None
@@ -74,7 +77,7 @@ async def converse(
             try:
                 answer = await services.companion.reply(
                     speaker, words, update.update_id, kind=kind, image=image, on_text=draft.show if draft else None,
-                    private=private,
+                    private=private, over_limit=over_limit,
                 )
             finally:
                 if draft is not None:  # no draft may arrive after the answer or the apology
@@ -82,7 +85,12 @@ async def converse(
         except ModelUnavailable:
             await send_text(context.bot, message.chat_id, text("model_down", user.language_code))
             return
-    if answer is not None:
+    if answer is not None and answer.limited is not None:
+        if answer.limited.notice:
+            await send_text(context.bot, message.chat_id, limit_line(answer.limited, services.companion.clock(),
+                                                                     user.language_code))
+        after_turn(services, context.job_queue, user.id, answer.unread, False)  # the extractor still reads it
+    elif answer is not None:
         reply = answer.text
         if answer.unseen_photo:
             reply += "\n\n" + text("photo_unseen", user.language_code)

@@ -18,6 +18,7 @@ from memory.facts import Fact
 
 log = logging.getLogger(__name__)
 INBOX_KEEP = timedelta(days=1)
+USAGE_KEEP = timedelta(days=2)  # enough for any zone's "today" and /stats' 24 hours
 
 
 def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitable[None]]:
@@ -89,13 +90,15 @@ def start_memory_upkeep(app: Application) -> None:
 
 
 def start_inbox_upkeep(app: Application) -> None:
-    """Forget handled updates once a day has passed (Telegram redelivers only recent ones)."""
+    """Forget handled updates once a day has passed (Telegram redelivers only recent ones), and old usage."""
     app.job_queue.run_repeating(prune_inbox_job, interval=3600, first=60, name="inbox-prune")
 
 
 async def prune_inbox_job(context: Context) -> None:
-    """Delete inbox rows of updates handled more than INBOX_KEEP ago."""
-    await context.bot_data.store.prune_inbox(datetime.now(timezone.utc) - INBOX_KEEP)
+    """Delete inbox rows of updates handled more than INBOX_KEEP ago, and usage older than USAGE_KEEP."""
+    now = datetime.now(timezone.utc)
+    await context.bot_data.store.prune_inbox(now - INBOX_KEEP)
+    await context.bot_data.store.prune_usage(now - USAGE_KEEP)
 
 
 async def sweep_job(context: Context) -> None:

@@ -7,6 +7,7 @@ import logging
 from telegram import Audio, Message, Update, VideoNote, Voice
 from telegram.error import BadRequest, TelegramError
 
+from chat.limits import VOICE_UNHEARD, today
 from chat.media import (
     MAX_DOWNLOAD_BYTES,
     MAX_IMAGE_BYTES,
@@ -23,6 +24,7 @@ from handlers.chat import addressed_text, converse
 from handlers.context import Context
 from handlers.replies import typing_indicator
 from handlers.texts import text
+from memory.usage import voice_reached
 
 log = logging.getLogger(__name__)
 DOWNLOAD_TIMEOUT_S = 60.0
@@ -84,6 +86,10 @@ async def on_voice(update: Update, context: Context) -> None:
     if refusal:
         await message.reply_text(text(refusal, language, minutes=str(max(1, config.voice_max_seconds // 60))))
         return
+    if await _voice_used_up(context, update.effective_user.id):  # type: ignore[union-attr]
+        # Not transcribed, but kept in its place: the user learns why once a day, and nothing else is lost.
+        await converse(update, context, VOICE_UNHEARD, kind="voice", over_limit="voice_seconds")
+        return
     try:
         async with typing_indicator(context.bot, message.chat_id, config.typing_interval_s):
             words = await _words(update, context, transcriber, kind, audio)
@@ -117,7 +123,22 @@ async def _words(
     if stored is not None:
         return stored
     name = audio_upload_name(kind, getattr(audio, "file_name", None), getattr(audio, "mime_type", None))
-    return await transcriber.transcribe(await download(context, audio.file_id), name, language_hint(user.language_code))
+    audio_bytes = await download(context, audio.file_id)
+    words = await transcriber.transcribe(audio_bytes, name, language_hint(user.language_code))
+    services = context.bot_data
+    await services.store.record_usage(
+        user.id, services.companion.clock(), voice_seconds=max(1.0, seconds(audio.duration) or 0.0)
+    )
+    return words
+
+
+async def _voice_used_up(context: Context, user_id: int) -> bool:
+    """True when the user's seconds of voice for today are spent (DAILY_VOICE_SECONDS); no query without it."""
+    services = context.bot_data
+    if not services.config.limits_for(user_id).voice_seconds:
+        return False
+    day = await today(services.store, services.config, user_id, services.companion.clock())
+    return voice_reached(day.spent, day.limits)
 
 
 async def on_photo(update: Update, context: Context) -> None:

@@ -21,6 +21,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "/export – everything I keep about you, as a file\n"
         "/timezone – your time zone (/timezone Europe/Moscow or your city)\n"
         "/checkins – may I write first (off or on)\n"
+        "/usage – what you used today\n"
         "/help – this message",
         "ru": "Просто пиши мне, как другу.\n"
         "/profile – что я о тебе помню\n"
@@ -29,6 +30,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "/export – всё, что я о тебе храню, файлом\n"
         "/timezone – твой часовой пояс (/timezone Europe/Moscow или твой город)\n"
         "/checkins – можно ли мне писать первым (off или on)\n"
+        "/usage – сколько ты потратил(а) сегодня\n"
         "/help – эта подсказка",
     },
     "model_down": {
@@ -225,6 +227,50 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "The owner of this bot has turned off messages written first.",
         "ru": "Владелец этого бота выключил сообщения, которые я пишу первым.",
     },
+    "limit_messages": {
+        "en": "That's all the messages I can answer today. I'll answer again at midnight your time, in {left}. "
+        "Whatever you write meanwhile is kept and remembered.",
+        "ru": "На сегодня я ответил на все сообщения, какие могу. Снова отвечу в полночь по твоему времени, "
+        "через {left}. Всё, что напишешь до тех пор, я сохраню и запомню.",
+    },
+    "limit_tokens": {
+        "en": "I've used up today's allowance for our conversation. "
+        "I'll answer again at midnight your time, in {left}. Whatever you write meanwhile is kept and remembered.",
+        "ru": "На сегодня лимит на наши разговоры исчерпан. "
+        "Снова отвечу в полночь по твоему времени, через {left}. Всё, что напишешь до тех пор, я сохраню и запомню.",
+    },
+    "limit_voice_seconds": {
+        "en": "I can't listen to more voice messages today; they're back at midnight your time, in {left}. "
+        "You can type to me meanwhile.",
+        "ru": "Голосовые на сегодня закончились: снова смогу слушать в полночь по твоему времени, через {left}. "
+        "А пока можно писать текстом.",
+    },
+    "usage": {
+        "en": "Today, until midnight your time (in {left}):\nmessages: {messages}\ntokens: {tokens}\n"
+        "voice: {voice} s",
+        "ru": "Сегодня, до полуночи по твоему времени (через {left}):\nсообщений: {messages}\nтокенов: {tokens}\n"
+        "голосовых: {voice} с",
+    },
+    "usage_of": {"en": "{spent} of {limit}", "ru": "{spent} из {limit}"},
+    "usage_admin": {
+        "en": "You're an admin: no limits apply to you.", "ru": "Ты администратор: лимиты на тебя не действуют.",
+    },
+    "hours_minutes": {"en": "{hours} h {minutes} min", "ru": "{hours} ч {minutes} мин"},
+    "minutes": {"en": "{minutes} min", "ru": "{minutes} мин"},
+    "stats": {
+        "en": "Users: {users} (active today {active_today}, in 7 days {active_week})\n"
+        "Today ({zone}): {messages} messages, {tokens} tokens, {voice} s of voice\n"
+        "Heaviest today (by tokens):\n{heaviest}\n"
+        "Facts stored: {facts}\nDatabase: {size}\nModel errors in 24 h: {errors}",
+        "ru": "Пользователей: {users} (сегодня {active_today}, за 7 дней {active_week})\n"
+        "Сегодня ({zone}): сообщений {messages}, токенов {tokens}, голосовых {voice} с\n"
+        "Больше всех сегодня (по токенам):\n{heaviest}\n"
+        "Фактов: {facts}\nБаза данных: {size}\nОшибок модели за 24 ч: {errors}",
+    },
+    "stats_line": {
+        "en": "{user}: {tokens} tokens, {messages} messages", "ru": "{user}: токенов {tokens}, сообщений {messages}",
+    },
+    "stats_nobody": {"en": "nobody yet", "ru": "пока никого"},
     "export_caption": {
         "en": "Everything I keep about you, as JSON.",
         "ru": "Всё, что я о тебе храню, в формате JSON.",
@@ -252,6 +298,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Everything I keep, as a file"),
         ("timezone", "Your time zone"),
         ("checkins", "May I write first"),
+        ("usage", "What you used today"),
     ],
     "ru": [
         ("start", "Поздороваться"),
@@ -262,6 +309,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Всё, что я храню, файлом"),
         ("timezone", "Твой часовой пояс"),
         ("checkins", "Можно ли мне писать первым"),
+        ("usage", "Сколько ты потратил(а) сегодня"),
     ],
 }
 

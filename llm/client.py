@@ -6,10 +6,13 @@ import asyncio
 import logging
 import random
 import time
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import httpx
 import openai
+
+from llm.tokens import estimate_tokens, message_tokens
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +31,23 @@ class ModelUnavailable(Exception):
 
 class StreamBroken(Exception):
     """A streamed answer ended before the model said it was finished; the attempt is retried."""
+
+
+@dataclass
+class Tally:
+    """Tokens spent by the completions it was given to: the server's `usage`, estimated when it reports none."""
+
+    tokens: int = 0
+    estimated: bool = False  # some of them were estimated
+
+    def add(self, usage: object | None, messages: Sequence[dict], answer: str) -> None:
+        """Add one completion's tokens: its `usage.total_tokens`, or an estimate from the text."""
+        total = getattr(usage, "total_tokens", None)
+        if isinstance(total, int) and total >= 0:
+            self.tokens += total
+        else:
+            self.tokens += message_tokens(list(messages)) + estimate_tokens(answer)
+            self.estimated = True
 
 
 def backoff_delay(attempt: int, base: float, retry_after: float | None = None, cap: float = 8.0) -> float:
@@ -81,20 +101,27 @@ class ChatModel:
         self.backoff = backoff
         # Set at shutdown: finish the attempt in flight but start no new one.
         self.stopping = asyncio.Event()
+        # Told each time a request ends in ModelUnavailable (bot.py counts them for /stats); its errors are logged.
+        self.on_failure: Callable[[], Awaitable[None]] | None = None
 
     async def complete(
-        self, messages: Sequence[dict], on_text: Callable[[str], None] | None = None, **options: Any
+        self,
+        messages: Sequence[dict],
+        on_text: Callable[[str], None] | None = None,
+        tally: Tally | None = None,
+        **options: Any,
     ) -> str:
         """Return the assistant's text for `messages`, or raise ModelUnavailable.
 
         With `on_text`, the answer is streamed and `on_text` gets the raw text so far as it grows (a retry
         starts it again from the beginning). A streamed attempt lasts as long as text keeps coming: it
-        fails when nothing arrives for `attempt_timeout` seconds.
+        fails when nothing arrives for `attempt_timeout` seconds. `tally` gets the tokens of the answer.
         """
+        tally = tally if tally is not None else Tally()
         if on_text is None:
-            attempt = lambda timeout: self._complete_once(messages, options, timeout)  # noqa: E731
+            attempt = lambda timeout: self._complete_once(messages, options, timeout, tally)  # noqa: E731
         else:
-            attempt = lambda timeout: self._stream_once(messages, on_text, options, timeout)  # noqa: E731
+            attempt = lambda timeout: self._stream_once(messages, on_text, options, timeout, tally)  # noqa: E731
         text = await self.with_retries(attempt)
         if not text:  # an answer of NULs and spaces is no answer
             raise ModelUnavailable("the model returned an empty answer")
@@ -125,36 +152,52 @@ class ChatModel:
                 if not is_retryable(error):
                     if log_refusal:
                         log.error("model request refused: %s", _describe(error))
+                    await self._report_failure()
                     raise ModelUnavailable(_describe(error)) from error
                 delay = backoff_delay(tries, self.backoff, _retry_after(error))
                 if self.stopping.is_set() or time.monotonic() + delay >= deadline:
                     log.warning("model unavailable after %d attempts: %s", tries + 1, _describe(error))
+                    await self._report_failure()
                     raise ModelUnavailable(_describe(error)) from error
                 log.info("model attempt %d failed (%s); retrying in %.1fs", tries + 1, _describe(error), delay)
                 await asyncio.sleep(delay)
                 tries += 1
 
-    async def _complete_once(self, messages: Sequence[dict], options: dict, timeout: float) -> str:
+    async def _report_failure(self) -> None:
+        if self.on_failure is None:
+            return
+        try:
+            await self.on_failure()
+        except Exception as error:  # noqa: BLE001 - counting a failure must not hide it
+            log.warning("could not count a model failure: %s", type(error).__name__)
+
+    async def _complete_once(self, messages: Sequence[dict], options: dict, timeout: float, tally: Tally) -> str:
         response = await asyncio.wait_for(
             self.client.chat.completions.create(model=self.model, messages=list(messages), **options),
             timeout=timeout,
         )
-        return clean_answer(response.choices[0].message.content or "") if response.choices else ""
+        text = clean_answer(response.choices[0].message.content or "") if response.choices else ""
+        tally.add(response.usage, messages, text)
+        return text
 
     async def _stream_once(
-        self, messages: Sequence[dict], on_text: Callable[[str], None], options: dict, timeout: float
+        self, messages: Sequence[dict], on_text: Callable[[str], None], options: dict, timeout: float, tally: Tally
     ) -> str:
         stream = await asyncio.wait_for(
-            self.client.chat.completions.create(model=self.model, messages=list(messages), stream=True, **options),
+            self.client.chat.completions.create(
+                model=self.model, messages=list(messages), stream=True, stream_options={"include_usage": True},
+                **options,
+            ),
             timeout=timeout,
         )
-        text, finished = "", False
+        text, finished, usage = "", False, None
         loop = asyncio.get_running_loop()
         try:
             # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
             async with asyncio.timeout(self.attempt_timeout) as silence:
                 async for chunk in stream:
                     silence.reschedule(loop.time() + self.attempt_timeout)
+                    usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
                     for choice in chunk.choices[:1]:
                         if choice.delta is not None and choice.delta.content:
                             text += choice.delta.content
@@ -164,6 +207,7 @@ class ChatModel:
             await stream.close()
         if not finished:
             raise StreamBroken("the stream ended before the answer was finished")
+        tally.add(usage, messages, text)
         return clean_answer(text)
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from llm.client import ChatModel, ModelUnavailable
+from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.facts import (
     CATEGORIES,
     INSTRUCTION,
@@ -267,28 +267,30 @@ class LLMExtractor:
         self.use_json_schema = True
 
     async def extract(
-        self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None
+        self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None,
+        tally: Tally | None = None,
     ) -> Extraction:
         """Return the facts the user's messages state and their topic line; raise ModelUnavailable or
         ExtractionError to retry later.
 
         Dates the user names ("on Friday") come back resolved against each message's own date in `zone`.
         `topics_so_far` is the line of the conversation the messages continue: the answer rewrites it.
+        `tally` gets the tokens the calls cost.
         """
         user_ids = {message["id"] for message in messages if message["role"] == "user"}
         if not user_ids:
             return Extraction()
-        raw = await self._complete(build_extraction_messages(messages, known, zone, topics_so_far))
+        raw = await self._complete(build_extraction_messages(messages, known, zone, topics_so_far), tally or Tally())
         return parse_extraction(raw, user_ids, [fact.key for fact in known])
 
-    async def _complete(self, request: list[dict]) -> str:
+    async def _complete(self, request: list[dict], tally: Tally) -> str:
         if self.use_json_schema:
             try:
-                return await self.model.complete(request, response_format=SCHEMA_FORMAT, temperature=0)
+                return await self.model.complete(request, tally=tally, response_format=SCHEMA_FORMAT, temperature=0)
             except ModelUnavailable as error:
                 if not error.refused:
                     raise
                 log.warning("the model refused json_schema output (%s); trying json_object", error)
-        raw = await self.model.complete(request, response_format=JSON_OBJECT_FORMAT, temperature=0)
+        raw = await self.model.complete(request, tally=tally, response_format=JSON_OBJECT_FORMAT, temperature=0)
         self.use_json_schema = False
         return raw

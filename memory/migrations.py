@@ -162,6 +162,30 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX topics_by_user ON topics(user_id, ended_at)",
         ),
     ),
+    (
+        8,
+        "what each user spends a day, for the daily limits and /stats",
+        (
+            # One row per charge: a user's message, the tokens of a model call, seconds of audio transcribed,
+            # or a model request that failed (user_id NULL when it served nobody in particular, or after the
+            # user's /forget). Numbers only, never words; rows older than two days are pruned.
+            """
+            CREATE TABLE usage (
+                id INTEGER PRIMARY KEY,
+                user_id INTEGER,
+                at TEXT NOT NULL,                    -- ISO 8601, UTC
+                messages INTEGER NOT NULL DEFAULT 0,
+                tokens INTEGER NOT NULL DEFAULT 0,
+                voice_seconds REAL NOT NULL DEFAULT 0,
+                model_errors INTEGER NOT NULL DEFAULT 0
+            )
+            """,
+            "CREATE INDEX usage_by_user ON usage(user_id, at)",
+            "CREATE INDEX usage_by_time ON usage(at)",
+            # "<local day> <limit>,<limit>": the limits the user was told they reached that day (once each).
+            "ALTER TABLE users ADD COLUMN limit_notice TEXT",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

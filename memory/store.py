@@ -20,6 +20,7 @@ from memory.store_facts import FactQueries, _iso
 from memory.store_inbox import InboxQueries
 from memory.store_proactive import ProactiveQueries
 from memory.store_topics import TOPICS_JSON, TopicQueries, newest_topics, topics_from_json
+from memory.store_usage import UsageQueries
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
 UNREAD_CAP = 10
@@ -57,10 +58,10 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
+class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries):
     """Async access to users, their session history, their facts (FactQueries), the inbox (InboxQueries),
-    the schedule of messages written first (ProactiveQueries) and the topic lines of conversations
-    (TopicQueries)."""
+    the schedule of messages written first (ProactiveQueries), the topic lines of conversations
+    (TopicQueries) and the usage ledger (UsageQueries)."""
 
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._db = connection
@@ -154,7 +155,7 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
         """
         stamp = _iso(now)
         # No explicit transaction: each statement commits on its own, in an order where a crash
-        # between any two leaves a consistent database, and the turn costs five round trips.
+        # between any two leaves a consistent database, and the turn costs six round trips.
         async with self._lock:
             db = self._db
             # The user's newest topic lines ride along as JSON: no extra round trip inside the lock.
@@ -192,6 +193,8 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
                 if not seen:
                     return None
                 message_id, stored_reply = seen[0]
+            else:  # counted once, with the message: for the daily limit and /stats
+                await db.execute("INSERT INTO usage (user_id, at, messages) VALUES (?, ?, 1)", (user_id, stamp))
             # The session, and on each row the count of the user's unread messages (some may be older than
             # the session); the subquery does not depend on the row, so SQLite runs it once.
             rows = await db.execute_fetchall(
@@ -216,16 +219,22 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
         )
 
     async def add_reply(
-        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None = None
+        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None = None,
+        tokens: int = 0,
     ) -> None:
-        """Store the assistant's reply to message `reply_to` and prune the session to `history_limit` messages."""
-        # Two single-statement transactions: a crash between them leaves one message too many,
-        # which the next prune removes; it saves two round trips to SQLite's thread on every turn.
+        """Store the assistant's reply to message `reply_to`, the `tokens` it cost, and prune the session to
+        `history_limit` messages."""
+        # Single-statement transactions: a crash between them leaves one message too many, which the
+        # next prune removes, or a reply uncounted; it saves two round trips to SQLite's thread every turn.
         async with self._lock:
             await self._db.execute(
                 "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)",
                 (user_id, text, _iso(now), reply_to),
             )
+            if tokens:
+                await self._db.execute(
+                    "INSERT INTO usage (user_id, at, tokens) VALUES (?, ?, ?)", (user_id, _iso(now), tokens)
+                )
             await self._prune(self._db, user_id, history_limit)
 
     async def message_for_update(self, user_id: int, update_id: int) -> str | None:
@@ -323,6 +332,8 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries):
             facts = (await db.execute("DELETE FROM facts WHERE user_id = ?", (user_id,))).rowcount
             messages = (await db.execute("DELETE FROM messages WHERE user_id = ?", (user_id,))).rowcount
             await db.execute("DELETE FROM topics WHERE user_id = ?", (user_id,))
+            # What they spent stays in the day's totals for /stats, but no longer says whose it was.
+            await db.execute("UPDATE usage SET user_id = NULL WHERE user_id = ?", (user_id,))
             # Relations and fact history went with the facts (ON DELETE CASCADE).
             await db.execute("DELETE FROM users WHERE id = ?", (user_id,))
         return int(messages), int(facts)

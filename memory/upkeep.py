@@ -10,7 +10,7 @@ from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
 from config import Config
-from llm.client import ModelUnavailable
+from llm.client import ModelUnavailable, Tally
 from memory.continuity import continues, conversation_topic, first_conversation
 from memory.extraction import ExtractionError, LLMExtractor
 from memory.facts import Extraction, Fact, memory_enabled
@@ -123,7 +123,13 @@ class MemoryKeeper:
                 latest = await self.store.topics(user_id, 1)
                 ongoing = latest[0] if latest and continues(latest[0], said[0], gap) else None
                 self.calls += 1
-                extraction = await self.extractor.extract(batch, known, zone, ongoing.text if ongoing else None)
+                tally = Tally()
+                try:
+                    extraction = await self.extractor.extract(
+                        batch, known, zone, ongoing.text if ongoing else None, tally=tally
+                    )
+                finally:  # an answer that could not be read was still paid for
+                    await self.store.record_usage(user_id, self.clock(), tokens=tally.tokens)
             else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
             now = self.clock()

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from typing import Callable, Sequence, TypeVar
 
+from llm.tokens import estimate_tokens
+
 Line = TypeVar("Line")
-
-
-def estimate_tokens(text: str) -> int:
-    """Roughly how many tokens a model's tokenizer makes of `text`: UTF-8 bytes / 4, plus one.
-
-    About right for English with OpenAI's tokenizers (4 characters a token) and on the safe side for
-    Cyrillic (2 bytes a character, 2-3 characters a token); no tokenizer file is needed.
-    """
-    return len(text.encode("utf-8")) // 4 + 1
 
 
 def fit_to_budget(system: dict, history: Sequence[dict], budget: int) -> list[dict]:

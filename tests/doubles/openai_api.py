@@ -181,7 +181,8 @@ class OpenAIDouble:
 
     Transcriptions answer `transcript` (a str, or a function of the request record);
     `transcriptions_supported = False` answers them 404 like Ollama (still recorded).
-    `reject_images = True` plays a text-only model. Streams are paced by stream_first_delay,
+    `reject_images = True` plays a text-only model; `report_usage = False` leaves out token usage.
+    Streams are paced by stream_first_delay,
     stream_chunk_chars and stream_chunk_interval, and can be cut with cut_stream_next.
     """
 
@@ -197,6 +198,7 @@ class OpenAIDouble:
         self.reply: Callable[[dict], str | Awaitable[str]] = echo_reply
         self.transcript: str | Callable[[dict], str] = "transcribed speech"
         self.transcriptions_supported = True
+        self.report_usage = True  # False: answers carry no `usage`, like some local servers
         self.reject_images = False
         self.delay = 0.0
         self.stream_first_delay = 0.0
@@ -389,7 +391,7 @@ class OpenAIDouble:
                     "message": {"role": "assistant", "content": content, "refusal": None}}
                    for i in range(body.get("n") or 1)]
         return web.json_response({**head, "object": "chat.completion", "choices": choices,
-                                  "usage": usage})
+                                  **({"usage": usage} if self.report_usage else {})})
 
     async def _stream(self, request: web.Request, body: dict, head: dict, content: str,
                       finish: str, usage: dict) -> web.StreamResponse:
@@ -418,7 +420,7 @@ class OpenAIDouble:
         if cut is not None:
             return await self._end_cut(request, response, cut[1])
         await self._send_chunk(response, head, {}, finish)
-        if (body.get("stream_options") or {}).get("include_usage"):
+        if (body.get("stream_options") or {}).get("include_usage") and self.report_usage:
             event = {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage}
             await response.write(f"data: {json.dumps(event)}\n\n".encode("utf-8"))
         await response.write(b"data: [DONE]\n\n")

@@ -1,0 +1,41 @@
+"""The daily limits as the companion, its messages written first and the voice handler check them.
+
+The rules (what counts, when a day starts) are pure, in memory/usage.py; this adds the store and the clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from config import Config
+from memory.schedule import local_zone
+from memory.store import Store
+from memory.usage import Limits, Spent, day_start, next_reset, reached
+
+VOICE_UNHEARD = "[voice message, not transcribed: the daily limit]"  # kept in the session in its place
+
+
+@dataclass(frozen=True)
+class Today:
+    """A user's day so far: what they spent, what they may, and when it starts again (in their zone)."""
+
+    spent: Spent
+    limits: Limits
+    resets_at: datetime
+
+
+async def limit_reached(store: Store, config: Config, user_id: int, now: datetime, zone: ZoneInfo) -> str | None:
+    """Return the daily limit the user has reached ("messages" or "tokens"), or None; no query without limits."""
+    limits = config.limits_for(user_id)
+    if not (limits.messages or limits.tokens):
+        return None
+    return reached(await store.spent_since(user_id, day_start(now, zone)), limits)
+
+
+async def today(store: Store, config: Config, user_id: int, now: datetime) -> Today:
+    """Return the user's day so far, in their own zone."""
+    zone = local_zone(await store.settings(user_id), await store.facts(user_id), config.timezone)
+    spent = await store.spent_since(user_id, day_start(now, zone))
+    return Today(spent, config.limits_for(user_id), next_reset(now, zone))

@@ -1,0 +1,107 @@
+"""The store's usage ledger: what each user spends, for the daily limits, /usage and /stats (part of Store)."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable
+
+import aiosqlite
+
+from memory.store_facts import _iso
+from memory.usage import Spent, notice_claim
+
+SPENT = "COALESCE(SUM(messages), 0), COALESCE(SUM(tokens), 0), COALESCE(SUM(voice_seconds), 0)"
+
+
+@dataclass(frozen=True)
+class Stats:
+    """How the bot is used, for an admin's /stats: "today" is the UTC day, active means a message written."""
+
+    users: int
+    active_today: int
+    active_week: int
+    today: Spent
+    heaviest: list[tuple[int, Spent]] = field(default_factory=list)  # (user id, what they spent today)
+    facts: int = 0
+    database_bytes: int = 0
+    model_errors: int = 0  # in the last 24 hours
+
+
+class UsageQueries:
+    """Mixed into Store: writes and sums the usage ledger."""
+
+    _db: aiosqlite.Connection
+    _lock: asyncio.Lock
+    _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+
+    async def record_usage(
+        self, user_id: int | None, now: datetime, *, tokens: int = 0, voice_seconds: float = 0.0,
+        model_errors: int = 0,
+    ) -> None:
+        """Add one charge to the ledger (a user's messages are counted by begin_turn, with the message)."""
+        if not (tokens or voice_seconds or model_errors):
+            return
+        async with self._lock:
+            await self._db.execute(
+                "INSERT INTO usage (user_id, at, tokens, voice_seconds, model_errors) VALUES (?, ?, ?, ?, ?)",
+                (user_id, _iso(now), tokens, voice_seconds, model_errors),
+            )
+
+    async def spent_since(self, user_id: int, since: datetime) -> Spent:
+        """Return what the user spent from `since` on (their messages, tokens and seconds of audio)."""
+        async with self._lock:
+            rows = await self._db.execute_fetchall(
+                f"SELECT {SPENT} FROM usage WHERE user_id = ? AND at >= ?", (user_id, _iso(since))
+            )
+        return _spent(next(iter(rows)))
+
+    async def claim_limit_notice(self, user_id: int, day: str, kind: str) -> bool:
+        """True once per local `day` and limit `kind`: the caller tells the user; later calls that day say False."""
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall("SELECT limit_notice FROM users WHERE id = ?", (user_id,))
+            if not rows:
+                return False
+            mark = notice_claim(rows[0][0], day, kind)
+            if mark is not None:
+                await db.execute("UPDATE users SET limit_notice = ? WHERE id = ?", (mark, user_id))
+        return mark is not None
+
+    async def prune_usage(self, before: datetime) -> int:
+        """Delete ledger rows older than `before`; return how many."""
+        async with self._lock:
+            cursor = await self._db.execute("DELETE FROM usage WHERE at < ?", (_iso(before),))
+        return int(cursor.rowcount)
+
+    async def stats(self, now: datetime, day_start: datetime, heaviest: int = 5) -> Stats:
+        """Return the numbers of /stats at `now`; "today" starts at `day_start`."""
+        today, week, errors_since = _iso(day_start), _iso(now - timedelta(days=7)), _iso(now - timedelta(days=1))
+        async with self._lock:
+            db = self._db
+            [(users, active_today, active_week, facts, size)] = await db.execute_fetchall(
+                "SELECT COUNT(*), COALESCE(SUM(last_seen >= ?), 0), COALESCE(SUM(last_seen >= ?), 0),"
+                " (SELECT COUNT(*) FROM facts),"
+                " (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())"
+                " FROM users",
+                (today, week),
+            )
+            [spent] = await db.execute_fetchall(f"SELECT {SPENT} FROM usage WHERE at >= ?", (today,))
+            [(errors,)] = await db.execute_fetchall(
+                "SELECT COALESCE(SUM(model_errors), 0) FROM usage WHERE at >= ?", (errors_since,)
+            )
+            top = await db.execute_fetchall(
+                f"SELECT user_id, {SPENT} FROM usage WHERE at >= ? AND user_id IS NOT NULL GROUP BY user_id"
+                " ORDER BY SUM(tokens) DESC, SUM(messages) DESC, user_id LIMIT ?",
+                (today, heaviest),
+            )
+        return Stats(
+            users=users, active_today=active_today, active_week=active_week, today=_spent(spent),
+            heaviest=[(row[0], _spent(row[1:])) for row in top], facts=facts, database_bytes=size,
+            model_errors=errors,
+        )
+
+
+def _spent(row: tuple) -> Spent:
+    return Spent(messages=int(row[0]), tokens=int(row[1]), voice_seconds=float(row[2]))
