@@ -44,6 +44,7 @@ from handlers.texts import COMMANDS
 from handlers.webhook import build_webhook_server
 from llm.client import ChatModel
 from memory import zones
+from memory.backends import DATABASE_ERRORS
 from memory.embeddings import EmbedderUnavailable, make_embedder
 from memory.extraction import LLMExtractor, build_extraction_messages
 from memory.recaller import FactRecaller
@@ -131,7 +132,7 @@ async def post_init(app: Application) -> None:
     """Open the database, build the model client and the companion, register the command menu."""
     services: Services = app.bot_data
     config = services.config
-    services.store = await Store.open(config.database_path)
+    services.store = await Store.open(config.database)
     services.inbox = Inbox(services.store)
     app.bot.attach_inbox(services.inbox)
     app.update_processor.inbox = services.inbox
@@ -169,7 +170,7 @@ async def post_init(app: Application) -> None:
     start_memory_upkeep(app)
     start_inbox_upkeep(app)
     start_outreach(app)
-    log.info("bot @%s is up; database %s", app.bot.username, config.database_path)
+    log.info("bot @%s is up; database %s", app.bot.username, config.database_name)
 
 
 def warm_zones() -> None:
@@ -256,8 +257,8 @@ def run(config: Config) -> int:
     except NetworkError as error:
         print(f"error: cannot reach the Telegram Bot API: {error}", file=sys.stderr)
         return 1
-    except (sqlite3.Error, OSError) as error:
-        print(f"error: cannot open DATABASE_PATH={config.database_path}: {error}", file=sys.stderr)
+    except DATABASE_ERRORS as error:
+        print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
         return 2
     except EmbedderUnavailable as error:
         print(f"error: {error}", file=sys.stderr)
@@ -267,6 +268,10 @@ def run(config: Config) -> int:
 
 def backup(config: Config, target: str) -> int:
     """Write a consistent copy of the database to `target` (the bot may keep running); return the exit code."""
+    if config.database_url:
+        print("error: backup copies a SQLite file; for PostgreSQL use pg_dump or your provider's snapshots",
+              file=sys.stderr)
+        return 2
     if not config.database_path.exists():
         print(f"error: no database at DATABASE_PATH={config.database_path}", file=sys.stderr)
         return 2

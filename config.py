@@ -34,6 +34,7 @@ class Config:
     telegram_api_base_url: str = "https://api.telegram.org/bot"
     telegram_file_base_url: str = "https://api.telegram.org/file/bot"
     database_path: Path = Path("data/bot.db")
+    database_url: str | None = None  # postgresql://…: PostgreSQL instead of the SQLite file at database_path
     history_limit: int = 20
     prompt_max_tokens: int = 1500
     timezone: str = "UTC"
@@ -80,6 +81,18 @@ class Config:
     recall_timeout_s: float = 2.0  # the message's embedding; past it, facts go by importance
     transcription_timeout_s: float = 60.0  # one voice message's transcription, retries included
     hemisphere: str = field(default="north")
+
+    @property
+    def database(self) -> Path | str:
+        """Where the store lives: DATABASE_URL when set, else the SQLite file at DATABASE_PATH."""
+        return self.database_url or self.database_path
+
+    @property
+    def database_name(self) -> str:
+        """The database as logs and errors may name it: a URL without its password."""
+        if not self.database_url:
+            return f"DATABASE_PATH={self.database_path}"
+        return "DATABASE_URL=" + re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", self.database_url)
 
     @property
     def tz(self) -> ZoneInfo:
@@ -164,6 +177,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         telegram_api_base_url=telegram_url,
         telegram_file_base_url=file_url,
         database_path=Path(_get(env, "DATABASE_PATH") or "data/bot.db"),
+        database_url=_database_url(env),
         history_limit=_int(env, "HISTORY_LIMIT", 20, low=2, high=500),
         prompt_max_tokens=_int(env, "PROMPT_MAX_TOKENS", 1500, low=0, high=1_000_000),
         timezone=timezone,
@@ -201,6 +215,15 @@ def load_config(env: Mapping[str, str]) -> Config:
         quiet_hours=quiet_hours,
         hemisphere=zone_hemisphere(timezone),
     )
+
+
+def _database_url(env: Mapping[str, str]) -> str | None:
+    url = _get(env, "DATABASE_URL")
+    if not url:
+        return None
+    if not re.match(r"^postgres(ql)?://[^\s]+$", url):
+        raise ConfigError("DATABASE_URL must be a postgresql:// URL (unset, the SQLite file at DATABASE_PATH is used)")
+    return url
 
 
 def _get(env: Mapping[str, str], name: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
@@ -18,6 +17,7 @@ from telegram import Update
 from telegram.error import NetworkError
 from telegram.ext import Application, ExtBot
 
+from memory.backends import DATABASE_ERRORS
 from memory.secrets import mask_secrets
 from memory.store import Store
 
@@ -108,7 +108,7 @@ class InboxBot(ExtBot):
         if updates and self._inbox is not None:
             try:
                 await self._inbox.record(self._batch)
-            except sqlite3.Error as error:
+            except DATABASE_ERRORS as error:
                 # Raised as a network error, the polling loop retries with the same offset.
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates

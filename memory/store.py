@@ -1,25 +1,23 @@
-"""The SQLite store: the only module that talks to the database."""
+"""The store: the only code that talks to the database (SQLite, or PostgreSQL through memory/backends.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sqlite3
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import AsyncIterator
 
 import aiosqlite
 
+from memory.backends import PostgresBackend, Session, SQLiteBackend, is_postgres_url
 from memory.continuity import Topic
 from memory.facts import Fact
-from memory.migrations import LATEST_VERSION, MIGRATIONS
+from memory.migrations import LATEST_VERSION
 from memory.store_facts import FactQueries, _iso
 from memory.store_inbox import InboxQueries
 from memory.store_proactive import ProactiveQueries
-from memory.store_topics import TOPICS_JSON, TopicQueries, newest_topics, topics_from_json
+from memory.store_topics import TopicQueries, newest_topics, topics_from_json
 from memory.store_usage import UsageQueries
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
@@ -63,37 +61,31 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
     the schedule of messages written first (ProactiveQueries), the topic lines of conversations
     (TopicQueries) and the usage ledger (UsageQueries)."""
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
-        self._db = connection
-        # One connection serves every coroutine; the lock keeps transactions from interleaving.
-        self._lock = asyncio.Lock()
+    def __init__(self, backend: SQLiteBackend | PostgresBackend) -> None:
+        self._backend = backend
+        self._dialect = backend.dialect
 
     @classmethod
-    async def open(cls, path: Path | str, *, migrate_to: int | None = LATEST_VERSION) -> "Store":
-        """Open (creating if needed) the database at `path` and bring its schema up to date."""
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        connection = await aiosqlite.connect(str(path), isolation_level=None)
-        store = cls(connection)
+    async def open(cls, target: Path | str, *, migrate_to: int | None = LATEST_VERSION) -> "Store":
+        """Open the database at `target`, a SQLite file (created if needed) or a postgresql:// URL, and bring
+        its schema up to date."""
+        backend = await (PostgresBackend.open(target) if is_postgres_url(target) else SQLiteBackend.open(target))
         try:
-            # Read-only checks first: a damaged file is reported and never written to.
-            await connection.execute("PRAGMA busy_timeout = 5000")
-            verdict = (await connection.execute_fetchall("PRAGMA quick_check"))[0][0]
-            if verdict != "ok":
-                raise sqlite3.DatabaseError(f"the database file is damaged (quick_check: {verdict})")
-            await connection.execute("PRAGMA journal_mode = WAL")
-            await connection.execute("PRAGMA synchronous = NORMAL")
-            await connection.execute("PRAGMA foreign_keys = ON")
             if migrate_to is not None:
-                await store.migrate(migrate_to)
+                await backend.migrate(migrate_to)
         except BaseException:
-            await connection.close()  # its thread would otherwise keep the process alive
+            await backend.close()
             raise
-        return store
+        return cls(backend)
+
+    @property
+    def on_postgres(self) -> bool:
+        """True when the store runs on PostgreSQL (several machines may share it)."""
+        return isinstance(self._backend, PostgresBackend)
 
     @staticmethod
     async def backup(source: Path | str, target: Path | str) -> str:
-        """Copy the database at `source` to `target` with SQLite's online backup API; return integrity_check.
+        """Copy the SQLite database at `source` to `target` with SQLite's online backup API; return integrity_check.
 
         Safe while the bot runs and writes: the copy is one consistent snapshot.
         """
@@ -104,34 +96,24 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
         return str(rows[0][0])
 
     async def close(self) -> None:
-        """Close the connection; the WAL is checkpointed by SQLite."""
-        await self._db.close()
+        """Close the connection (SQLite checkpoints its WAL) or the pool."""
+        await self._backend.close()
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                await self._db.execute("ROLLBACK")
-                raise
-            await self._db.execute("COMMIT")
+    def _session(self) -> AbstractAsyncContextManager[Session]:
+        """A connection whose statements each commit on their own."""
+        return self._backend.session()
+
+    def _transaction(self) -> AbstractAsyncContextManager[Session]:
+        """A connection inside one transaction, rolled back on any error."""
+        return self._backend.transaction()
 
     async def schema_version(self) -> int:
         """Return the number of the last migration applied."""
-        rows = await self._db.execute_fetchall("PRAGMA user_version")
-        return int(next(iter(rows))[0])
+        return await self._backend.schema_version()
 
     async def migrate(self, target: int = LATEST_VERSION) -> None:
         """Apply, in order and each in its own transaction, the migrations above the current version."""
-        current = await self.schema_version()
-        for version, _name, statements in MIGRATIONS:
-            if current < version <= target:
-                async with self._transaction() as db:
-                    for statement in statements:
-                        await db.execute(statement)
-                    await db.execute(f"PRAGMA user_version = {version}")
+        await self._backend.migrate(target)
 
     async def begin_turn(
         self,
@@ -156,11 +138,11 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
         stamp = _iso(now)
         # No explicit transaction: each statement commits on its own, in an order where a crash
         # between any two leaves a consistent database, and the turn costs six round trips.
-        async with self._lock:
-            db = self._db
+        async with self._session() as db:
             # The user's newest topic lines ride along as JSON: no extra round trip inside the lock.
             rows = await db.execute_fetchall(
-                f"SELECT name, last_seen, extracted_upto, settings, ({TOPICS_JSON}) FROM users WHERE id = ?",
+                f"SELECT name, last_seen, extracted_upto, settings, ({self._dialect.topics_json}) FROM users"
+                " WHERE id = ?",
                 (TOPICS_READ, user_id),
             )
             known_name, previous, read_upto, settings, topics = next(
@@ -171,19 +153,19 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
                 "INSERT INTO users (id, first_name, language_code, first_seen, last_seen, private_chat, checkin_at)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
                 " language_code = excluded.language_code, last_seen = excluded.last_seen,"
-                " private_chat = MAX(users.private_chat, excluded.private_chat),"
-                " checkin_at = CASE WHEN excluded.private_chat THEN excluded.checkin_at ELSE users.checkin_at END,"
-                " blocked_at = CASE WHEN excluded.private_chat THEN NULL ELSE users.blocked_at END",
+                f" private_chat = {self._dialect.greatest}(users.private_chat, excluded.private_chat),"
+                " checkin_at = CASE WHEN excluded.private_chat = 1 THEN excluded.checkin_at ELSE users.checkin_at END,"
+                " blocked_at = CASE WHEN excluded.private_chat = 1 THEN NULL ELSE users.blocked_at END",
                 (user_id, first_name, language_code, stamp, stamp, int(private),
                  _iso(checkin_at) if private and checkin_at else None),
             )
-            cursor = await db.execute(
+            inserted = await db.execute_fetchall(
                 "INSERT INTO messages (user_id, role, content, created_at, update_id, kind)"
-                " VALUES (?, 'user', ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING",
+                " VALUES (?, 'user', ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING RETURNING id",
                 (user_id, text, stamp, update_id, kind),
             )
-            message_id, stored_reply = cursor.lastrowid or 0, None
-            if cursor.rowcount == 0:
+            message_id, stored_reply = next((row[0] for row in inserted), 0), None
+            if not inserted:
                 # Seen before: a crash cut the turn short. Resume it, or resend the reply it stored.
                 seen = await db.execute_fetchall(
                     "SELECT m.id, (SELECT r.content FROM messages r WHERE r.user_id = m.user_id AND r.reply_to = m.id)"
@@ -226,43 +208,43 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
         `history_limit` messages."""
         # Single-statement transactions: a crash between them leaves one message too many, which the
         # next prune removes, or a reply uncounted; it saves two round trips to SQLite's thread every turn.
-        async with self._lock:
-            await self._db.execute(
+        async with self._session() as db:
+            await db.execute(
                 "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)",
                 (user_id, text, _iso(now), reply_to),
             )
             if tokens:
-                await self._db.execute(
+                await db.execute(
                     "INSERT INTO usage (user_id, at, tokens) VALUES (?, ?, ?)", (user_id, _iso(now), tokens)
                 )
-            await self._prune(self._db, user_id, history_limit)
+            await self._prune(db, user_id, history_limit)
 
     async def message_for_update(self, user_id: int, update_id: int) -> str | None:
         """Return what was stored of the user's message from this update (a voice note's transcript), or None.
 
         A turn resumed after a crash uses it instead of transcribing the voice note again.
         """
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT content FROM messages WHERE update_id = ? AND user_id = ?", (update_id, user_id)
             )
         return next((row[0] for row in rows), None)
 
     async def history(self, user_id: int, limit: int) -> list[dict[str, str]]:
         """Return the user's last `limit` messages, oldest first, as chat messages."""
-        async with self._lock:
-            return await self._history(self._db, user_id, limit)
+        async with self._session() as db:
+            return await self._history(db, user_id, limit)
 
     async def user_name(self, user_id: int) -> str | None:
         """Return the name the user gave, if any."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall("SELECT name FROM users WHERE id = ?", (user_id,))
+        async with self._session() as db:
+            rows = await db.execute_fetchall("SELECT name FROM users WHERE id = ?", (user_id,))
         return next((row[0] for row in rows), None)
 
     async def profile(self, user_id: int) -> Profile | None:
         """Return what is stored about the user, or None if nothing is."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT name, first_seen, (SELECT COUNT(*) FROM messages WHERE user_id = users.id), language_code"
                 " FROM users WHERE id = ?",
                 (user_id,),
@@ -274,23 +256,18 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
 
     async def settings(self, user_id: int) -> dict:
         """Return the user's settings (empty for someone the bot has never met)."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall("SELECT settings FROM users WHERE id = ?", (user_id,))
+        async with self._session() as db:
+            rows = await db.execute_fetchall("SELECT settings FROM users WHERE id = ?", (user_id,))
         return next((json.loads(row[0]) for row in rows), {})
 
     async def set_setting(self, user_id: int, key: str, value: object, now: datetime) -> None:
         """Set one of the user's settings, creating their row if the bot has not met them yet."""
         async with self._transaction() as db:
-            await db.execute(
-                "INSERT INTO users (id, first_seen, last_seen, settings) VALUES (?, ?, ?, json_object(?, json(?)))"
-                " ON CONFLICT(id) DO UPDATE SET settings = json_set(users.settings, '$.' || ?, json(?))",
-                (user_id, _iso(now), _iso(now), key, json.dumps(value), key, json.dumps(value)),
-            )
+            await db.execute(self._dialect.set_setting, (user_id, _iso(now), _iso(now), key, json.dumps(value)))
 
     async def export_user(self, user_id: int) -> dict:
         """Return everything stored about the user, as plain data (for /export)."""
-        async with self._lock:
-            db = self._db
+        async with self._session() as db:
             users = await db.execute_fetchall(
                 "SELECT id, first_name, name, language_code, first_seen, last_seen, settings FROM users WHERE id = ?",
                 (user_id,),
@@ -303,7 +280,7 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
                 " JOIN facts f ON f.id = h.fact_id WHERE h.user_id = ? ORDER BY h.id",
                 (user_id,),
             )
-            topics = await newest_topics(db, user_id, -1)
+            topics = await newest_topics(db, user_id, self._dialect.no_limit)
         facts, relations = await self.fact_graph(user_id)
         user = dict(zip(("id", "first_name", "name", "language_code", "first_seen", "last_seen", "settings"),
                         users[0], strict=True)) if users else None

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-import aiosqlite
-
+from memory.backends import Dialect, Session
 from memory.continuity import Topic
 from memory.facts import (
     STATE_DAYS,
@@ -42,20 +40,20 @@ def _fact(row: tuple) -> Fact:
 class FactQueries:
     """Reading and writing a user's facts; mixed into Store, which provides the connection and lock."""
 
-    _db: aiosqlite.Connection
-    _lock: asyncio.Lock
-    _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+    _session: Callable[[], AbstractAsyncContextManager[Session]]
+    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
+    _dialect: Dialect
 
     async def facts(self, user_id: int) -> list[Fact]:
         """Return all of the user's facts, oldest first."""
-        async with self._lock:
-            return await self._facts(self._db, user_id)
+        async with self._session() as db:
+            return await self._facts(db, user_id)
 
     async def fact_graph(self, user_id: int) -> tuple[list[Fact], list[Relation]]:
         """Return the user's facts and the relations among them (seed 001's get_fact_graph)."""
-        async with self._lock:
-            facts = await self._facts(self._db, user_id)
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            facts = await self._facts(db, user_id)
+            rows = await db.execute_fetchall(
                 "SELECT s.key, t.key, r.relation, r.strength FROM fact_relations r"
                 " JOIN facts s ON s.id = r.source_fact_id JOIN facts t ON t.id = r.target_fact_id"
                 " WHERE r.user_id = ? AND s.user_id = ? AND t.user_id = ? ORDER BY r.id",
@@ -65,8 +63,8 @@ class FactQueries:
 
     async def fact_history(self, user_id: int, key: str) -> list[tuple[str, datetime, datetime]]:
         """Return the earlier values of a fact as (value, valid_from, valid_until), oldest first."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT h.value, h.valid_from, h.valid_until FROM fact_history h JOIN facts f ON f.id = h.fact_id"
                 " WHERE f.user_id = ? AND f.key = ? ORDER BY h.id",
                 (user_id, key),
@@ -101,17 +99,17 @@ class FactQueries:
                 action = merge_action(known.get(fact.key), fact, siblings)
                 due = plan(fact) if plan is not None and action in ("insert", "replace") else None
                 if action == "insert":
-                    cursor = await db.execute(
+                    [(fact_id,)] = await db.execute_fetchall(
                         "INSERT INTO facts (user_id, category, key, value, importance, confidence, source,"
                         " source_message_id, created_at, updated_at, when_at, followup_at)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                         (user_id, fact.category, fact.key, fact.value, fact.importance, fact.confidence,
                          fact.source, fact.source_message_id, stamp, stamp, fact.when, due and _iso(due)),
                     )
-                    fact = replace(fact, id=cursor.lastrowid)
+                    fact = replace(fact, id=fact_id)
                 elif action == "touch":
                     await db.execute(
-                        "UPDATE facts SET updated_at = ?, importance = MAX(importance, ?)"
+                        f"UPDATE facts SET updated_at = ?, importance = {self._dialect.greatest}(importance, ?)"
                         " WHERE user_id = ? AND key = ?",
                         (stamp, fact.importance, user_id, fact.key),
                     )
@@ -136,12 +134,13 @@ class FactQueries:
                 if fact.key == "name" and action != "skip":
                     await db.execute("UPDATE users SET name = ? WHERE id = ?", (fact.value, user_id))
             await self._save_relations(db, user_id, extraction.relations)
-            await self._evict(db, user_id, now, max_facts)
+            await self._evict(db, self._dialect, user_id, now, max_facts)
             if topic is not None and max_topics > 0:
                 await save_topic(db, user_id, topic, max_topics)
             if extracted_upto is not None:
                 await db.execute(
-                    "UPDATE users SET extracted_upto = MAX(extracted_upto, ?) WHERE id = ?", (extracted_upto, user_id)
+                    f"UPDATE users SET extracted_upto = {self._dialect.greatest}(extracted_upto, ?) WHERE id = ?",
+                    (extracted_upto, user_id),
                 )
         return saved
 
@@ -162,10 +161,10 @@ class FactQueries:
 
     async def facts_to_embed(self, user_id: int, model: str) -> list[Fact]:
         """Return the user's facts that have no vector from `model` (new, changed, or made by another model)."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 f"SELECT {FACT_COLUMNS} FROM facts WHERE user_id = ?"
-                " AND (embedding IS NULL OR embedding_model IS NOT ?) ORDER BY id",
+                " AND (embedding IS NULL OR embedding_model IS DISTINCT FROM ?) ORDER BY id",
                 (user_id, model),
             )
         return [_fact(row) for row in rows]
@@ -182,16 +181,17 @@ class FactQueries:
 
     async def users_with_unembedded(self, model: str) -> list[int]:
         """Return the users who have facts without a vector from `model` (after a change of model, say)."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
-                "SELECT DISTINCT user_id FROM facts WHERE embedding IS NULL OR embedding_model IS NOT ?", (model,)
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                "SELECT DISTINCT user_id FROM facts WHERE embedding IS NULL OR embedding_model IS DISTINCT FROM ?",
+                (model,),
             )
         return [row[0] for row in rows]
 
     async def fact_vectors(self, user_id: int, model: str) -> list[tuple[int, bytes, int]]:
         """Return (fact id, BLOB, dimension) of the user's facts embedded by `model` — one query, this user only."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT id, embedding, embedding_dim FROM facts WHERE user_id = ? AND embedding IS NOT NULL"
                 " AND embedding_model = ?",
                 (user_id, model),
@@ -203,8 +203,8 @@ class FactQueries:
 
         Each is {"id", "role", "content", "at"}: "at" (when it was written) resolves "tomorrow" and "on Friday".
         """
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT m.id, m.role, m.content, m.created_at FROM messages m JOIN users u ON u.id = m.user_id"
                 " WHERE m.user_id = ? AND m.id > u.extracted_upto ORDER BY m.id LIMIT ?",
                 (user_id, limit),
@@ -214,8 +214,8 @@ class FactQueries:
 
     async def unread_count(self, user_id: int) -> int:
         """Return how many of the user's own messages the extractor has not read yet."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT COUNT(*) FROM messages m JOIN users u ON u.id = m.user_id"
                 " WHERE m.user_id = ? AND m.role = 'user' AND m.id > u.extracted_upto",
                 (user_id,),
@@ -227,8 +227,8 @@ class FactQueries:
 
         This is all the scheduling state there is: it lives in the database, so it survives restarts.
         """
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT u.id FROM users u WHERE u.last_seen < ? AND EXISTS (SELECT 1 FROM messages m"
                 " WHERE m.user_id = u.id AND m.role = 'user' AND m.id > u.extracted_upto) ORDER BY u.last_seen",
                 (_iso(idle_since),),
@@ -236,12 +236,12 @@ class FactQueries:
         return [row[0] for row in rows]
 
     @staticmethod
-    async def _facts(db: aiosqlite.Connection, user_id: int) -> list[Fact]:
+    async def _facts(db: Session, user_id: int) -> list[Fact]:
         rows = await db.execute_fetchall(f"SELECT {FACT_COLUMNS} FROM facts WHERE user_id = ? ORDER BY id", (user_id,))
         return [_fact(row) for row in rows]
 
     @staticmethod
-    async def _save_relations(db: aiosqlite.Connection, user_id: int, relations: list[Relation]) -> None:
+    async def _save_relations(db: Session, user_id: int, relations: list[Relation]) -> None:
         for relation in relations:
             await db.execute(
                 "INSERT INTO fact_relations (user_id, source_fact_id, target_fact_id, relation, strength)"
@@ -253,7 +253,7 @@ class FactQueries:
             )
 
     @staticmethod
-    async def _evict(db: aiosqlite.Connection, user_id: int, now: datetime, max_facts: int) -> None:
+    async def _evict(db: Session, dialect: Dialect, user_id: int, now: datetime, max_facts: int) -> None:
         # Old moods go first; then, past the cap, the least important and oldest facts (never a style wish:
         # there are a handful at most, and forgetting how someone wants to be talked to is what this avoids).
         await db.execute(
@@ -263,6 +263,6 @@ class FactQueries:
         await db.execute(
             "DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ? AND category != 'style'"
             " ORDER BY importance, updated_at, id"
-            " LIMIT MAX(0, (SELECT COUNT(*) FROM facts WHERE user_id = ?) - ?))",
+            f" LIMIT {dialect.greatest}(0, (SELECT COUNT(*) FROM facts WHERE user_id = ?) - ?))",
             (user_id, user_id, max_facts),
         )

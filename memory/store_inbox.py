@@ -6,20 +6,20 @@ a crash loses none (the unhandled are replayed) and answers none twice (a redeli
 
 from __future__ import annotations
 
-import asyncio
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Sequence
+from typing import Callable, Sequence
 
-import aiosqlite
-
+from memory.backends import Dialect, Session
 from memory.store_facts import _iso
 
 
 class InboxQueries:
     """Recording, replaying and retiring updates; mixed into Store, which provides the connection and lock."""
 
-    _db: aiosqlite.Connection
-    _lock: asyncio.Lock
+    _session: Callable[[], AbstractAsyncContextManager[Session]]
+    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
+    _dialect: Dialect
 
     async def record_updates(self, updates: Sequence[tuple[int, str]], now: datetime) -> set[int]:
         """Write (update_id, JSON payload) pairs in one statement; return the ids that were not there yet.
@@ -29,8 +29,8 @@ class InboxQueries:
         if not updates:
             return set()
         stamp = _iso(now)
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "INSERT INTO inbox (update_id, payload, received_at) VALUES "
                 + ", ".join("(?, ?, ?)" for _ in updates)
                 + " ON CONFLICT(update_id) DO NOTHING RETURNING update_id",
@@ -40,29 +40,29 @@ class InboxQueries:
 
     async def unhandled_updates(self) -> list[str]:
         """Return the payloads of the updates recorded but never handled, oldest first."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT payload FROM inbox WHERE handled_at IS NULL AND payload IS NOT NULL ORDER BY update_id"
             )
         return [row[0] for row in rows]
 
     async def was_handled(self, update_id: int) -> bool:
         """True if this update's handlers already ran (Telegram delivered it again)."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT 1 FROM inbox WHERE update_id = ? AND handled_at IS NOT NULL", (update_id,)
             )
         return bool(rows)
 
     async def mark_handled(self, update_id: int, now: datetime) -> None:
         """Mark the update handled and drop its payload."""
-        async with self._lock:
-            await self._db.execute(
+        async with self._session() as db:
+            await db.execute(
                 "UPDATE inbox SET handled_at = ?, payload = NULL WHERE update_id = ?", (_iso(now), update_id)
             )
 
     async def prune_inbox(self, before: datetime) -> int:
         """Forget updates handled before `before` (Telegram never redelivers one that old); return how many."""
-        async with self._lock:
-            cursor = await self._db.execute("DELETE FROM inbox WHERE handled_at < ?", (_iso(before),))
+        async with self._session() as db:
+            cursor = await db.execute("DELETE FROM inbox WHERE handled_at < ?", (_iso(before),))
         return int(cursor.rowcount)

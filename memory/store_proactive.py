@@ -8,14 +8,12 @@ to Telegram, so a crash after the claim can lose it but never send it twice.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Callable
 
-import aiosqlite
-
+from memory.backends import Dialect, Session
 from memory.schedule import DueItem
 from memory.store_facts import _iso
 
@@ -46,15 +44,15 @@ def _item(row: tuple) -> DueItem:
 class ProactiveQueries:
     """Reading, moving and claiming due items; mixed into Store, which provides the connection and lock."""
 
-    _db: aiosqlite.Connection
-    _lock: asyncio.Lock
-    _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+    _session: Callable[[], AbstractAsyncContextManager[Session]]
+    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
+    _dialect: Dialect
 
     async def due_items(self, now: datetime, limit: int) -> list[DueItem]:
         """Return up to `limit` items due by `now`, the longest overdue first, for users who can be written to."""
         stamp = _iso(now)
-        async with self._lock:
-            rows = await self._db.execute_fetchall(DUE_QUERY, (stamp, stamp, limit))
+        async with self._session() as db:
+            rows = await db.execute_fetchall(DUE_QUERY, (stamp, stamp, limit))
         return [_item(row) for row in rows]
 
     async def move_items(self, moves: list[tuple[DueItem, datetime | None]]) -> None:
@@ -99,11 +97,11 @@ class ProactiveQueries:
                 " THEN proactive_count + 1 ELSE 1 END, proactive_day = ? WHERE id = ?",
                 (local_day, local_day, item.user_id),
             )
-            cursor = await db.execute(
-                "INSERT INTO messages (user_id, role, content, created_at, kind) VALUES (?, 'assistant', ?, ?, ?)",
+            [(message_id,)] = await db.execute_fetchall(
+                "INSERT INTO messages (user_id, role, content, created_at, kind) VALUES (?, 'assistant', ?, ?, ?)"
+                " RETURNING id",
                 (item.user_id, text, _iso(now), item.kind),
             )
-            message_id = cursor.lastrowid
             await self._prune(db, item.user_id, history_limit)  # type: ignore[attr-defined]
         return message_id
 
@@ -115,7 +113,8 @@ class ProactiveQueries:
         """
         async with self._transaction() as db:
             await db.execute(
-                "UPDATE users SET blocked_at = ?, checkin_at = NULL, proactive_count = MAX(proactive_count - 1, 0),"
+                "UPDATE users SET blocked_at = ?, checkin_at = NULL,"
+                f" proactive_count = {self._dialect.greatest}(proactive_count - 1, 0),"
                 " proactive_day = CASE WHEN ? THEN NULL ELSE proactive_day END WHERE id = ?",
                 (_iso(now), first, user_id),
             )
@@ -124,8 +123,8 @@ class ProactiveQueries:
 
     async def timed_history(self, user_id: int, limit: int) -> list[tuple[str, str, datetime]]:
         """Return the user's last `limit` messages, oldest first, as (role, content, created_at)."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 "SELECT role, content, created_at FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
                 (user_id, limit),
             )

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timezone
+from typing import Callable
 
-import aiosqlite
-
+from memory.backends import Dialect, Session
 from memory.continuity import Topic
 
 TOPIC_COLUMNS = "id, text, started_at, ended_at"
-# A subquery giving the newest topic lines of a user as one JSON array (parameters: limit, user id).
-TOPICS_JSON = (
-    "SELECT json_group_array(json_array(id, text, started_at, ended_at)) FROM"
-    " (SELECT id, text, started_at, ended_at FROM topics WHERE user_id = users.id"
-    " ORDER BY ended_at DESC, id DESC LIMIT ?)"
-)
 
 
 def _iso(moment: datetime) -> str:
@@ -29,13 +23,13 @@ def _topic(row: tuple) -> Topic:
 
 
 def topics_from_json(text: str | None) -> list[Topic]:
-    """Return the topic lines of a TOPICS_JSON array, newest first."""
+    """Return the topic lines of a Dialect.topics_json array (None when there are none), newest first."""
     topics = [_topic(tuple(row)) for row in json.loads(text or "[]")]
     return sorted(topics, key=lambda topic: (topic.ended_at, topic.id or 0), reverse=True)
 
 
-async def newest_topics(db: aiosqlite.Connection, user_id: int, limit: int) -> list[Topic]:
-    """Return the user's `limit` newest topic lines, newest first."""
+async def newest_topics(db: Session, user_id: int, limit: int | None) -> list[Topic]:
+    """Return the user's `limit` newest topic lines, newest first (Dialect.no_limit: all of them)."""
     rows = await db.execute_fetchall(
         f"SELECT {TOPIC_COLUMNS} FROM topics WHERE user_id = ? ORDER BY ended_at DESC, id DESC LIMIT ?",
         (user_id, limit),
@@ -43,7 +37,7 @@ async def newest_topics(db: aiosqlite.Connection, user_id: int, limit: int) -> l
     return [_topic(row) for row in rows]
 
 
-async def save_topic(db: aiosqlite.Connection, user_id: int, topic: Topic, keep: int) -> None:
+async def save_topic(db: Session, user_id: int, topic: Topic, keep: int) -> None:
     """Insert the line of a new conversation or rewrite the one it continues (`topic.id`); keep the newest
     `keep` lines of the user. Runs inside the caller's transaction."""
     if topic.id is None:
@@ -69,16 +63,17 @@ class TopicQueries:
     Lines are written by FactQueries.save_facts, in the transaction that records what the extractor read.
     """
 
-    _db: aiosqlite.Connection
-    _lock: asyncio.Lock
+    _session: Callable[[], AbstractAsyncContextManager[Session]]
+    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
+    _dialect: Dialect
 
     async def topics(self, user_id: int, limit: int = 1_000) -> list[Topic]:
         """Return the user's topic lines, newest first."""
-        async with self._lock:
-            return await newest_topics(self._db, user_id, limit)
+        async with self._session() as db:
+            return await newest_topics(db, user_id, limit)
 
     async def delete_topic(self, user_id: int, topic_id: int) -> int:
         """Delete one of the user's topic lines; return 1, or 0 when it is not theirs or gone."""
-        async with self._lock:
-            cursor = await self._db.execute("DELETE FROM topics WHERE id = ? AND user_id = ?", (topic_id, user_id))
+        async with self._session() as db:
+            cursor = await db.execute("DELETE FROM topics WHERE id = ? AND user_id = ?", (topic_id, user_id))
         return int(cursor.rowcount)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-import aiosqlite
-
+from memory.backends import Dialect, Session
 from memory.store_facts import _iso
 from memory.usage import Spent, notice_claim
 
@@ -33,9 +31,9 @@ class Stats:
 class UsageQueries:
     """Mixed into Store: writes and sums the usage ledger."""
 
-    _db: aiosqlite.Connection
-    _lock: asyncio.Lock
-    _transaction: Callable[[], AbstractAsyncContextManager[aiosqlite.Connection]]
+    _session: Callable[[], AbstractAsyncContextManager[Session]]
+    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
+    _dialect: Dialect
 
     async def record_usage(
         self, user_id: int | None, now: datetime, *, tokens: int = 0, voice_seconds: float = 0.0,
@@ -44,16 +42,16 @@ class UsageQueries:
         """Add one charge to the ledger (a user's messages are counted by begin_turn, with the message)."""
         if not (tokens or voice_seconds or model_errors):
             return
-        async with self._lock:
-            await self._db.execute(
+        async with self._session() as db:
+            await db.execute(
                 "INSERT INTO usage (user_id, at, tokens, voice_seconds, model_errors) VALUES (?, ?, ?, ?, ?)",
                 (user_id, _iso(now), tokens, voice_seconds, model_errors),
             )
 
     async def spent_since(self, user_id: int, since: datetime) -> Spent:
         """Return what the user spent from `since` on (their messages, tokens and seconds of audio)."""
-        async with self._lock:
-            rows = await self._db.execute_fetchall(
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
                 f"SELECT {SPENT} FROM usage WHERE user_id = ? AND at >= ?", (user_id, _iso(since))
             )
         return _spent(next(iter(rows)))
@@ -71,20 +69,18 @@ class UsageQueries:
 
     async def prune_usage(self, before: datetime) -> int:
         """Delete ledger rows older than `before`; return how many."""
-        async with self._lock:
-            cursor = await self._db.execute("DELETE FROM usage WHERE at < ?", (_iso(before),))
+        async with self._session() as db:
+            cursor = await db.execute("DELETE FROM usage WHERE at < ?", (_iso(before),))
         return int(cursor.rowcount)
 
     async def stats(self, now: datetime, day_start: datetime, heaviest: int = 5) -> Stats:
         """Return the numbers of /stats at `now`; "today" starts at `day_start`."""
         today, week, errors_since = _iso(day_start), _iso(now - timedelta(days=7)), _iso(now - timedelta(days=1))
-        async with self._lock:
-            db = self._db
+        async with self._session() as db:
             [(users, active_today, active_week, facts, size)] = await db.execute_fetchall(
-                "SELECT COUNT(*), COALESCE(SUM(last_seen >= ?), 0), COALESCE(SUM(last_seen >= ?), 0),"
-                " (SELECT COUNT(*) FROM facts),"
-                " (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())"
-                " FROM users",
+                "SELECT COUNT(*), COALESCE(SUM(CASE WHEN last_seen >= ? THEN 1 ELSE 0 END), 0),"
+                " COALESCE(SUM(CASE WHEN last_seen >= ? THEN 1 ELSE 0 END), 0), (SELECT COUNT(*) FROM facts),"
+                f" ({self._dialect.database_size}) FROM users",
                 (today, week),
             )
             [spent] = await db.execute_fetchall(f"SELECT {SPENT} FROM usage WHERE at >= ?", (today,))

@@ -9,7 +9,6 @@ import pytest
 from telegram import Bot, Update
 
 from handlers.inbox import Inbox, inbox_entry, masked
-from memory.store import Store
 
 CARD = "4111 1111 1111 1111"
 
@@ -26,10 +25,8 @@ def app_stub() -> SimpleNamespace:
 
 
 @pytest.fixture
-async def inbox(tmp_path):
-    store = await Store.open(tmp_path / "bot.db")
-    yield Inbox(store)
-    await store.close()
+def inbox(store):
+    return Inbox(store)
 
 
 def test_masked_hides_secrets_in_every_text_and_caption_and_nothing_else():

@@ -4,20 +4,18 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memory.facts import Extraction, Fact, Relation
-from memory.store import Store
+from tests.conftest import fetch
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 H = timedelta(hours=1)
 
 
-@pytest.fixture
-async def store(tmp_path):
-    store = await Store.open(tmp_path / "bot.db")
+@pytest.fixture(autouse=True)
+async def two_users(store):
+    """Users 1 and 2 have written once: facts belong to a user who exists."""
     for user_id in (1, 2):
         await store.begin_turn(user_id=user_id, first_name="U", language_code="en", text="hi", now=T0,
                                update_id=None, history_limit=20)
-    yield store
-    await store.close()
 
 
 def fact(key, value, category="location", importance=5, **kw):
@@ -137,14 +135,16 @@ async def test_forget_leaves_no_row_of_the_user_in_any_table(store):
     await save(store, fact("city", "Berlin"), now=T0 + timedelta(days=1))
     await save(store, fact("city", "Oslo"), user_id=2)
     assert await store.forget_user(1) == (1, 2)
-    tables = [row[0] for row in await store._db.execute_fetchall(
+    tables = [row[0] for row in await fetch(store, (
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        " AND table_name <> 'schema_version'") if store.on_postgres else
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
     assert set(tables) >= {"users", "messages", "facts", "fact_history", "fact_relations"}
     # The inbox has no user column: it keeps an update's JSON only until the update is handled
     # (test_store.py), and /forget runs while its own update is being handled.
     for table in set(tables) - {"inbox"}:
         column = "id" if table == "users" else "user_id"
-        rows = await store._db.execute_fetchall(f"SELECT COUNT(*) FROM {table} WHERE {column} = 1")
+        rows = await fetch(store, f"SELECT COUNT(*) FROM {table} WHERE {column} = 1")
         assert rows[0][0] == 0, table
     assert await values(store, 2) == {"city": "Oslo"}
 

@@ -5,21 +5,12 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta, timezone
 
-import pytest
-
 from memory.facts import Extraction, Fact
 from memory.store import Store
 from memory.store_proactive import DUE_QUERY
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)
-
-
-@pytest.fixture
-async def store(tmp_path):
-    store = await Store.open(tmp_path / "bot.db")
-    yield store
-    await store.close()
 
 
 async def talk(store, user_id=1, now=T0, private=True, checkin_after=HOUR, text="hi"):
@@ -171,8 +162,10 @@ async def test_a_changed_date_replans_and_the_same_date_keeps_the_plan(store):
     assert (moved.due_at, moved.when) == (T0 + 50 * HOUR, "2026-12-03")
 
 
-async def test_the_due_query_uses_the_partial_indexes(store, tmp_path):
+async def test_the_due_query_uses_the_partial_indexes(tmp_path):
+    store = await Store.open(tmp_path / "bot.db")  # SQLite's plan; PostgreSQL plans by table size
     await talk(store, 1)
+    await store.close()
     with sqlite3.connect(tmp_path / "bot.db") as db:
         plan_rows = db.execute("EXPLAIN QUERY PLAN " + DUE_QUERY, ("x", "x", 1)).fetchall()
     details = " ".join(row[-1] for row in plan_rows)

@@ -179,11 +179,6 @@ async def test_a_failed_request_is_reported_once_and_a_failing_report_is_only_lo
 
 # ----- the ledger -----
 
-@pytest.fixture
-async def store(tmp_path):
-    opened = await Store.open(tmp_path / "usage.db")
-    yield opened
-    await opened.close()
 
 
 NOON = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -1,0 +1,245 @@
+"""The two databases under Store: SQLite (one file, one connection) and PostgreSQL (a pool, several machines).
+
+Store writes its SQL once, with `?` placeholders; what differs between the engines lives here, in one
+`Dialect` per backend, and in each backend's way of opening sessions and transactions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sqlite3
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterable, Protocol, Sequence
+
+import aiosqlite
+
+from memory.migrations import MIGRATIONS
+
+try:  # PostgreSQL is optional: only DATABASE_URL=postgresql://… needs the driver
+    import asyncpg
+except ImportError:  # pragma: no cover - asyncpg is in requirements.txt
+    asyncpg = None
+
+# Errors of either engine, for callers that report a database they cannot use.
+DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, OSError) + (
+    (asyncpg.PostgresError, asyncpg.InterfaceError) if asyncpg else ()
+)
+
+
+class Session(Protocol):
+    """What Store's queries use of a connection: aiosqlite's Connection has it, and so has PostgresSession."""
+
+    async def execute_fetchall(self, sql: str, params: Sequence[Any] = ...) -> Iterable[Any]: ...
+
+    async def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """The SQL that differs between the engines."""
+
+    greatest: str  # the larger of two values: MAX(a, b) in SQLite, GREATEST(a, b) in PostgreSQL
+    topics_json: str  # the user's newest topic lines as one JSON array (parameters: limit; correlated on users.id)
+    set_setting: str  # upsert one key of users.settings (parameters: id, first_seen, last_seen, key, json value)
+    database_size: str  # bytes the database takes
+    no_limit: int | None  # a LIMIT that takes every row
+
+
+_TOPIC_ROWS = (
+    " (SELECT id, text, started_at, ended_at FROM topics WHERE user_id = users.id"
+    " ORDER BY ended_at DESC, id DESC LIMIT ?)"
+)
+
+SQLITE = Dialect(
+    greatest="MAX",
+    topics_json="SELECT json_group_array(json_array(id, text, started_at, ended_at)) FROM" + _TOPIC_ROWS,
+    set_setting=(
+        "INSERT INTO users (id, first_seen, last_seen, settings) VALUES (?, ?, ?, json_object(?4, json(?5)))"
+        " ON CONFLICT(id) DO UPDATE SET settings = json_set(users.settings, '$.' || ?4, json(?5))"
+    ),
+    database_size="SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())",
+    no_limit=-1,
+)
+
+POSTGRES = Dialect(
+    greatest="GREATEST",
+    topics_json="SELECT json_agg(json_build_array(id, text, started_at, ended_at)) FROM" + _TOPIC_ROWS + " AS t",
+    set_setting=(
+        "INSERT INTO users (id, first_seen, last_seen, settings) VALUES (?, ?, ?, jsonb_build_object(?4::text,"
+        " ?5::jsonb)::text) ON CONFLICT(id) DO UPDATE SET settings = (users.settings::jsonb"
+        " || jsonb_build_object(?4::text, ?5::jsonb))::text"
+    ),
+    database_size="SELECT pg_database_size(current_database())",
+    no_limit=None,
+)
+
+
+class SQLiteBackend:
+    """One aiosqlite connection; an asyncio lock keeps its transactions from interleaving."""
+
+    dialect = SQLITE
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self.connection = connection
+        self.lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path | str) -> "SQLiteBackend":
+        """Open (creating if needed) the file at `path`; a damaged file is reported and never written to."""
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        connection = await aiosqlite.connect(str(path), isolation_level=None)
+        try:
+            await connection.execute("PRAGMA busy_timeout = 5000")
+            verdict = (await connection.execute_fetchall("PRAGMA quick_check"))[0][0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"the database file is damaged (quick_check: {verdict})")
+            await connection.execute("PRAGMA journal_mode = WAL")
+            await connection.execute("PRAGMA synchronous = NORMAL")
+            await connection.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            await connection.close()  # its thread would otherwise keep the process alive
+            raise
+        return cls(connection)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection, to itself: each statement commits on its own."""
+        async with self.lock:
+            yield self.connection
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on any error)."""
+        async with self.lock:
+            await self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.connection
+            except BaseException:
+                await self.connection.execute("ROLLBACK")
+                raise
+            await self.connection.execute("COMMIT")
+
+    async def schema_version(self) -> int:
+        rows = await self.connection.execute_fetchall("PRAGMA user_version")
+        return int(next(iter(rows))[0])
+
+    async def migrate(self, target: int) -> None:
+        """Apply, in order and each in its own transaction, the migrations above the current version."""
+        current = await self.schema_version()
+        for version, _name, statements in MIGRATIONS:
+            if current < version <= target:
+                async with self.transaction() as db:
+                    for statement in statements:
+                        await db.execute(statement)
+                    await db.execute(f"PRAGMA user_version = {version}")
+
+    async def close(self) -> None:
+        await self.connection.close()
+
+
+@lru_cache(maxsize=1024)
+def postgres_sql(sql: str) -> str:
+    """Return `sql` with its `?` and `?N` placeholders numbered as PostgreSQL's `$N` (no SQL here holds a literal ?)."""
+    count = 0
+
+    def number(match: re.Match[str]) -> str:
+        nonlocal count
+        if match.group(1):
+            return f"${match.group(1)}"
+        count += 1
+        return f"${count}"
+
+    return re.sub(r"\?(\d+)?", number, sql)
+
+
+@dataclass(frozen=True)
+class Done:
+    """What an UPDATE, INSERT or DELETE did, as aiosqlite's cursor says it."""
+
+    rowcount: int
+
+
+class PostgresSession:
+    """One pooled asyncpg connection with aiosqlite's three methods, so Store's SQL runs on it unchanged."""
+
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+
+    async def execute_fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return [tuple(row) for row in await self.connection.fetch(postgres_sql(sql), *params)]
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> Done:
+        status = await self.connection.execute(postgres_sql(sql), *params)
+        last = status.rsplit(" ", 1)[-1]
+        return Done(int(last) if last.isdigit() else 0)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = list(rows)
+        if rows:
+            await self.connection.executemany(postgres_sql(sql), rows)
+
+
+MIGRATION_LOCK = 7_246_001  # an advisory lock id: two machines starting together migrate one after the other
+
+
+class PostgresBackend:
+    """An asyncpg pool; each session or transaction takes a connection of its own."""
+
+    dialect = POSTGRES
+
+    def __init__(self, pool: Any) -> None:
+        self.pool = pool
+
+    @classmethod
+    async def open(cls, url: str, size: int = 10) -> "PostgresBackend":
+        if asyncpg is None:
+            raise OSError("DATABASE_URL names PostgreSQL, but asyncpg is not installed (pip install asyncpg)")
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=size, command_timeout=60)
+        return cls(pool)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[PostgresSession]:
+        async with self.pool.acquire() as connection:
+            yield PostgresSession(connection)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[PostgresSession]:
+        async with self.pool.acquire() as connection, connection.transaction():
+            yield PostgresSession(connection)
+
+    async def schema_version(self) -> int:
+        async with self.pool.acquire() as connection:
+            await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            return int(await connection.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version"))
+
+    async def migrate(self, target: int) -> None:
+        """Apply the PostgreSQL migrations above the current version, each in its own transaction."""
+        from memory.migrations_pg import PG_MIGRATIONS
+
+        await self.schema_version()  # creates the version table
+        for version, _name, statements in PG_MIGRATIONS:
+            if version > target:
+                break
+            async with self.pool.acquire() as connection, connection.transaction():
+                await connection.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+                done = await connection.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+                if version <= done:
+                    continue
+                for statement in statements:
+                    await connection.execute(statement)
+                await connection.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+
+def is_postgres_url(target: object) -> bool:
+    """True for a postgresql:// (or postgres://) URL."""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
