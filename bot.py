@@ -56,6 +56,10 @@ from prompts.outreach import write_first_tasks
 log = logging.getLogger("bot")
 
 
+class AnotherPoller(Exception):
+    """Polling mode found another process polling with the same PostgreSQL database."""
+
+
 class RedactSecrets(logging.Filter):
     """Replaces the bot token and API key in every log record, whatever logged them."""
 
@@ -133,9 +137,16 @@ async def post_init(app: Application) -> None:
     services: Services = app.bot_data
     config = services.config
     services.store = await Store.open(config.database)
+    if not config.webhook_url and not await services.store.take_poller_lock():
+        await services.store.close()
+        raise AnotherPoller(
+            f"another process is already polling Telegram with {config.database_name}; to run several machines,"
+            " set WEBHOOK_URL (webhook mode)"
+        )
     services.inbox = Inbox(services.store)
     app.bot.attach_inbox(services.inbox)
     app.update_processor.inbox = services.inbox
+    app.update_processor.app = app
     await services.inbox.replay(app)
     client = openai.AsyncOpenAI(
         api_key=config.openai_api_key,
@@ -260,7 +271,7 @@ def run(config: Config) -> int:
     except DATABASE_ERRORS as error:
         print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
         return 2
-    except EmbedderUnavailable as error:
+    except (EmbedderUnavailable, AnotherPoller) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
@@ -284,6 +295,38 @@ def backup(config: Config, target: str) -> int:
     return 0 if result == "ok" else 1
 
 
+def copy_db(config: Config, argv: list[str]) -> int:
+    """`copy-db --to postgresql://…`: copy the SQLite database at DATABASE_PATH into PostgreSQL, then compare the
+    row counts of every table; return 0 when they match, 1 when they do not, 2 when the copy cannot be made."""
+    from memory import copy_db as copying
+
+    if len(argv) == 2 and argv[0] == "--to":
+        target = argv[1]
+    elif len(argv) == 1 and argv[0].startswith("--to="):
+        target = argv[0].removeprefix("--to=")
+    else:
+        print("usage: python bot.py copy-db --to postgresql://USER:PASSWORD@HOST/DATABASE", file=sys.stderr)
+        return 2
+    try:
+        counts = asyncio.run(copying.copy_db(config.database_path, target))
+    except copying.CopyError as error:
+        print(f"error: {copying.hide_password(str(error), target)}", file=sys.stderr)
+        return 2
+    except (*DATABASE_ERRORS, TimeoutError) as error:
+        reason = copying.hide_password(str(error) or type(error).__name__, target).replace("\n", " ")
+        print(f"error: cannot copy into {copying.hide_password(target, target)}: {reason}", file=sys.stderr)
+        return 2
+    for table, (source, copied) in counts.items():
+        print(f"{table}: {source} → {copied}")
+    wrong = [table for table, (source, copied) in counts.items() if source != copied]
+    if wrong:
+        print(f"error: row counts differ in {', '.join(wrong)} (did the target already hold other rows?)",
+              file=sys.stderr)
+        return 1
+    print(f"ok: {sum(source for source, _ in counts.values())} rows copied, counts match")
+    return 0
+
+
 def check(config: Config) -> int:
     """Import every module of the bot's packages and render its prompts, then say so: `python bot.py --check`
     proves, without a network or a database, that a copy of the code (the Docker image's) is complete."""
@@ -305,8 +348,8 @@ def check(config: Config) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """Load .env and the configuration, then run (or `backup PATH`, or `--check`); a bad setting is one line
-    and exit code 2."""
+    """Load .env and the configuration, then run (or `backup PATH`, `copy-db --to URL`, or `--check`); a bad
+    setting is one line and exit code 2."""
     load_dotenv()
     try:
         config = load_config(os.environ)
@@ -318,10 +361,12 @@ def main(argv: list[str]) -> int:
             print("usage: python bot.py backup PATH", file=sys.stderr)
             return 2
         return backup(config, argv[1])
+    if argv[:1] == ["copy-db"]:
+        return copy_db(config, argv[1:])
     if argv == ["--check"]:
         return check(config)
     if argv:
-        print("usage: python bot.py [backup PATH | --check]", file=sys.stderr)
+        print("usage: python bot.py [backup PATH | copy-db --to URL | --check]", file=sys.stderr)
         return 2
     setup_logging(config)
     return run(config)

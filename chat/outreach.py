@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 SWEEP_LIMIT = 500  # items read per sweep; more wait for the next one
 CONCURRENT_WRITES = 4
 RETRY_AFTER = timedelta(minutes=15)  # the model failed: the item waits this long
+CLAIM = timedelta(minutes=10)  # on PostgreSQL, how long a machine keeps an item it is writing to itself
 SKIP = "SKIP"
 GREETING_WORDS = frozenset(
     "hi hello hey there how are you doing what's up whats good morning evening afternoon dear friend "
@@ -118,6 +119,8 @@ class Outreach:
             await self.store.move_items([(item, None)])
             return False
         now = self.clock()
+        if self.store.on_postgres and not await self.store.take_item(item, now, now + CLAIM):
+            return False  # another machine is writing it
         if await limit_reached(self.store, self.config, item.user_id, now, zone):  # it waits for their midnight
             await self.store.move_items([(item, next_reset(now, zone))])
             return False

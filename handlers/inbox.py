@@ -36,9 +36,22 @@ def masked(data: Any) -> Any:
     return data
 
 
-def inbox_entry(data: dict) -> tuple[int, str]:
-    """Return (update_id, payload) as the inbox keeps an update Telegram sent as `data`: its JSON, secrets masked."""
-    return int(data["update_id"]), json.dumps(masked(data), ensure_ascii=False)
+def update_key(data: dict) -> int | None:
+    """Return whose update `data` is, as the update processor orders them: the sender's id, else the chat's."""
+    for value in data.values():
+        if not isinstance(value, dict):
+            continue
+        for field in ("from", "user", "chat"):
+            found = value.get(field)
+            if isinstance(found, dict) and isinstance(found.get("id"), int):
+                return found["id"]
+    return None
+
+
+def inbox_entry(data: dict) -> tuple[int, str, int | None]:
+    """Return (update_id, payload, user id) as the inbox keeps an update Telegram sent as `data`: its JSON,
+    secrets masked, and whose it is."""
+    return int(data["update_id"]), json.dumps(masked(data), ensure_ascii=False), update_key(data)
 
 
 class Inbox:
@@ -46,7 +59,10 @@ class Inbox:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._new: set[int] = set()  # recorded for the first time, or replayed: certainly not handled yet
+        # Recorded for the first time, or replayed: certainly not handled yet, unless another machine on the
+        # same database handled it (then the inbox is always asked).
+        self._new: set[int] = set()
+        self.shared = store.on_postgres
 
     async def record(self, updates: Sequence[dict]) -> None:
         """Write the updates down, as Telegram sent them (secrets masked), before Telegram is told they arrived."""
@@ -57,28 +73,45 @@ class Inbox:
         """False for an update whose handlers already ran (delivered again, or replayed and delivered)."""
         if update_id in self._new:
             self._new.discard(update_id)
-            return True
+            if not self.shared:
+                return True
         return not await self.store.was_handled(update_id)
 
     async def handled(self, update_id: int) -> None:
         """Mark the update handled; its payload is dropped."""
         await self.store.mark_handled(update_id, datetime.now(timezone.utc))
 
-    async def replay(self, app: Application) -> int:
-        """Queue the updates recorded before a crash or stop but never handled; return how many."""
+    async def earlier(self, key: int, update_id: int, bot: ExtBot) -> list[Update]:
+        """Return the user's unhandled updates older than `update_id` (another machine recorded them), oldest first."""
+        return [update for update in map(lambda payload: parsed(payload, bot),
+                                         await self.store.earlier_unhandled(key, update_id)) if update]
+
+    async def replay(self, app: Application, received_before: datetime | None = None) -> int:
+        """Queue the updates recorded before a crash or stop but never handled; return how many.
+
+        With `received_before`, only those older than that: on PostgreSQL a machine that died after
+        answering Telegram leaves its updates to the others, which look for them now and then.
+        """
         queued = 0
-        for payload in await self.store.unhandled_updates():
-            try:
-                update = Update.de_json(json.loads(payload), app.bot)
-            except (ValueError, TypeError, KeyError) as error:
-                log.warning("skipped an unreadable update in the inbox: %s", error)
+        for payload in await self.store.unhandled_updates(received_before):
+            update = parsed(payload, app.bot)
+            if update is None:
                 continue
             self._new.add(update.update_id)
             await app.update_queue.put(update)
             queued += 1
         if queued:
-            log.info("replaying %d update(s) received before the last stop but not handled", queued)
+            log.info("replaying %d update(s) received but not handled", queued)
         return queued
+
+
+def parsed(payload: str, bot: ExtBot) -> Update | None:
+    """Return the update an inbox payload holds, or None (logged) when it cannot be read."""
+    try:
+        return Update.de_json(json.loads(payload), bot)
+    except (ValueError, TypeError, KeyError) as error:
+        log.warning("skipped an unreadable update in the inbox: %s", error)
+        return None
 
 
 class InboxBot(ExtBot):

@@ -19,6 +19,7 @@ from memory.facts import Fact
 log = logging.getLogger(__name__)
 INBOX_KEEP = timedelta(days=1)
 USAGE_KEEP = timedelta(days=2)  # enough for any zone's "today" and /stats' 24 hours
+ORPHAN_AFTER = timedelta(seconds=20)  # an update unhandled this long after it came may have lost its machine
 
 
 def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitable[None]]:
@@ -90,8 +91,22 @@ def start_memory_upkeep(app: Application) -> None:
 
 
 def start_inbox_upkeep(app: Application) -> None:
-    """Forget handled updates once a day has passed (Telegram redelivers only recent ones), and old usage."""
+    """Forget handled updates once a day has passed (Telegram redelivers only recent ones), and old usage.
+
+    On PostgreSQL, also look now and then for updates another machine answered Telegram for but never
+    handled (it died): after ORPHAN_AFTER they are queued here, and the user's lock keeps them from running twice.
+    """
     app.job_queue.run_repeating(prune_inbox_job, interval=3600, first=60, name="inbox-prune")
+    if app.bot_data.store.on_postgres:
+        app.job_queue.run_repeating(
+            orphans_job, interval=ORPHAN_AFTER.total_seconds() / 2, first=ORPHAN_AFTER.total_seconds(),
+            name="inbox-orphans", job_kwargs={"max_instances": 1, "coalesce": True},
+        )
+
+
+async def orphans_job(context: Context) -> None:
+    """Queue the updates received more than ORPHAN_AFTER ago that no machine has handled."""
+    await context.bot_data.inbox.replay(context.application, datetime.now(timezone.utc) - ORPHAN_AFTER)
 
 
 async def prune_inbox_job(context: Context) -> None:

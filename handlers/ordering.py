@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Awaitable
 
 from telegram import Update
-from telegram.ext import BaseUpdateProcessor
+from telegram.ext import Application, BaseUpdateProcessor
 
 from chat.locks import KeyedLocks
 from handlers.inbox import Inbox
@@ -33,6 +33,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         super().__init__(max_concurrent_updates)
         self._locks = KeyedLocks()
         self.inbox: Inbox | None = None
+        self.app: Application | None = None  # runs an earlier update another machine recorded (PostgreSQL)
 
     async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
@@ -44,7 +45,16 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         # Taking the lock is this task's first suspension point, and tasks start in the
         # order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
         async with self._locks.hold(key), self._semaphore:
-            await self.do_process_update(update, coroutine)
+            inbox = self.inbox
+            if inbox is None or not inbox.shared or not isinstance(update, Update) or self.app is None:
+                await self.do_process_update(update, coroutine)
+                return
+            # Several machines: the user's lock in the database, then any earlier update of theirs that
+            # another machine recorded but has not handled, then this one.
+            async with inbox.store.user_turn(key):
+                for earlier in await inbox.earlier(key, update.update_id, self.app.bot):
+                    await self.do_process_update(earlier, self.app.process_update(earlier))
+                await self.do_process_update(update, coroutine)
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Await the update's coroutine unless the inbox says it was handled; then mark it handled."""

@@ -49,6 +49,7 @@ class Dialect:
     set_setting: str  # upsert one key of users.settings (parameters: id, first_seen, last_seen, key, json value)
     database_size: str  # bytes the database takes
     no_limit: int | None  # a LIMIT that takes every row
+    skip_locked: str  # after a SELECT that claims rows: skip those another machine is claiming right now
 
 
 _TOPIC_ROWS = (
@@ -65,6 +66,7 @@ SQLITE = Dialect(
     ),
     database_size="SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())",
     no_limit=-1,
+    skip_locked="",  # one writer at a time already
 )
 
 POSTGRES = Dialect(
@@ -77,6 +79,7 @@ POSTGRES = Dialect(
     ),
     database_size="SELECT pg_database_size(current_database())",
     no_limit=None,
+    skip_locked=" FOR UPDATE SKIP LOCKED",
 )
 
 
@@ -140,6 +143,15 @@ class SQLiteBackend:
                         await db.execute(statement)
                     await db.execute(f"PRAGMA user_version = {version}")
 
+    @asynccontextmanager
+    async def user_lock(self, key: int) -> AsyncIterator[None]:
+        """Nothing to take: one process owns a SQLite file, and its update processor orders each user's turns."""
+        yield
+
+    async def take_poller_lock(self) -> bool:
+        """True: one process owns a SQLite file."""
+        return True
+
     async def close(self) -> None:
         await self.connection.close()
 
@@ -186,7 +198,9 @@ class PostgresSession:
             await self.connection.executemany(postgres_sql(sql), rows)
 
 
-MIGRATION_LOCK = 7_246_001  # an advisory lock id: two machines starting together migrate one after the other
+# Advisory lock ids. Users take their own Telegram id (positive); these are negative so they never collide.
+MIGRATION_LOCK = -1  # two machines starting together migrate one after the other
+POLLER_LOCK = -2  # held by the one process that polls Telegram
 
 
 class PostgresBackend:
@@ -194,15 +208,44 @@ class PostgresBackend:
 
     dialect = POSTGRES
 
-    def __init__(self, pool: Any) -> None:
+    def __init__(self, pool: Any, locks: Any) -> None:
         self.pool = pool
+        self.locks = locks  # connections that each hold one user's lock for the length of a turn
+        self.poller: Any = None  # the connection holding POLLER_LOCK, in polling mode
 
     @classmethod
-    async def open(cls, url: str, size: int = 10) -> "PostgresBackend":
+    async def open(cls, url: str, size: int = 10, locks: int = 20) -> "PostgresBackend":
         if asyncpg is None:
             raise OSError("DATABASE_URL names PostgreSQL, but asyncpg is not installed (pip install asyncpg)")
         pool = await asyncpg.create_pool(url, min_size=1, max_size=size, command_timeout=60)
-        return cls(pool)
+        try:
+            lock_pool = await asyncpg.create_pool(url, min_size=0, max_size=locks)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(pool, lock_pool)
+
+    @asynccontextmanager
+    async def user_lock(self, key: int) -> AsyncIterator[None]:
+        """Hold the user's advisory lock: their turns run one at a time across every machine.
+
+        A session lock on a connection of its own, so a machine that dies (its connection drops) lets go at once.
+        """
+        async with self.locks.acquire() as connection:
+            await connection.execute("SELECT pg_advisory_lock($1)", key)
+            try:
+                yield
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", key)
+
+    async def take_poller_lock(self) -> bool:
+        """Take POLLER_LOCK for the life of the process; False when another process holds it."""
+        connection = await self.pool.acquire()
+        if await connection.fetchval("SELECT pg_try_advisory_lock($1)", POLLER_LOCK):
+            self.poller = connection
+            return True
+        await self.pool.release(connection)
+        return False
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[PostgresSession]:
@@ -237,6 +280,9 @@ class PostgresBackend:
                 await connection.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
 
     async def close(self) -> None:
+        if self.poller is not None:
+            await self.pool.release(self.poller)  # its session lock goes with the reset
+        await self.locks.close()
         await self.pool.close()
 
 

@@ -186,6 +186,20 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "ALTER TABLE users ADD COLUMN limit_notice TEXT",
         ),
     ),
+    (
+        9,
+        "several machines on one database: whose update it is, and claims on background work",
+        (
+            # The user (else the chat) an update belongs to: their earlier unhandled updates go first.
+            "ALTER TABLE inbox ADD COLUMN user_id INTEGER",
+            "CREATE INDEX inbox_unhandled ON inbox(user_id, update_id) WHERE handled_at IS NULL",
+            # Until when one machine has taken the user's fact extraction, their check-in, or a fact's
+            # follow-up (UTC); another machine leaves it alone until then. Used on PostgreSQL only.
+            "ALTER TABLE users ADD COLUMN extract_claim TEXT",
+            "ALTER TABLE users ADD COLUMN checkin_claim TEXT",
+            "ALTER TABLE facts ADD COLUMN followup_claim TEXT",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -175,6 +175,17 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "ALTER TABLE users ADD COLUMN limit_notice TEXT",
         ),
     ),
+    (
+        9,
+        "several machines on one database: whose update it is, and claims on background work",
+        (
+            "ALTER TABLE inbox ADD COLUMN user_id BIGINT",
+            "CREATE INDEX inbox_unhandled ON inbox(user_id, update_id) WHERE handled_at IS NULL",
+            'ALTER TABLE users ADD COLUMN extract_claim TEXT COLLATE "C"',
+            'ALTER TABLE users ADD COLUMN checkin_claim TEXT COLLATE "C"',
+            'ALTER TABLE facts ADD COLUMN followup_claim TEXT COLLATE "C"',
+        ),
+    ),
 ]
 
 PG_LATEST_VERSION = PG_MIGRATIONS[-1][0]

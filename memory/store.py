@@ -14,6 +14,7 @@ from memory.backends import PostgresBackend, Session, SQLiteBackend, is_postgres
 from memory.continuity import Topic
 from memory.facts import Fact
 from memory.migrations import LATEST_VERSION
+from memory.store_claims import ClaimQueries
 from memory.store_facts import FactQueries, _iso
 from memory.store_inbox import InboxQueries
 from memory.store_proactive import ProactiveQueries
@@ -56,10 +57,10 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries):
+class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries):
     """Async access to users, their session history, their facts (FactQueries), the inbox (InboxQueries),
     the schedule of messages written first (ProactiveQueries), the topic lines of conversations
-    (TopicQueries) and the usage ledger (UsageQueries)."""
+    (TopicQueries), the usage ledger (UsageQueries) and claims on background work (ClaimQueries)."""
 
     def __init__(self, backend: SQLiteBackend | PostgresBackend) -> None:
         self._backend = backend
@@ -80,8 +81,16 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
 
     @property
     def on_postgres(self) -> bool:
-        """True when the store runs on PostgreSQL (several machines may share it)."""
+        """True when the store runs on PostgreSQL: several machines may share it."""
         return isinstance(self._backend, PostgresBackend)
+
+    def user_turn(self, key: int) -> AbstractAsyncContextManager[None]:
+        """Hold the user's lock for one turn: on PostgreSQL their turns run one at a time on every machine."""
+        return self._backend.user_lock(key)
+
+    async def take_poller_lock(self) -> bool:
+        """True when this process may poll Telegram: no other process polls with this database."""
+        return await self._backend.take_poller_lock()
 
     @staticmethod
     async def backup(source: Path | str, target: Path | str) -> str:

@@ -21,28 +21,46 @@ class InboxQueries:
     _transaction: Callable[[], AbstractAsyncContextManager[Session]]
     _dialect: Dialect
 
-    async def record_updates(self, updates: Sequence[tuple[int, str]], now: datetime) -> set[int]:
-        """Write (update_id, JSON payload) pairs in one statement; return the ids that were not there yet.
+    async def record_updates(self, updates: Sequence[tuple[int, str, int | None]], now: datetime) -> set[int]:
+        """Write (update_id, JSON payload, user id) triples in one statement; return the ids not there yet.
 
-        An update recorded before (Telegram delivered it again) is left as it was.
+        An update recorded before (Telegram delivered it again) is left as it was. The user id (else the
+        chat's; None for neither) says whose turn it is: their unhandled updates are handled in id order.
         """
         if not updates:
             return set()
         stamp = _iso(now)
         async with self._session() as db:
             rows = await db.execute_fetchall(
-                "INSERT INTO inbox (update_id, payload, received_at) VALUES "
-                + ", ".join("(?, ?, ?)" for _ in updates)
+                "INSERT INTO inbox (update_id, payload, received_at, user_id) VALUES "
+                + ", ".join("(?, ?, ?, ?)" for _ in updates)
                 + " ON CONFLICT(update_id) DO NOTHING RETURNING update_id",
-                [value for update_id, payload in updates for value in (update_id, payload, stamp)],
+                [value for update_id, payload, key in updates for value in (update_id, payload, stamp, key)],
             )
         return {row[0] for row in rows}
 
-    async def unhandled_updates(self) -> list[str]:
-        """Return the payloads of the updates recorded but never handled, oldest first."""
+    async def earlier_unhandled(self, key: int, update_id: int) -> list[str]:
+        """Return the payloads of the user's unhandled updates older than `update_id`, oldest first.
+
+        With several machines, one of them may have recorded an earlier update that it has not started yet:
+        the machine holding the user's lock handles it first, so the user's turns keep their order.
+        """
         async with self._session() as db:
             rows = await db.execute_fetchall(
-                "SELECT payload FROM inbox WHERE handled_at IS NULL AND payload IS NOT NULL ORDER BY update_id"
+                "SELECT payload FROM inbox WHERE user_id = ? AND update_id < ? AND handled_at IS NULL"
+                " AND payload IS NOT NULL ORDER BY update_id",
+                (key, update_id),
+            )
+        return [row[0] for row in rows]
+
+    async def unhandled_updates(self, received_before: datetime | None = None) -> list[str]:
+        """Return the payloads of the updates recorded but never handled (and received before
+        `received_before`, if given), oldest first."""
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                "SELECT payload FROM inbox WHERE handled_at IS NULL AND payload IS NOT NULL AND received_at < ?"
+                " ORDER BY update_id",
+                (_iso(received_before) if received_before else "9999",),
             )
         return [row[0] for row in rows]
 

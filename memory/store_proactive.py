@@ -67,8 +67,12 @@ class ProactiveQueries:
         facts = [(_iso(at) if at else None, item.fact_id, _iso(item.due_at))
                  for item, at in moves if item.kind != "checkin"]
         async with self._transaction() as db:
-            await db.executemany("UPDATE users SET checkin_at = ? WHERE id = ? AND checkin_at = ?", checkins)
-            await db.executemany("UPDATE facts SET followup_at = ? WHERE id = ? AND followup_at = ?", facts)
+            await db.executemany(
+                "UPDATE users SET checkin_at = ?, checkin_claim = NULL WHERE id = ? AND checkin_at = ?", checkins
+            )
+            await db.executemany(
+                "UPDATE facts SET followup_at = ?, followup_claim = NULL WHERE id = ? AND followup_at = ?", facts
+            )
 
     async def claim_item(
         self, item: DueItem, text: str, now: datetime, local_day: str, next_due: datetime | None, history_limit: int
@@ -82,12 +86,13 @@ class ProactiveQueries:
         async with self._transaction() as db:
             if item.kind == "checkin":
                 cursor = await db.execute(
-                    "UPDATE users SET checkin_at = NULL WHERE id = ? AND checkin_at = ?",
+                    "UPDATE users SET checkin_at = NULL, checkin_claim = NULL WHERE id = ? AND checkin_at = ?",
                     (item.user_id, _iso(item.due_at)),
                 )
             else:
                 cursor = await db.execute(
-                    "UPDATE facts SET followup_at = ? WHERE id = ? AND user_id = ? AND followup_at = ?",
+                    "UPDATE facts SET followup_at = ?, followup_claim = NULL"
+                    " WHERE id = ? AND user_id = ? AND followup_at = ?",
                     (_iso(next_due) if next_due else None, item.fact_id, item.user_id, _iso(item.due_at)),
                 )
             if cursor.rowcount != 1:

@@ -21,6 +21,7 @@ from memory.store import Store
 log = logging.getLogger(__name__)
 
 CONCURRENT_EXTRACTIONS = 4
+CLAIM = timedelta(minutes=15)  # on PostgreSQL, how long a machine keeps a user's extraction pass to itself
 
 
 def _utc_now() -> datetime:
@@ -58,7 +59,11 @@ class MemoryKeeper:
         """Extract for one user unless a pass is already running or a failure is recent; log errors."""
         if user_id in self._running or self._retry_at.get(user_id, 0) > time.monotonic():
             return []
+        shared = self.store.on_postgres  # other machines may extract too: take the user's pass first
+        if shared and not await self.store.claim_extraction(user_id, self.clock(), self.clock() + CLAIM):
+            return []
         self._running.add(user_id)
+        retry_at = None  # after a failure, no machine tries again before this
         try:
             async with self._slots:
                 if self.stopping.is_set():
@@ -68,9 +73,12 @@ class MemoryKeeper:
             log.warning("fact extraction failed (%s); trying again in %.0fs", type(error).__name__,
                         self.config.memory_retry_s)
             self._retry_at[user_id] = time.monotonic() + self.config.memory_retry_s
+            retry_at = self.clock() + timedelta(seconds=self.config.memory_retry_s)
             return []
         finally:
             self._running.discard(user_id)
+            if shared:
+                await self.store.release_extraction(user_id, retry_at)
         self._retry_at.pop(user_id, None)
         if saved:
             await self.embed_learned(user_id)

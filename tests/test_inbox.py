@@ -38,7 +38,8 @@ def test_masked_hides_secrets_in_every_text_and_caption_and_nothing_else():
 
 
 def test_an_inbox_entry_round_trips_to_the_same_update_with_the_secret_masked():
-    update_id, payload = inbox_entry(update_json(42, f"my card is {CARD}"))
+    update_id, payload, key = inbox_entry(update_json(42, f"my card is {CARD}"))
+    assert key == 7
     again = Update.de_json(json.loads(payload), None)
     assert update_id == 42 and again.message.chat.id == 7 and again.message.from_user.first_name == "Ann"
     assert CARD not in payload and again.message.text.startswith("my card is ")
@@ -69,7 +70,7 @@ async def test_after_a_restart_the_unhandled_are_replayed_in_order_and_their_red
 
 
 async def test_an_unreadable_payload_is_skipped_at_replay(inbox):
-    entries = [(9, "{not json"), (10, json.dumps(update_json(10, "ok")))]
+    entries = [(9, "{not json", 7), (10, json.dumps(update_json(10, "ok")), 7)]
     assert await inbox.store.record_updates(entries, datetime.now(timezone.utc)) == {9, 10}
     app = app_stub()
     assert await inbox.replay(app) == 1

@@ -8,9 +8,9 @@ from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.migrations_pg import PG_LATEST_VERSION, PG_MIGRATIONS
 
 TIME_COLUMNS = {
-    "users": {"first_seen", "last_seen", "checkin_at", "blocked_at", "proactive_day"},
+    "users": {"first_seen", "last_seen", "checkin_at", "blocked_at", "proactive_day", "extract_claim", "checkin_claim"},
     "messages": {"created_at"},
-    "facts": {"created_at", "updated_at", "when_at", "followup_at"},
+    "facts": {"created_at", "updated_at", "when_at", "followup_at", "followup_claim"},
     "fact_history": {"valid_from", "valid_until"},
     "inbox": {"received_at", "handled_at"},
     "topics": {"started_at", "ended_at"},

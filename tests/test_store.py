@@ -174,8 +174,8 @@ async def test_an_update_id_of_another_users_message_is_not_a_turn(store):
 
 
 async def test_the_inbox_replays_what_was_not_handled_and_forgets_the_payload_of_what_was(store):
-    await store.record_updates([(7, '{"update_id": 7}'), (8, '{"update_id": 8}')], T0)
-    await store.record_updates([(7, '{"update_id": 7, "again": true}')], T0)  # redelivered: kept as it was
+    await store.record_updates([(7, '{"update_id": 7}', 1), (8, '{"update_id": 8}', 1)], T0)
+    await store.record_updates([(7, '{"update_id": 7, "again": true}', 1)], T0)  # redelivered: kept as it was
     assert await store.unhandled_updates() == ['{"update_id": 7}', '{"update_id": 8}']
     await store.mark_handled(7, T0)
     assert await store.was_handled(7) and not await store.was_handled(8) and not await store.was_handled(9)

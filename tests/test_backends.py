@@ -1,0 +1,164 @@
+"""The two backends under Store: placeholders, the per-user lock, the poller lock, claims on background work,
+the inbox's order per user, and DATABASE_URL."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from telegram import Bot, Update
+
+from config import ConfigError, load_config
+from handlers.inbox import update_key
+from handlers.ordering import ordering_key
+from memory.backends import Done, PostgresSession, postgres_sql
+from memory.facts import Extraction, Fact
+from memory.store import Store
+
+T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+MINUTE = timedelta(minutes=1)
+TOKEN = "123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+# ----- pure -----
+
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        ("SELECT 1", "SELECT 1"),
+        ("SELECT * FROM t WHERE a = ? AND b = ?", "SELECT * FROM t WHERE a = $1 AND b = $2"),
+        ("VALUES (?, ?, ?4, ?5) SET x = ?4", "VALUES ($1, $2, $4, $5) SET x = $4"),
+        ("json_set(s, '$.' || ?4)", "json_set(s, '$.' || $4)"),
+    ],
+)
+def test_placeholders_become_numbered(sql, expected):
+    assert postgres_sql(sql) == expected
+
+
+@pytest.mark.parametrize(("status", "count"), [("UPDATE 3", 3), ("INSERT 0 1", 1), ("DELETE 0", 0), ("BEGIN", 0)])
+async def test_a_statements_status_gives_its_rowcount(status, count):
+    class Connection:
+        async def execute(self, *_args):
+            return status
+
+    assert await PostgresSession(Connection()).execute("UPDATE t SET a = ?", (1,)) == Done(count)
+
+
+USER = {"id": 7, "is_bot": False, "first_name": "Ann"}
+CHAT = {"id": -100, "type": "supergroup", "title": "G"}
+
+
+@pytest.mark.parametrize(
+    ("data", "key"),
+    [
+        ({"update_id": 1, "message": {"message_id": 1, "date": 1, "chat": CHAT, "from": USER, "text": "hi"}}, 7),
+        ({"update_id": 1, "edited_message": {"message_id": 1, "date": 1, "edit_date": 2, "chat": CHAT,
+                                             "from": USER, "text": "hi"}}, 7),
+        ({"update_id": 1, "callback_query": {"id": "q", "from": USER, "chat_instance": "c", "data": "x"}}, 7),
+        ({"update_id": 1, "channel_post": {"message_id": 1, "date": 1, "chat": CHAT, "text": "news"}}, -100),
+        ({"update_id": 1, "my_chat_member": {"chat": CHAT, "from": USER, "date": 1,
+                                             "old_chat_member": {"status": "member", "user": USER},
+                                             "new_chat_member": {"status": "kicked", "user": USER,
+                                                                 "until_date": 0}}}, 7),
+        ({"update_id": 1, "poll_answer": {"poll_id": "p", "user": USER, "option_ids": [0],
+                                          "option_persistent_ids": ["a"]}}, 7),
+    ],
+)
+def test_the_inbox_keys_an_update_as_the_processor_orders_it(data, key):
+    assert update_key(data) == key == ordering_key(Update.de_json(data, Bot(TOKEN)))
+
+
+def test_an_update_with_nobody_in_it_has_no_key():
+    assert update_key({"update_id": 1}) is None and update_key({"update_id": 1, "poll": {"id": "p"}}) is None
+
+
+def test_database_url_selects_postgresql_and_is_never_shown_with_its_password():
+    base = {"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_API_KEY": "sk-x"}
+    config = load_config({**base, "DATABASE_URL": "postgresql://bot:hunter2@db.internal:5432/companion"})
+    assert config.database == "postgresql://bot:hunter2@db.internal:5432/companion"
+    assert config.database_name == "DATABASE_URL=postgresql://bot:***@db.internal:5432/companion"
+    assert "hunter2" not in config.database_name
+    plain = load_config(base)
+    assert str(plain.database) == "data/bot.db" and plain.database_name == "DATABASE_PATH=data/bot.db"
+    for bad in ("mysql://x", "data/bot.db", "postgresql://"):
+        with pytest.raises(ConfigError, match="DATABASE_URL"):
+            load_config({**base, "DATABASE_URL": bad})
+
+
+# ----- on both backends -----
+
+async def talk(store: Store, user_id: int, at=T0, update_id=None, checkin_after=MINUTE):
+    return await store.begin_turn(user_id=user_id, first_name="A", language_code="en", text="hi", now=at,
+                                  update_id=update_id, history_limit=20, checkin_at=at + checkin_after)
+
+
+async def test_an_extraction_pass_is_taken_by_one_machine_until_released_or_expired(store):
+    await talk(store, 1)
+    assert await store.claim_extraction(1, T0, T0 + 15 * MINUTE)
+    assert not await store.claim_extraction(1, T0 + MINUTE, T0 + 16 * MINUTE)  # another machine
+    assert await store.claim_extraction(1, T0 + 15 * MINUTE + MINUTE, T0 + 30 * MINUTE)  # expired
+    await store.release_extraction(1)
+    assert await store.claim_extraction(1, T0 + 17 * MINUTE, T0 + 30 * MINUTE)
+    await store.release_extraction(1, T0 + 40 * MINUTE)  # failed: nobody before the retry time
+    assert not await store.claim_extraction(1, T0 + 39 * MINUTE, T0 + 50 * MINUTE)
+    assert not await store.claim_extraction(2, T0, T0 + MINUTE)  # nobody of that id
+
+
+async def test_a_due_item_is_taken_once_and_moving_it_frees_it(store):
+    await talk(store, 1)
+    await store.save_facts(1, Extraction([Fact("plans", "plan:exam", "exam", when="2026-12-01")]), T0, 100,
+                           plan=lambda _fact: T0 + MINUTE)
+    checkin, followup = sorted(await store.due_items(T0 + 2 * MINUTE, 10), key=lambda item: item.kind)
+    for item in (checkin, followup):
+        assert await store.take_item(item, T0 + 2 * MINUTE, T0 + 12 * MINUTE)
+        assert not await store.take_item(item, T0 + 3 * MINUTE, T0 + 13 * MINUTE)
+    await store.move_items([(checkin, T0 + 30 * MINUTE)])
+    [moved] = [item for item in await store.due_items(T0 + 31 * MINUTE, 10) if item.kind == "checkin"]
+    assert await store.take_item(moved, T0 + 31 * MINUTE, T0 + 41 * MINUTE)
+    assert not await store.take_item(checkin, T0 + 31 * MINUTE, T0 + 41 * MINUTE)  # no longer due as read
+
+
+async def test_earlier_unhandled_updates_are_the_users_own_in_order(store):
+    await store.record_updates([(5, '{"update_id": 5}', 1), (3, '{"update_id": 3}', 1),
+                                (4, '{"update_id": 4}', 2), (6, '{"update_id": 6}', 1)], T0)
+    await store.mark_handled(3, T0)
+    assert await store.earlier_unhandled(1, 6) == ['{"update_id": 5}']
+    assert await store.earlier_unhandled(1, 5) == []
+    assert await store.earlier_unhandled(2, 9) == ['{"update_id": 4}']
+    assert await store.unhandled_updates(T0) == []  # none came before T0
+    assert len(await store.unhandled_updates(T0 + MINUTE)) == 3
+
+
+# ----- PostgreSQL only -----
+
+async def test_one_users_turns_wait_for_each_other_and_other_users_do_not(pg_url):
+    first, second = await Store.open(pg_url), await Store.open(pg_url)  # two machines
+    order: list[str] = []
+
+    async def turn(store: Store, key: int, name: str, hold: float) -> None:
+        async with store.user_turn(key):
+            order.append(f"{name} in")
+            await asyncio.sleep(hold)
+            order.append(f"{name} out")
+
+    try:
+        await asyncio.gather(turn(first, 7, "a", 0.3), asyncio.sleep(0.05))
+        await asyncio.gather(turn(first, 7, "a", 0.3), turn(second, 7, "b", 0.0), turn(second, 8, "c", 0.0))
+    finally:
+        await first.close()
+        await second.close()
+    later = order[2:]
+    assert later.index("a out") < later.index("b in")  # same user: after
+    assert later.index("c out") < later.index("a out")  # another user: meanwhile
+
+
+async def test_only_one_process_may_poll_and_the_lock_goes_with_it(pg_url):
+    first, second = await Store.open(pg_url), await Store.open(pg_url)
+    try:
+        assert await first.take_poller_lock()
+        assert not await second.take_poller_lock()
+        await first.close()
+        assert await second.take_poller_lock()
+    finally:
+        await second.close()
