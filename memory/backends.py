@@ -259,25 +259,30 @@ class PostgresBackend:
 
     async def schema_version(self) -> int:
         async with self.pool.acquire() as connection:
-            await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            if not await connection.fetchval("SELECT to_regclass('schema_version') IS NOT NULL"):
+                return 0
             return int(await connection.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version"))
 
     async def migrate(self, target: int) -> None:
-        """Apply the PostgreSQL migrations above the current version, each in its own transaction."""
+        """Apply the PostgreSQL migrations above the current version, each in its own transaction.
+
+        Under MIGRATION_LOCK: machines starting together wait for the first one's migrations, then find none left.
+        """
         from memory.migrations_pg import PG_MIGRATIONS
 
-        await self.schema_version()  # creates the version table
-        for version, _name, statements in PG_MIGRATIONS:
-            if version > target:
-                break
-            async with self.pool.acquire() as connection, connection.transaction():
-                await connection.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+        async with self.pool.acquire() as connection:
+            await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+            try:
+                await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
                 done = await connection.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
-                if version <= done:
-                    continue
-                for statement in statements:
-                    await connection.execute(statement)
-                await connection.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
+                for version, _name, statements in PG_MIGRATIONS:
+                    if done < version <= target:
+                        async with connection.transaction():
+                            for statement in statements:
+                                await connection.execute(statement)
+                            await connection.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
 
     async def close(self) -> None:
         if self.poller is not None:
