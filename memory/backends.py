@@ -50,6 +50,7 @@ class Dialect:
     database_size: str  # bytes the database takes
     no_limit: int | None  # a LIMIT that takes every row
     skip_locked: str  # after a SELECT that claims rows: skip those another machine is claiming right now
+    lock_user: str  # first in a transaction that merges into a user's memory: one merge at a time per user
 
 
 _TOPIC_ROWS = (
@@ -67,6 +68,7 @@ SQLITE = Dialect(
     database_size="SELECT (SELECT page_count FROM pragma_page_count()) * (SELECT page_size FROM pragma_page_size())",
     no_limit=-1,
     skip_locked="",  # one writer at a time already
+    lock_user="",  # none needed: BEGIN IMMEDIATE already serialises every writer
 )
 
 POSTGRES = Dialect(
@@ -80,6 +82,7 @@ POSTGRES = Dialect(
     database_size="SELECT pg_database_size(current_database())",
     no_limit=None,
     skip_locked=" FOR UPDATE SKIP LOCKED",
+    lock_user="SELECT 1 FROM users WHERE id = ? FOR UPDATE",
 )
 
 

@@ -91,6 +91,8 @@ class FactQueries:
         stamp = _iso(now)
         saved: list[Fact] = []
         async with self._transaction() as db:
+            if self._dialect.lock_user:  # another machine's turn or extraction pass merges after this one
+                await db.execute(self._dialect.lock_user, (user_id,))
             known = {fact.key: fact for fact in await self._facts(db, user_id)}
             for fact in extraction.facts:
                 fact = with_list_merged(known.get(fact.key), fact)

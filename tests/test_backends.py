@@ -162,3 +162,20 @@ async def test_only_one_process_may_poll_and_the_lock_goes_with_it(pg_url):
         assert await second.take_poller_lock()
     finally:
         await second.close()
+
+
+async def test_two_machines_merging_into_one_users_memory_at_once_both_succeed(database):
+    machines = [await Store.open(database), await Store.open(database)]
+    try:
+        await talk(machines[0], 1)
+        cities = ["Oslo", "Bergen", "Tromsø", "Kazan", "Perm", "Omsk"]
+        await asyncio.gather(*(
+            machines[number % 2].save_facts(1, Extraction([Fact("location", "city", city)]), T0, 100)
+            for number, city in enumerate(cities)
+        ))
+        [city] = await machines[1].facts(1)
+        assert city.value in cities
+        assert len(await machines[0].fact_history(1, "city")) == len(cities) - 1
+    finally:
+        for machine in machines:
+            await machine.close()

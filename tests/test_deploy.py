@@ -1,4 +1,5 @@
-"""The deploy files agree with the code: fly.toml (both modes), the Dockerfile and its entrypoint."""
+"""The deploy files agree with the code: fly.toml (both modes), fly.postgres.toml, the Dockerfile and its
+entrypoint."""
 
 from __future__ import annotations
 
@@ -46,6 +47,17 @@ def test_webhook_fly_toml_serves_the_port_and_keeps_a_machine_running():
     assert service["checks"][0]["path"] == "/healthz"
     assert PurePosixPath(config["mounts"]["destination"]) in PurePosixPath(config["env"]["DATABASE_PATH"]).parents
     assert config["kill_timeout"] > SHUTDOWN_BOUND_S
+
+
+def test_postgres_fly_toml_runs_two_webhook_machines_without_a_volume_and_deploys_one_at_a_time():
+    config = fly("fly.postgres.toml")
+    service = config["http_service"]
+    assert service["internal_port"] == int(config["env"]["PORT"]) == Config.port
+    assert service["auto_stop_machines"] == "off" and service["min_machines_running"] == 2
+    assert service["checks"][0]["path"] == "/healthz"
+    assert "mounts" not in config and "DATABASE_PATH" not in config["env"]  # DATABASE_URL is a secret
+    assert config["deploy"]["strategy"] == "rolling"
+    assert config["kill_signal"] == "SIGTERM" and config["kill_timeout"] > SHUTDOWN_BOUND_S
 
 
 def test_dockerfile_slim_image_dependencies_first_no_env_file():
