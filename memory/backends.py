@@ -7,9 +7,10 @@ Store writes its SQL once, with `?` placeholders; what differs between the engin
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sqlite3
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +24,8 @@ try:  # PostgreSQL is optional: only DATABASE_URL=postgresql://… needs the dri
     import asyncpg
 except ImportError:  # pragma: no cover - asyncpg is in requirements.txt
     asyncpg = None
+
+log = logging.getLogger(__name__)
 
 # Errors of either engine, for callers that report a database they cannot use.
 DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, OSError) + (
@@ -211,35 +214,21 @@ class PostgresBackend:
 
     dialect = POSTGRES
 
-    def __init__(self, pool: Any, locks: Any) -> None:
+    def __init__(self, pool: Any, url: str) -> None:
         self.pool = pool
-        self.locks = locks  # connections that each hold one user's lock for the length of a turn
+        self.locker = Locker(url)
         self.poller: Any = None  # the connection holding POLLER_LOCK, in polling mode
 
     @classmethod
-    async def open(cls, url: str, size: int = 10, locks: int = 20) -> "PostgresBackend":
+    async def open(cls, url: str, size: int = 10) -> "PostgresBackend":
         if asyncpg is None:
             raise OSError("DATABASE_URL names PostgreSQL, but asyncpg is not installed (pip install asyncpg)")
         pool = await asyncpg.create_pool(url, min_size=1, max_size=size, command_timeout=60)
-        try:
-            lock_pool = await asyncpg.create_pool(url, min_size=0, max_size=locks)
-        except BaseException:
-            await pool.close()
-            raise
-        return cls(pool, lock_pool)
+        return cls(pool, url)
 
-    @asynccontextmanager
-    async def user_lock(self, key: int) -> AsyncIterator[None]:
-        """Hold the user's advisory lock: their turns run one at a time across every machine.
-
-        A session lock on a connection of its own, so a machine that dies (its connection drops) lets go at once.
-        """
-        async with self.locks.acquire() as connection:
-            await connection.execute("SELECT pg_advisory_lock($1)", key)
-            try:
-                yield
-            finally:
-                await connection.execute("SELECT pg_advisory_unlock($1)", key)
+    def user_lock(self, key: int) -> AbstractAsyncContextManager[None]:
+        """Hold the user's advisory lock: their turns run one at a time across every machine."""
+        return self.locker.hold(key)
 
     async def take_poller_lock(self) -> bool:
         """Take POLLER_LOCK for the life of the process; False when another process holds it."""
@@ -290,8 +279,56 @@ class PostgresBackend:
     async def close(self) -> None:
         if self.poller is not None:
             await self.pool.release(self.poller)  # its session lock goes with the reset
-        await self.locks.close()
+        await self.locker.close()
         await self.pool.close()
+
+
+class Locker:
+    """One connection that holds every user lock of this process: a session-level advisory lock per user id.
+
+    A lock is tried, not waited for (a wait would stall the connection for every other user): when another
+    machine holds it, the turn tries again shortly. Holding no connection per turn, a process can have as
+    many turns in flight as it likes. If the machine dies, its connection drops and every lock goes with it.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.connection: Any = None
+        self.guard = asyncio.Lock()  # one statement at a time on the connection
+        # PostgreSQL's session locks are reentrant, so turns of one user in this process queue here first.
+        self.local: dict[int, tuple[asyncio.Lock, list[int]]] = {}
+
+    @asynccontextmanager
+    async def hold(self, key: int) -> AsyncIterator[None]:
+        lock, users = self.local.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                delay = 0.005
+                while not await self._ask("SELECT pg_try_advisory_lock($1)", key):
+                    await asyncio.sleep(delay)
+                    delay = min(0.1, delay * 2)
+                try:
+                    yield
+                finally:
+                    try:
+                        await self._ask("SELECT pg_advisory_unlock($1)", key)
+                    except DATABASE_ERRORS as error:  # the connection went, and the lock with it
+                        log.warning("could not release a user's lock: %s", type(error).__name__)
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self.local[key]
+
+    async def _ask(self, sql: str, key: int) -> bool:
+        async with self.guard:
+            if self.connection is None or self.connection.is_closed():
+                self.connection = await asyncpg.connect(self.url)
+            return bool(await self.connection.fetchval(sql, key))
+
+    async def close(self) -> None:
+        if self.connection is not None:
+            await self.connection.close()
 
 
 def is_postgres_url(target: object) -> bool:

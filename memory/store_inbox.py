@@ -73,10 +73,11 @@ class InboxQueries:
         return bool(rows)
 
     async def mark_handled(self, update_id: int, now: datetime) -> None:
-        """Mark the update handled and drop its payload."""
+        """Mark the update handled and drop its payload and whose it was: only the id stays, for a day."""
         async with self._session() as db:
             await db.execute(
-                "UPDATE inbox SET handled_at = ?, payload = NULL WHERE update_id = ?", (_iso(now), update_id)
+                "UPDATE inbox SET handled_at = ?, payload = NULL, user_id = NULL WHERE update_id = ?",
+                (_iso(now), update_id),
             )
 
     async def prune_inbox(self, before: datetime) -> int:

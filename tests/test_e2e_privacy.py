@@ -7,6 +7,7 @@ import json
 import pytest
 
 from memory.store import Store
+from tests.conftest import fetch
 from tests.harness import make_config, running_bot
 
 ANN, BOB = 1001, 1002
@@ -28,15 +29,13 @@ def last_call(telegram, method: str) -> dict:
 async def tables_mentioning(path, user_id: int) -> dict[str, int]:
     store = await Store.open(path)
     counts = {}
-    tables = await store._db.execute_fetchall(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+    tables = await fetch(store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     for (table,) in tables:
-        if table == "inbox":  # no user column: an update waiting there carries the user in its JSON
-            where, value = "payload LIKE ?", f'%"id": {user_id},%'
+        if table == "inbox":  # an update waiting there carries the user in its JSON, and whose it is
+            where, values = "payload LIKE ? OR user_id = ?", (f'%"id": {user_id},%', user_id)
         else:
-            where, value = ("id = ?" if table == "users" else "user_id = ?"), user_id
-        counts[table] = (await store._db.execute_fetchall(
-            f"SELECT COUNT(*) FROM {table} WHERE {where}", (value,)))[0][0]
+            where, values = ("id = ?" if table == "users" else "user_id = ?"), (user_id,)
+        counts[table] = (await fetch(store, f"SELECT COUNT(*) FROM {table} WHERE {where}", values))[0][0]
     await store.close()
     return counts
 

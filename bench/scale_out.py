@@ -1,0 +1,470 @@
+"""Scaling out: one bot process on SQLite, one on PostgreSQL, two on one PostgreSQL, fed the same load.
+
+Each configuration runs real `bot.py` processes (separate OS processes, checked by pid) in webhook mode:
+  (a) one process, SQLite at DATABASE_PATH in a temporary folder;
+  (b) one process, PostgreSQL (a throwaway loopback server from tests/pg.py, a fresh schema);
+  (c) two processes on the same PostgreSQL (another fresh schema); every update goes to one of them at
+      random, as a load balancer in front of Telegram's webhook would send it.
+The Bot API and OpenAI doubles (tests/doubles) run in this process over loopback HTTP; the model answers
+each chat completion after --delay-ms (200 ms), echoing the user's text, so the model is not the bottleneck.
+Settings as in tests/test_scale_out.py: PROACTIVE=off, MEMORY_EXTRACT_DELAY_SECONDS=3600, STREAM_REPLIES=off,
+and EMBEDDINGS=hashing (no embedding round trips). An extraction pass (every 10 unread messages) is answered
+with no facts.
+
+Load: U users (200) x M messages (5). Each user sends the next message as soon as the reply to the previous
+one reached the Bot API double (a closed loop with no think time): per-user order holds by construction,
+and the offered load is as high as the bot can answer. Every update is POSTed to a webhook with the secret;
+one not acknowledged with 200 is POSTed again (to another process, when there are two), as Telegram would.
+
+Measured per configuration: messages per second (replies / wall time from the first POST to the last reply),
+latency from the POST to the sendMessage reaching the double (p50, p99), and the CPU seconds the bot
+processes, the PostgreSQL server and this process (both doubles and the load) spent during the run.
+Checked: every message answered exactly once, each user's replies in order, no ERROR or Traceback in the
+bots' logs. The exit code is 1 when a check fails.
+
+Telegram's 30 requests/s limiter: bot.py turns it on in every process, and at 30/s (a reply and a typing
+action per message) it caps a process at ~15 messages/s whatever the database does. As bench/load.py and
+bench/turn.py do, it is off here by default: the processes are then started with the limiter set to 0 by a
+one-line wrapper around bot.py (`python -c ...`, the same `main()`); `--limiter on` starts plain `bot.py`.
+
+    /work/main/.venv/bin/python bench/scale_out.py            # 200 users x 5 messages, (a) (b) (c)
+    /work/main/.venv/bin/python bench/scale_out.py --quick    # 50 users x 3 messages
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import random
+import re
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("PTB_TIMEDELTA", "true")
+
+import aiohttp  # noqa: E402
+
+from tests import pg  # noqa: E402
+from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
+from tests.test_process import environment, start_bot  # noqa: E402
+
+SECRET = "scale-out-bench-secret_0123456789"
+TAG = re.compile(r"\(u(\d+) m(\d+)\)")
+FIRST_USER = 100_000
+WARMUP_USERS = 3  # per process, before the clock starts: imports, pools and first connections settle
+# bot.py's main() with Telegram's limiter off (the limiter is not an environment setting).
+LIMITER_OFF = (
+    "import dataclasses, runpy, sys, config; load = config.load_config; "
+    "config.load_config = lambda env: dataclasses.replace(load(env), telegram_max_rate=0); "
+    "sys.argv = ['bot.py']; runpy.run_path('bot.py', run_name='__main__')"
+)
+CONFIGS = {
+    "a": ("(a) SQLite, 1 process", "sqlite", 1),
+    "b": ("(b) PostgreSQL, 1 process", "postgres", 1),
+    "c": ("(c) PostgreSQL, 2 processes", "postgres", 2),
+}
+
+
+class Replies(TelegramDouble):
+    """The Bot API double, noting when each tagged reply arrives and waking the user who waits for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived: list[tuple[int, int, float]] = []  # (user, message number, perf_counter)
+        self.untagged = 0
+        self.waiters: dict[tuple[int, int], asyncio.Future] = {}
+
+    def know(self, user_id: int) -> None:
+        """Make the private chat known, as a first message would (nothing polls the double in webhook mode)."""
+        self._remember_chat(self._remember_user(user_id, f"U{user_id}", None, "en"), user_id, "private")
+
+    def _send_message(self, p: dict) -> dict:
+        message = super()._send_message(p)
+        found = TAG.search(message.get("text", ""))
+        if found is None:
+            self.untagged += 1
+            return message
+        key = (int(found.group(1)), int(found.group(2)))
+        self.arrived.append((*key, time.perf_counter()))
+        waiter = self.waiters.pop(key, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        return message
+
+
+class Model(OpenAIDouble):
+    """The OpenAI double, counting requests instead of keeping their bodies; extraction gets no facts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chats = self.extractions = self.embeddings = 0
+        self.reply = self.answer
+
+    def _record(self, recorded: list, body: dict) -> None:
+        if recorded is self.embedding_requests:
+            self.embeddings += 1
+        elif "response_format" in body:
+            self.extractions += 1
+        else:
+            self.chats += 1
+
+    @staticmethod
+    def answer(body: dict) -> str:
+        if "response_format" in body:
+            return json.dumps({"facts": [], "relations": []})
+        users = [m for m in body["messages"] if m.get("role") == "user"]
+        content = users[-1].get("content") if users else ""
+        return "echo: " + (content if isinstance(content, str) else json.dumps(content))
+
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of one process, from /proc (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu(server: pg.Server | None) -> float:
+    """CPU seconds of the PostgreSQL postmaster and its live children (backends, writers)."""
+    if server is None:
+        return 0.0
+    try:
+        postmaster = int((server.dir / "data" / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    total = cpu_seconds(postmaster)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == postmaster:
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+@dataclass
+class Bot:
+    process: asyncio.subprocess.Process
+    port: int
+    log_tail: collections.deque = field(default_factory=lambda: collections.deque(maxlen=40))
+    errors: int = 0
+    drains: list[asyncio.Task] = field(default_factory=list)
+
+    async def drain(self, stream: asyncio.StreamReader) -> None:
+        """Read the pipe to the end (a full pipe would stall the bot), counting ERRORs and tracebacks."""
+        async for raw in stream:
+            line = raw.decode(errors="replace").rstrip()
+            self.log_tail.append(line)
+            self.errors += " ERROR " in line or "CRITICAL" in line or line.startswith("Traceback")
+
+
+class Bots:
+    """The bot processes of one configuration, and posting updates to their webhooks."""
+
+    def __init__(self, env: dict[str, str], limiter: bool) -> None:
+        self.env, self.limiter = env, limiter
+        self.bots: list[Bot] = []
+        self.http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60),
+                                          connector=aiohttp.TCPConnector(limit=0))
+        self.posts = collections.Counter()
+        self.refused = 0
+
+    async def start(self, count: int) -> None:
+        for _ in range(count):
+            port = pg.free_port()
+            env = {**self.env, "PORT": str(port)}
+            if self.limiter:
+                process = await start_bot(env)
+            else:
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable, "-c", LIMITER_OFF, cwd=ROOT, env=env,
+                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            bot = Bot(process, port)
+            bot.drains = [asyncio.create_task(bot.drain(process.stdout)),
+                          asyncio.create_task(bot.drain(process.stderr))]
+            self.bots.append(bot)
+        for bot in self.bots:
+            await self._wait_healthy(bot)
+        pids = [bot.process.pid for bot in self.bots]
+        assert len(set(pids)) == len(pids) and os.getpid() not in pids, pids
+        for pid in pids:  # each a live python running bot.py, not a thread of this one
+            assert "python" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"), pid
+
+    async def _wait_healthy(self, bot: Bot) -> None:
+        for _ in range(600):
+            if bot.process.returncode is not None:
+                raise RuntimeError(f"bot on port {bot.port} exited {bot.process.returncode}: "
+                                   + "\n".join(bot.log_tail))
+            try:
+                async with self.http.get(f"http://127.0.0.1:{bot.port}/healthz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)
+        raise RuntimeError(f"the bot on port {bot.port} never came up: " + "\n".join(bot.log_tail))
+
+    async def post(self, index: int, update: dict) -> bool:
+        """True when that process answered 200 (Telegram then considers the update delivered)."""
+        self.posts[index] += 1
+        try:
+            async with self.http.post(
+                f"http://127.0.0.1:{self.bots[index].port}/tg/hook", data=json.dumps(update),
+                headers={"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"},
+            ) as response:
+                ok = response.status == 200
+        except (aiohttp.ClientError, asyncio.TimeoutError):
+            ok = False
+        self.refused += not ok
+        return ok
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(bot.process.pid) for bot in self.bots)
+
+    async def stop(self) -> None:
+        for bot in self.bots:
+            if bot.process.returncode is None:
+                bot.process.send_signal(signal.SIGTERM)
+        for bot in self.bots:
+            try:
+                await asyncio.wait_for(bot.process.wait(), 30)
+            except asyncio.TimeoutError:
+                bot.process.kill()
+                await bot.process.wait()
+            for task in bot.drains:
+                try:
+                    await asyncio.wait_for(task, 5)
+                except (asyncio.TimeoutError, asyncio.CancelledError):
+                    task.cancel()
+        await self.http.close()
+
+
+def text_update(update_id: int, user_id: int, text: str) -> dict:
+    user = {"id": user_id, "is_bot": False, "first_name": f"U{user_id}", "language_code": "en"}
+    chat = {"id": user_id, "type": "private", "first_name": f"U{user_id}"}
+    return {"update_id": update_id, "message": {"message_id": update_id, "date": int(time.time()), "chat": chat,
+                                                "from": user, "text": text}}
+
+
+@dataclass
+class Result:
+    name: str
+    processes: int
+    sent: int = 0
+    answered: int = 0
+    twice: int = 0
+    missing: int = 0
+    out_of_order: int = 0
+    untagged: int = 0
+    wall: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    refused: int = 0
+    posts: list[int] = field(default_factory=list)
+    pids: list[int] = field(default_factory=list)
+    cpu_bots: float = 0.0
+    cpu_pg: float = 0.0
+    cpu_bench: float = 0.0
+    model_calls: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.answered / self.wall if self.wall else 0.0
+
+    def pct(self, q: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
+
+    @property
+    def ok(self) -> bool:
+        return not (self.twice or self.missing or self.out_of_order or self.untagged or self.errors)
+
+
+async def run_config(key: str, args: argparse.Namespace, server: pg.Server | None, folder: Path) -> Result:
+    name, backend, count = CONFIGS[key]
+    result = Result(name, count)
+    telegram, model = Replies(), Model()
+    bots: Bots | None = None
+    schema = ""
+    try:
+        await telegram.start()
+        await model.start()
+        model.delay = args.delay_ms / 1000
+        users = [FIRST_USER + number for number in range(args.users)]
+        warmup = [FIRST_USER - 1 - number for number in range(WARMUP_USERS * count)]
+        for user in users + warmup:
+            telegram.know(user)
+        settings = dict(
+            TELEGRAM_BOT_TOKEN=telegram.token, OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=model.base_url,
+            TELEGRAM_API_BASE_URL=telegram.base_url, WEBHOOK_URL="https://bot.example.com/tg/hook",
+            WEBHOOK_SECRET=SECRET, PROACTIVE="off", MEMORY_EXTRACT_DELAY_SECONDS="3600", STREAM_REPLIES="off",
+            EMBEDDINGS="hashing",
+        )
+        if backend == "sqlite":
+            settings["DATABASE_PATH"] = str(folder / f"{key}.db")
+        else:
+            assert server is not None
+            schema = await pg.create_schema(server.url)
+            settings["DATABASE_URL"] = pg.with_search_path(server.url, schema)
+        bots = Bots(environment(**settings), args.limiter == "on")
+        await bots.start(count)
+        result.pids = [bot.process.pid for bot in bots.bots]
+        rng = random.Random(f"{args.seed}-{key}")
+        update_ids = iter(range(1, 10**9))
+        pushed: dict[tuple[int, int], float] = {}
+
+        async def one_user(user: int, messages: int, target: int | None) -> None:
+            for number in range(messages):
+                waiter = asyncio.get_running_loop().create_future()
+                telegram.waiters[(user, number)] = waiter
+                update = text_update(next(update_ids), user, f"message {number} from {user} (u{user} m{number})")
+                pushed[(user, number)] = time.perf_counter()
+                index = rng.randrange(count) if target is None else target
+                for attempt in range(5):  # not acknowledged: Telegram sends it again
+                    if await bots.post(index, update):
+                        break
+                    index = (index + 1) % count
+                    await asyncio.sleep(0.5 * (attempt + 1))
+                try:
+                    await asyncio.wait_for(waiter, args.timeout)
+                except asyncio.TimeoutError:
+                    return
+
+        # Warm-up: a few users on each process, answered before the clock starts; not counted.
+        await asyncio.gather(*(one_user(user, 1, i % count) for i, user in enumerate(warmup)))
+        telegram.arrived.clear()
+        pushed.clear()
+        bots.posts.clear()
+        bots.refused = 0
+        model.chats = model.extractions = model.embeddings = 0
+        cpu_bots, cpu_pg = bots.cpu(), postgres_cpu(server)
+        cpu_bench = sum(os.times()[:2])
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one_user(user, args.messages, None) for user in users))
+        last = max((t for _, _, t in telegram.arrived), default=started)
+        result.cpu_bots = bots.cpu() - cpu_bots
+        result.cpu_pg = postgres_cpu(server) - cpu_pg
+        result.cpu_bench = sum(os.times()[:2]) - cpu_bench
+        await asyncio.sleep(1.0)  # a duplicate reply would arrive now
+
+        result.wall = last - started
+        answers = collections.Counter((user, number) for user, number, _ in telegram.arrived)
+        first: dict[tuple[int, int], float] = {}
+        per_user: dict[int, list[int]] = collections.defaultdict(list)
+        for user, number, at in telegram.arrived:
+            first.setdefault((user, number), at)
+            per_user[user].append(number)
+        result.sent = len(pushed)
+        result.answered = sum(1 for k in pushed if k in answers)
+        result.missing = result.sent - result.answered
+        result.twice = sum(count - 1 for count in answers.values() if count > 1)
+        result.out_of_order = sum(1 for numbers in per_user.values() if numbers != sorted(numbers))
+        result.untagged = telegram.untagged
+        result.latencies = [first[k] - pushed[k] for k in pushed if k in first]
+        result.refused = bots.refused
+        result.posts = [bots.posts[i] for i in range(count)]
+        result.model_calls = f"{model.chats} chat, {model.extractions} extraction, {model.embeddings} embeddings"
+    finally:
+        if bots is not None:
+            await bots.stop()
+            result.errors = sum(bot.errors for bot in bots.bots)
+            if result.errors:
+                for bot in bots.bots:
+                    print(f"-- log tail of pid {bot.process.pid}:", *bot.log_tail, sep="\n", file=sys.stderr)
+        await telegram.close()
+        await model.close()
+        if schema and server is not None:
+            try:
+                await pg.drop_schema(server.url, schema)
+            except Exception as error:  # noqa: BLE001 - the numbers matter more than the tidy-up
+                print(f"(could not drop schema {schema}: {error})", file=sys.stderr)
+    return result
+
+
+def report(args: argparse.Namespace, results: list[Result]) -> int:
+    limiter = "on (30 requests/s per process)" if args.limiter == "on" else "off"
+    print(f"\n{args.users} users x {args.messages} messages each, every user sending the next message when the "
+          f"reply to the last one is in; model {args.delay_ms} ms; Telegram limiter {limiter}; "
+          f"{os.cpu_count()} CPU cores for the bots, PostgreSQL, the doubles and the load")
+    print(f"{'configuration':<29} {'msgs/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'answered':>10} {'twice':>5} "
+          f"{'missing':>7}  {'CPU s: bots / pg / bench':<25} posts per process")
+    for r in results:
+        cpu = f"{r.cpu_bots:.1f} / {r.cpu_pg:.1f} / {r.cpu_bench:.1f}"
+        print(f"{r.name:<29} {r.rate:>7.1f} {r.pct(0.5):>8.0f} {r.pct(0.99):>8.0f} "
+              f"{f'{r.answered}/{r.sent}':>10} {r.twice:>5} {r.missing:>7}  {cpu:<25} "
+              f"{'+'.join(map(str, r.posts))} (pids {', '.join(map(str, r.pids))})")
+    by_key = {r.name[:3]: r for r in results}
+    if "(a)" in by_key and "(c)" in by_key and by_key["(a)"].rate:
+        print(f"(c) / (a): {by_key['(c)'].rate / by_key['(a)'].rate:.2f}x the messages per second")
+    if "(b)" in by_key and "(c)" in by_key and by_key["(b)"].rate:
+        print(f"(c) / (b): {by_key['(c)'].rate / by_key['(b)'].rate:.2f}x the messages per second")
+    for r in results:
+        print(f"{r.name}: wall {r.wall:.1f}s; model calls {r.model_calls}; webhook POSTs refused {r.refused}; "
+              f"bot CPU {r.cpu_bots / r.wall if r.wall else 0:.2f} cores busy on average")
+    failed = False
+    for r in results:
+        problems = [f"{n} {what}" for n, what in ((r.missing, "unanswered"), (r.twice, "answered twice"),
+                                                   (r.out_of_order, "users out of order"),
+                                                   (r.untagged, "replies without a tag"),
+                                                   (r.errors, "ERROR/Traceback log lines")) if n]
+        print(f"{'ok  ' if not problems else 'FAIL'} {r.name}: "
+              + ("every message answered exactly once, in order, no ERROR" if not problems else "; ".join(problems)))
+        failed |= bool(problems)
+    return 1 if failed else 0
+
+
+async def run(args: argparse.Namespace) -> int:
+    keys = [key for key in args.configs if key in CONFIGS]
+    server = None
+    results = []
+    with tempfile.TemporaryDirectory(prefix="scale-out-") as folder:
+        try:
+            if any(CONFIGS[key][1] == "postgres" for key in keys):
+                server = await asyncio.to_thread(pg.start_server)
+            for key in keys:
+                print(f"running {CONFIGS[key][0]} ...", flush=True)
+                results.append(await run_config(key, args, server, Path(folder)))
+        finally:
+            if server is not None:
+                server.stop()
+    return report(args, results)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--messages", type=int, default=5, help="messages per user")
+    parser.add_argument("--delay-ms", type=int, default=200, help="how long the model takes to answer")
+    parser.add_argument("--limiter", choices=("on", "off"), default="off",
+                        help="Telegram's 30 requests/s limiter in each process (bot.py's default is on)")
+    parser.add_argument("--configs", default="abc", help="which configurations to run, e.g. 'ac'")
+    parser.add_argument("--timeout", type=float, default=300, help="give up waiting for one reply after this")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="50 users x 3 messages")
+    args = parser.parse_args()
+    if args.quick:
+        args.users, args.messages = 50, 3
+    try:
+        return asyncio.run(run(args))
+    except pg.Unavailable as error:
+        print(f"error: PostgreSQL is not available: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
