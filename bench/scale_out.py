@@ -27,8 +27,8 @@ action per message) it caps a process at ~15 messages/s whatever the database do
 bench/turn.py do, it is off here by default: the processes are then started with the limiter set to 0 by a
 one-line wrapper around bot.py (`python -c ...`, the same `main()`); `--limiter on` starts plain `bot.py`.
 
-    /work/main/.venv/bin/python bench/scale_out.py            # 200 users x 5 messages, (a) (b) (c)
-    /work/main/.venv/bin/python bench/scale_out.py --quick    # 50 users x 3 messages
+    .venv/bin/python bench/scale_out.py            # 200 users x 5 messages, (a) (b) (c)
+    .venv/bin/python bench/scale_out.py --quick    # 50 users x 3 messages
 """
 
 from __future__ import annotations
