@@ -83,8 +83,8 @@ class Inbox:
 
     async def earlier(self, key: int, update_id: int, bot: ExtBot) -> list[Update]:
         """Return the user's unhandled updates older than `update_id` (another machine recorded them), oldest first."""
-        return [update for update in map(lambda payload: parsed(payload, bot),
-                                         await self.store.earlier_unhandled(key, update_id)) if update]
+        updates = [parsed(payload, bot) for payload in await self.store.earlier_unhandled(key, update_id)]
+        return [update for update in updates if update is not None]
 
     async def replay(self, app: Application, received_before: datetime | None = None) -> int:
         """Queue the updates recorded before a crash or stop but never handled; return how many.

@@ -162,6 +162,21 @@ async def test_backup_without_a_database_is_one_line():
     assert stderr.decode().strip().splitlines() == ["error: no database at DATABASE_PATH=/nonexistent/bot.db"]
 
 
+async def test_backup_on_postgresql_points_to_pg_dump_and_an_unreachable_one_is_one_line_without_its_password(env):
+    base = {**env, "DATABASE_URL": "postgresql://bot:hunter2@127.0.0.1:9/none"}
+    backup = await asyncio.create_subprocess_exec(
+        sys.executable, "bot.py", "backup", "/tmp/never.db", cwd=ROOT, env=base,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    _, stderr = await asyncio.wait_for(backup.communicate(), 30)
+    assert backup.returncode == 2 and "pg_dump" in stderr.decode() and len(stderr.decode().splitlines()) == 1
+    run = await start_bot(base)
+    _, stderr = await asyncio.wait_for(run.communicate(), 60)
+    lines = stderr.decode().strip().splitlines()
+    assert run.returncode == 2 and "hunter2" not in stderr.decode() and "Traceback" not in stderr.decode()
+    assert lines[-1].startswith("error: cannot open DATABASE_URL=postgresql://bot:***@127.0.0.1:9/none")
+
+
 def damage(path: Path) -> None:
     """Overwrite the middle of a database file (past the header page) with junk."""
     data = bytearray(path.read_bytes())
