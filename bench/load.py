@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 from bot import setup_logging  # noqa: E402
-from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
+from tests.doubles import CountingOpenAIDouble, TelegramDouble  # noqa: E402
 from tests.harness import make_config, running_bot  # noqa: E402
 
 SENTENCES = ["I live in Berlin and I have a cat named Murka.", "How was your day? I went for a walk.",
@@ -93,21 +93,12 @@ class Replies(TelegramDouble):
         return super()._send_message_draft(p)
 
 
-class Model(OpenAIDouble):
+class Model(CountingOpenAIDouble):
     """The OpenAI double, counting requests instead of keeping every body (they would skew RSS)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.chats = self.extractions = self.embeddings = 0
         self.reply = self.answer
-
-    def _record(self, recorded: list, body: dict) -> None:
-        if recorded is self.embedding_requests:
-            self.embeddings += 1
-        elif "response_format" in body:
-            self.extractions += 1
-        else:
-            self.chats += 1
 
     @staticmethod
     def answer(body: dict) -> str:

@@ -54,7 +54,8 @@ os.environ.setdefault("PTB_TIMEDELTA", "true")
 import aiohttp  # noqa: E402
 
 from tests import pg  # noqa: E402
-from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
+from tests.doubles import CountingOpenAIDouble, TelegramDouble  # noqa: E402
+from tests.harness import wait_healthy  # noqa: E402
 from tests.test_process import environment, start_bot  # noqa: E402
 
 SECRET = "scale-out-bench-secret_0123456789"
@@ -101,21 +102,12 @@ class Replies(TelegramDouble):
         return message
 
 
-class Model(OpenAIDouble):
+class Model(CountingOpenAIDouble):
     """The OpenAI double, counting requests instead of keeping their bodies; extraction gets no facts."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.chats = self.extractions = self.embeddings = 0
         self.reply = self.answer
-
-    def _record(self, recorded: list, body: dict) -> None:
-        if recorded is self.embedding_requests:
-            self.embeddings += 1
-        elif "response_format" in body:
-            self.extractions += 1
-        else:
-            self.chats += 1
 
     @staticmethod
     def answer(body: dict) -> str:
@@ -203,18 +195,9 @@ class Bots:
             assert "python" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"), pid
 
     async def _wait_healthy(self, bot: Bot) -> None:
-        for _ in range(600):
-            if bot.process.returncode is not None:
-                raise RuntimeError(f"bot on port {bot.port} exited {bot.process.returncode}: "
-                                   + "\n".join(bot.log_tail))
-            try:
-                async with self.http.get(f"http://127.0.0.1:{bot.port}/healthz") as response:
-                    if response.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.1)
-        raise RuntimeError(f"the bot on port {bot.port} never came up: " + "\n".join(bot.log_tail))
+        if not await wait_healthy(self.http, bot.port, lambda: bot.process.returncode is None):
+            raise RuntimeError(f"the bot on port {bot.port} did not come up (exit {bot.process.returncode}): "
+                               + "\n".join(bot.log_tail))
 
     async def post(self, index: int, update: dict) -> bool:
         """True when that process answered 200 (Telegram then considers the update delivered)."""

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import AsyncIterator
 
+import aiohttp
 from telegram import Update
 from telegram.ext import Application
 
@@ -81,3 +82,19 @@ class ProcessedUpdates:
             assert remaining > 0, f"update {update_id} was not processed within {timeout}s"
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), remaining)
+
+
+async def wait_healthy(http, port: int, alive=lambda: True, tries: int = 600) -> bool:
+    """Wait until a bot process answers GET /healthz on `port` with 200; False if `alive()` turns False or
+    `tries` probes 0.1 s apart all fail. `http` is an aiohttp ClientSession."""
+    for _ in range(tries):
+        if not alive():
+            return False
+        try:
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as response:
+                if response.status == 200:
+                    return True
+        except aiohttp.ClientError:
+            pass
+        await asyncio.sleep(0.1)
+    return False

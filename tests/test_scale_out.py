@@ -14,6 +14,7 @@ from collections import defaultdict
 import aiohttp
 import pytest
 
+from tests.harness import wait_healthy
 from tests.test_e2e_webhook import free_port
 from tests.test_process import environment, start_bot
 
@@ -44,18 +45,7 @@ class Bots:
             self.ports.append(port)
             self.processes.append(await start_bot({**self.env, "PORT": str(port)}))
         for port in self.ports:
-            await self._wait_healthy(port)
-
-    async def _wait_healthy(self, port: int) -> None:
-        for _ in range(300):
-            try:
-                async with self.http.get(f"http://127.0.0.1:{port}/healthz") as response:
-                    if response.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"the bot on port {port} never came up")
+            assert await wait_healthy(self.http, port), f"the bot on port {port} never came up"
 
     async def post(self, index: int, update: dict) -> bool:
         """True when that process answered 200 (Telegram then considers the update delivered)."""

@@ -630,3 +630,19 @@ class OpenAIDouble:
         if not audio_looks_valid(extension, record["content"]):
             raise OpenAIError(400, "Audio file might be corrupted or unsupported", param="file",
                               code="invalid_value")
+
+
+class CountingOpenAIDouble(OpenAIDouble):
+    """The OpenAI double for benchmarks: counts requests instead of keeping their bodies (they would skew RSS)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chats = self.extractions = self.embeddings = 0
+
+    def _record(self, recorded: list, body: dict) -> None:
+        if recorded is self.embedding_requests:
+            self.embeddings += 1
+        elif "response_format" in body:
+            self.extractions += 1
+        else:
+            self.chats += 1
