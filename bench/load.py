@@ -46,18 +46,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 from bot import setup_logging  # noqa: E402
-from tests.doubles import CountingOpenAIDouble, TelegramDouble  # noqa: E402
+from tests.doubles import CountingOpenAIDouble, TaggedReplies  # noqa: E402
 from tests.harness import make_config, running_bot  # noqa: E402
 
 SENTENCES = ["I live in Berlin and I have a cat named Murka.", "How was your day? I went for a walk.",
              "I like hiking in the mountains.", "What should I cook tonight?", "I work as a nurse.",
              "I'm tired today.", "Tell me something cheerful.", "My sister lives in Lisbon.",
              "Do you remember what I told you?", "I love strong black coffee."]
-TAG = re.compile(r"\(u(\d+) m(\d+)\)")
 USER_LINE = re.compile(r"\[user #(\d+)\]")
 
 
-class Replies(TelegramDouble):
+class Replies(TaggedReplies):
     """The Bot API double, noting when each tagged reply arrives and keeping no per-call history."""
 
     def __init__(self) -> None:
@@ -66,27 +65,6 @@ class Replies(TelegramDouble):
         self.sent = collections.deque(maxlen=100)
         self.drafts = collections.deque(maxlen=100)
         self.draft_calls = 0
-        self.arrived: list[tuple[int, int, float]] = []  # (user, message number, perf_counter)
-        self.untagged = 0
-        self.waiters: dict[tuple[int, int], asyncio.Future] = {}
-        self.all_in = asyncio.Event()
-        self.expected = 0
-
-    def _send_message(self, p: dict) -> dict:
-        message = super()._send_message(p)
-        found = TAG.search(message.get("text", ""))
-        if found is None:
-            self.untagged += 1
-            return message
-        key = (int(found.group(1)), int(found.group(2)))
-        self.arrived.append((*key, time.perf_counter()))
-        waiter = self.waiters.pop(key, None)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-        if len(self.arrived) >= self.expected:
-            self.all_in.set()
-        return message
-
 
     def _send_message_draft(self, p: dict) -> bool:
         self.draft_calls += 1

@@ -39,7 +39,6 @@ import collections
 import json
 import os
 import random
-import re
 import signal
 import sys
 import tempfile
@@ -54,12 +53,11 @@ os.environ.setdefault("PTB_TIMEDELTA", "true")
 import aiohttp  # noqa: E402
 
 from tests import pg  # noqa: E402
-from tests.doubles import CountingOpenAIDouble, TelegramDouble  # noqa: E402
+from tests.doubles import CountingOpenAIDouble, TaggedReplies  # noqa: E402
 from tests.harness import wait_healthy  # noqa: E402
 from tests.test_process import environment, start_bot  # noqa: E402
 
 SECRET = "scale-out-bench-secret_0123456789"
-TAG = re.compile(r"\(u(\d+) m(\d+)\)")
 FIRST_USER = 100_000
 WARMUP_USERS = 3  # per process, before the clock starts: imports, pools and first connections settle
 # bot.py's main() with Telegram's limiter off (the limiter is not an environment setting).
@@ -75,31 +73,12 @@ CONFIGS = {
 }
 
 
-class Replies(TelegramDouble):
+class Replies(TaggedReplies):
     """The Bot API double, noting when each tagged reply arrives and waking the user who waits for it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.arrived: list[tuple[int, int, float]] = []  # (user, message number, perf_counter)
-        self.untagged = 0
-        self.waiters: dict[tuple[int, int], asyncio.Future] = {}
 
     def know(self, user_id: int) -> None:
         """Make the private chat known, as a first message would (nothing polls the double in webhook mode)."""
         self._remember_chat(self._remember_user(user_id, f"U{user_id}", None, "en"), user_id, "private")
-
-    def _send_message(self, p: dict) -> dict:
-        message = super()._send_message(p)
-        found = TAG.search(message.get("text", ""))
-        if found is None:
-            self.untagged += 1
-            return message
-        key = (int(found.group(1)), int(found.group(2)))
-        self.arrived.append((*key, time.perf_counter()))
-        waiter = self.waiters.pop(key, None)
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
-        return message
 
 
 class Model(CountingOpenAIDouble):

@@ -491,3 +491,33 @@ class TelegramDouble(BotApiMethods):
         message.pop("entities", None)
         if found:
             message["entities"] = found
+
+
+class TaggedReplies(TelegramDouble):
+    """The Bot API double for benchmarks: notes when each reply tagged "(u<user> m<number>)" arrives, wakes
+    whoever waits for it, and sets `all_in` once `expected` replies are in."""
+
+    TAG = re.compile(r"\(u(\d+) m(\d+)\)")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arrived: list[tuple[int, int, float]] = []  # (user, message number, perf_counter)
+        self.untagged = 0
+        self.waiters: dict[tuple[int, int], asyncio.Future] = {}
+        self.all_in = asyncio.Event()
+        self.expected = 0
+
+    def _send_message(self, p: dict) -> dict:
+        message = super()._send_message(p)
+        found = self.TAG.search(message.get("text", ""))
+        if found is None:
+            self.untagged += 1
+            return message
+        key = (int(found.group(1)), int(found.group(2)))
+        self.arrived.append((*key, time.perf_counter()))
+        waiter = self.waiters.pop(key, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+        if self.expected and len(self.arrived) >= self.expected:
+            self.all_in.set()
+        return message
