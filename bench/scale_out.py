@@ -39,7 +39,6 @@ import collections
 import json
 import os
 import random
-import signal
 import sys
 import tempfile
 import time
@@ -50,22 +49,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
-import aiohttp  # noqa: E402
 
 from tests import pg  # noqa: E402
 from tests.doubles import CountingOpenAIDouble, TaggedReplies  # noqa: E402
-from tests.harness import wait_healthy  # noqa: E402
-from tests.test_process import environment, start_bot  # noqa: E402
+from tests.test_process import environment  # noqa: E402
+from tests.webhook_bots import SECRET, WEBHOOK_URL, Bots, text_update  # noqa: E402
 
-SECRET = "scale-out-bench-secret_0123456789"
 FIRST_USER = 100_000
 WARMUP_USERS = 3  # per process, before the clock starts: imports, pools and first connections settle
-# bot.py's main() with Telegram's limiter off (the limiter is not an environment setting).
-LIMITER_OFF = (
-    "import dataclasses, runpy, sys, config; load = config.load_config; "
-    "config.load_config = lambda env: dataclasses.replace(load(env), telegram_max_rate=0); "
-    "sys.argv = ['bot.py']; runpy.run_path('bot.py', run_name='__main__')"
-)
 CONFIGS = {
     "a": ("(a) SQLite, 1 process", "sqlite", 1),
     "b": ("(b) PostgreSQL, 1 process", "postgres", 1),
@@ -106,6 +97,11 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def bots_cpu(bots: Bots) -> float:
+    """CPU seconds of the bot processes of one configuration."""
+    return sum(cpu_seconds(bot.process.pid) for bot in bots.bots)
+
+
 def postgres_cpu(server: pg.Server | None) -> float:
     """CPU seconds of the PostgreSQL postmaster and its live children (backends, writers)."""
     if server is None:
@@ -123,101 +119,6 @@ def postgres_cpu(server: pg.Server | None) -> float:
         if int(fields[1]) == postmaster:
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
-
-
-@dataclass
-class Bot:
-    process: asyncio.subprocess.Process
-    port: int
-    log_tail: collections.deque = field(default_factory=lambda: collections.deque(maxlen=40))
-    errors: int = 0
-    drains: list[asyncio.Task] = field(default_factory=list)
-
-    async def drain(self, stream: asyncio.StreamReader) -> None:
-        """Read the pipe to the end (a full pipe would stall the bot), counting ERRORs and tracebacks."""
-        async for raw in stream:
-            line = raw.decode(errors="replace").rstrip()
-            self.log_tail.append(line)
-            self.errors += " ERROR " in line or "CRITICAL" in line or line.startswith("Traceback")
-
-
-class Bots:
-    """The bot processes of one configuration, and posting updates to their webhooks."""
-
-    def __init__(self, env: dict[str, str], limiter: bool) -> None:
-        self.env, self.limiter = env, limiter
-        self.bots: list[Bot] = []
-        self.http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60),
-                                          connector=aiohttp.TCPConnector(limit=0))
-        self.posts = collections.Counter()
-        self.refused = 0
-
-    async def start(self, count: int) -> None:
-        for _ in range(count):
-            port = pg.free_port()
-            env = {**self.env, "PORT": str(port)}
-            if self.limiter:
-                process = await start_bot(env)
-            else:
-                process = await asyncio.create_subprocess_exec(
-                    sys.executable, "-c", LIMITER_OFF, cwd=ROOT, env=env,
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-            bot = Bot(process, port)
-            bot.drains = [asyncio.create_task(bot.drain(process.stdout)),
-                          asyncio.create_task(bot.drain(process.stderr))]
-            self.bots.append(bot)
-        for bot in self.bots:
-            await self._wait_healthy(bot)
-        pids = [bot.process.pid for bot in self.bots]
-        assert len(set(pids)) == len(pids) and os.getpid() not in pids, pids
-        for pid in pids:  # each a live python running bot.py, not a thread of this one
-            assert "python" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace"), pid
-
-    async def _wait_healthy(self, bot: Bot) -> None:
-        if not await wait_healthy(self.http, bot.port, lambda: bot.process.returncode is None):
-            raise RuntimeError(f"the bot on port {bot.port} did not come up (exit {bot.process.returncode}): "
-                               + "\n".join(bot.log_tail))
-
-    async def post(self, index: int, update: dict) -> bool:
-        """True when that process answered 200 (Telegram then considers the update delivered)."""
-        self.posts[index] += 1
-        try:
-            async with self.http.post(
-                f"http://127.0.0.1:{self.bots[index].port}/tg/hook", data=json.dumps(update),
-                headers={"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"},
-            ) as response:
-                ok = response.status == 200
-        except (aiohttp.ClientError, asyncio.TimeoutError):
-            ok = False
-        self.refused += not ok
-        return ok
-
-    def cpu(self) -> float:
-        return sum(cpu_seconds(bot.process.pid) for bot in self.bots)
-
-    async def stop(self) -> None:
-        for bot in self.bots:
-            if bot.process.returncode is None:
-                bot.process.send_signal(signal.SIGTERM)
-        for bot in self.bots:
-            try:
-                await asyncio.wait_for(bot.process.wait(), 30)
-            except asyncio.TimeoutError:
-                bot.process.kill()
-                await bot.process.wait()
-            for task in bot.drains:
-                try:
-                    await asyncio.wait_for(task, 5)
-                except (asyncio.TimeoutError, asyncio.CancelledError):
-                    task.cancel()
-        await self.http.close()
-
-
-def text_update(update_id: int, user_id: int, text: str) -> dict:
-    user = {"id": user_id, "is_bot": False, "first_name": f"U{user_id}", "language_code": "en"}
-    chat = {"id": user_id, "type": "private", "first_name": f"U{user_id}"}
-    return {"update_id": update_id, "message": {"message_id": update_id, "date": int(time.time()), "chat": chat,
-                                                "from": user, "text": text}}
 
 
 @dataclass
@@ -272,7 +173,7 @@ async def run_config(key: str, args: argparse.Namespace, server: pg.Server | Non
             telegram.know(user)
         settings = dict(
             TELEGRAM_BOT_TOKEN=telegram.token, OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=model.base_url,
-            TELEGRAM_API_BASE_URL=telegram.base_url, WEBHOOK_URL="https://bot.example.com/tg/hook",
+            TELEGRAM_API_BASE_URL=telegram.base_url, WEBHOOK_URL=WEBHOOK_URL,
             WEBHOOK_SECRET=SECRET, PROACTIVE="off", MEMORY_EXTRACT_DELAY_SECONDS="3600", STREAM_REPLIES="off",
             EMBEDDINGS="hashing",
         )
@@ -313,13 +214,13 @@ async def run_config(key: str, args: argparse.Namespace, server: pg.Server | Non
         bots.posts.clear()
         bots.refused = 0
         model.chats = model.extractions = model.embeddings = 0
-        cpu_bots, cpu_pg = bots.cpu(), postgres_cpu(server)
+        cpu_bots, cpu_pg = bots_cpu(bots), postgres_cpu(server)
         cpu_bench = sum(os.times()[:2])
 
         started = time.perf_counter()
         await asyncio.gather(*(one_user(user, args.messages, None) for user in users))
         last = max((t for _, _, t in telegram.arrived), default=started)
-        result.cpu_bots = bots.cpu() - cpu_bots
+        result.cpu_bots = bots_cpu(bots) - cpu_bots
         result.cpu_pg = postgres_cpu(server) - cpu_pg
         result.cpu_bench = sum(os.times()[:2]) - cpu_bench
         await asyncio.sleep(1.0)  # a duplicate reply would arrive now

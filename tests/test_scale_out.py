@@ -6,68 +6,17 @@ the survivor, as Telegram would; what it acknowledged but never handled, the sur
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import signal
 from collections import defaultdict
 
-import aiohttp
 import pytest
 
-from tests.harness import wait_healthy
-from tests.test_e2e_webhook import free_port
 from tests.test_process import environment, start_bot
+from tests.webhook_bots import SECRET, WEBHOOK_URL, Bots, text_update
 
-SECRET = "scale-out-secret_0123456789"
 USERS = [4000 + number for number in range(50)]
 PER_USER = 4
-
-
-def text_update(update_id: int, user_id: int, text: str) -> dict:
-    user = {"id": user_id, "is_bot": False, "first_name": f"U{user_id}", "language_code": "en"}
-    chat = {"id": user_id, "type": "private", "first_name": f"U{user_id}"}
-    return {"update_id": update_id, "message": {"message_id": update_id, "date": 1, "chat": chat, "from": user,
-                                                "text": text}}
-
-
-class Bots:
-    """The processes, their ports, and posting an update to one of them as Telegram's webhook would."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.env = env
-        self.processes: list[asyncio.subprocess.Process] = []
-        self.ports: list[int] = []
-        self.http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
-
-    async def start(self, count: int) -> None:
-        for _ in range(count):
-            port = free_port()
-            self.ports.append(port)
-            self.processes.append(await start_bot({**self.env, "PORT": str(port)}))
-        for port in self.ports:
-            assert await wait_healthy(self.http, port), f"the bot on port {port} never came up"
-
-    async def post(self, index: int, update: dict) -> bool:
-        """True when that process answered 200 (Telegram then considers the update delivered)."""
-        try:
-            async with self.http.post(
-                f"http://127.0.0.1:{self.ports[index]}/tg/hook", data=json.dumps(update),
-                headers={"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"},
-            ) as response:
-                return response.status == 200
-        except (aiohttp.ClientError, asyncio.TimeoutError):
-            return False
-
-    async def stop(self) -> None:
-        for process in self.processes:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-        for process in self.processes:
-            try:
-                await asyncio.wait_for(process.wait(), 20)
-            except asyncio.TimeoutError:
-                process.kill()
-        await self.http.close()
 
 
 @pytest.fixture
@@ -77,7 +26,7 @@ async def bots(telegram, model, pg_url):
     model.delay = 0.05  # a turn takes a moment, so updates of one user overlap across the two processes
     started = Bots(environment(
         TELEGRAM_BOT_TOKEN=telegram.token, OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=model.base_url,
-        TELEGRAM_API_BASE_URL=telegram.base_url, DATABASE_URL=pg_url, WEBHOOK_URL="https://bot.example.com/tg/hook",
+        TELEGRAM_API_BASE_URL=telegram.base_url, DATABASE_URL=pg_url, WEBHOOK_URL=WEBHOOK_URL,
         WEBHOOK_SECRET=SECRET, PROACTIVE="off", MEMORY_EXTRACT_DELAY_SECONDS="3600", STREAM_REPLIES="off",
     ))
     await started.start(2)
@@ -142,7 +91,7 @@ async def test_a_process_killed_mid_burst_loses_nothing(bots, telegram):
     async def kill_soon() -> None:
         while len(telegram.sent) < len(USERS):  # mid-burst: a quarter of the replies are out
             await asyncio.sleep(0.01)
-        bots.processes[0].send_signal(signal.SIGKILL)
+        bots.bots[0].process.send_signal(signal.SIGKILL)
         killed.set()
 
     await asyncio.gather(kill_soon(), *(one_user(user_id) for user_id in USERS))
