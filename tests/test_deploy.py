@@ -76,6 +76,8 @@ def test_the_bot_runs_as_a_non_root_user():
     assert any(line.startswith("RUN useradd") and "companion" in line for line in lines)
     entrypoint = (ROOT / "docker-entrypoint.sh").read_text()
     assert 'exec setpriv --reuid=companion --regid=companion --init-groups "$@"' in entrypoint
+    # setpriv keeps root's HOME, where the bot's user may not look (asyncpg reads ~/.postgresql).
+    assert entrypoint.index("export HOME=/home/companion") < entrypoint.index("exec setpriv")
     assert os.access(ROOT / "docker-entrypoint.sh", os.X_OK)
     assert lines[-2] == 'ENTRYPOINT ["./docker-entrypoint.sh"]' and lines[-1] == 'CMD ["python", "bot.py"]'
 
