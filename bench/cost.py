@@ -38,13 +38,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
+from bench.recall_data import DATA, dia_ids, session_dates, session_of  # noqa: E402
 from memory.facts import slug  # noqa: E402
 from prompts.system import build_system_message  # noqa: E402
 from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
 from tests.doubles.openai_api import count_tokens, message_text  # noqa: E402
 from tests.harness import make_config, running_bot  # noqa: E402
 
-DATA = (ROOT / ".." / "shared" / "data" / "locomo" / "locomo-dev.json").resolve()
 USER_ID = 5001
 REPLY = ("That sounds like a lot, and I'm really glad you told me about it. How are you feeling about it now? "
          "I'd love to hear more about what happened next and who was there with you. Take your time, "
@@ -59,12 +59,6 @@ KINDS = [
 ]
 FACT_LINE = re.compile(r'^- .*"', re.M)  # a fact line of system message zero (values are quoted)
 MARKS = (1, 20, 50, 100, 200, 300, 400, 500, 600)
-
-
-def dia_ids(raw: str | list) -> list[str]:
-    """Return the dia_ids an observation names ('D8:6', 'D8:6; D9:17', a list)."""
-    text = " ".join(raw) if isinstance(raw, list) else raw
-    return [f"D{a}:{b}" for a, b in re.findall(r"D:?(\d+):(\d+)", text)]
 
 
 def load(path: Path, conv: str | None, speaker: str | None):
@@ -97,22 +91,6 @@ def load(path: Path, conv: str | None, speaker: str | None):
                 for session in sessions_of(sample)]
     total = sum(len(session) for session in sessions_of(sample))
     return sample["sample_id"], user, [s for s in sessions if s], observed.get(user, {}), total, sample
-
-
-def session_dates(sample: dict) -> dict[int, datetime]:
-    """Return LoCoMo's date of each session ("1:56 pm on 8 May, 2023") by number, as UTC datetimes."""
-    dates = {}
-    for key, value in sample["conversation"].items():
-        number = re.fullmatch(r"session_(\d+)_date_time", key)
-        if number:
-            moment = datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y")
-            dates[int(number.group(1))] = moment.replace(tzinfo=timezone.utc)
-    return dates
-
-
-def session_of(dia_id: str) -> int:
-    """Return the session number of a LoCoMo turn id ("D8:6" → 8)."""
-    return int(dia_id[1:].split(":")[0])
 
 
 def observation_fact(text: str, user: str, message_id: int, n: int) -> dict:

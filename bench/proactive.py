@@ -31,7 +31,6 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from datetime import time as clock_time
 from pathlib import Path
@@ -43,12 +42,13 @@ import openai
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import chat.outreach as outreach_module  # noqa: E402
+from bench.proactive_rules import RULES, Attempt, Person, violations  # noqa: E402
 from chat.outreach import Outreach  # noqa: E402
 from config import load_config  # noqa: E402
 from llm.client import ChatModel  # noqa: E402
 from memory import zones  # noqa: E402
 from memory.facts import Extraction, Fact  # noqa: E402
-from memory.schedule import LATE_LIMIT, decide, followup_due, plan_followup, quiet_end, recurrence  # noqa: E402
+from memory.schedule import decide, plan_followup, recurrence  # noqa: E402
 from memory.store import Store  # noqa: E402
 from memory.store_facts import _iso  # noqa: E402
 from memory.store_proactive import DUE_QUERY  # noqa: E402
@@ -178,20 +178,6 @@ async def sweep_cost(folder: Path, runs: int) -> None:
 
 # ---------------------------------------------------------------- part 2: 30 days on a fake clock
 
-@dataclass
-class Person:
-    id: int
-    zone: ZoneInfo
-    setting: str | None  # set with /timezone; None: BOT_TIMEZONE
-    habit: str
-    events: list[tuple[datetime, str, list[Fact]]] = field(default_factory=list)  # (at, text, facts told)
-    opt_out: datetime | None = None
-    block: tuple[datetime, datetime] | None = None  # blocked the bot from, until they write again
-
-    def blocked(self, now: datetime) -> bool:
-        return self.block is not None and self.block[0] <= now < self.block[1]
-
-
 def make_person(uid: int, rng: random.Random, start: datetime, days: int) -> Person:
     """Return a user with a zone, a habit, their messages and what they tell; some opt out or block the bot."""
     setting, end = rng.choice(ZONES), start + timedelta(days=days)
@@ -245,16 +231,6 @@ def fake_model(counter: Counter) -> ChatModel:
     client = openai.AsyncOpenAI(api_key="sk-bench", base_url="http://model.test/v1", max_retries=0,
                                 http_client=httpx.AsyncClient(transport=httpx.MockTransport(answer)))
     return ChatModel(client, "bench")
-
-
-@dataclass(frozen=True)
-class Attempt:
-    at: datetime
-    person: Person
-    kind: str
-    when: str | None
-    first: bool
-    blocked: bool  # the recorder answered "blocked": an attempt, not a delivery
 
 
 async def simulate(folder: Path, seed: int, users: int, days: int, start: datetime) -> None:
@@ -341,43 +317,6 @@ def report(config, people: dict[int, Person], attempts: list[Attempt], counter: 
     print(f"  [ok] none delivered to a blocked user (recorder answered 'blocked' {len(attempts) - len(sent)} times)")
     if any(broken.values()):
         sys.exit(1)
-
-
-RULES = ("at most PROACTIVE_DAILY_MAX per local day", "none inside quiet hours (local)", "none after opting out",
-         "at most one attempt per block", "no two check-ins without a user message between",
-         "follow-ups within [due, due + 2 days]", "'first' on the first message only")
-
-
-def violations(config, people: dict[int, Person], attempts: list[Attempt]) -> dict[str, list[str]]:
-    """Return, for each rule, the attempts that broke it."""
-    broken: dict[str, list[str]] = defaultdict(list)
-    per_day, per_block, seen = Counter(), Counter(), set()
-    for a in attempts:
-        local = a.at.astimezone(a.person.zone)
-        who = f"user {a.person.id} ({a.person.zone.key}) {a.kind} {a.at:%m-%d %H:%M}Z, local {local:%m-%d %H:%M}"
-        per_day[a.person.id, local.date()] += 1
-        checks = (per_day[a.person.id, local.date()] > config.proactive_daily_max,
-                  quiet_end(local, config.quiet_hours) is not None,
-                  a.person.opt_out is not None and a.at >= a.person.opt_out)
-        for rule, bad in zip(RULES, checks, strict=False):
-            if bad:
-                broken[rule].append(who + (f", opted out {a.person.opt_out:%m-%d %H:%M}Z" if a.person.opt_out else ""))
-        per_block[a.person.id] += a.blocked
-        if per_block[a.person.id] > 1:
-            broken[RULES[3]].append(f"{who}, blocked {a.person.block}")
-        due = followup_due(a.when or "", a.person.zone, config.followup_after_hours) if a.kind == "followup" else None
-        if a.kind == "followup" and (due is None or not due <= a.at < due + LATE_LIMIT):
-            broken[RULES[5]].append(f"{who}, event {a.when}")
-        if a.first != (a.person.id not in seen):
-            broken[RULES[6]].append(f"{who}, first={a.first}")
-        seen.add(a.person.id)
-    for person in people.values():
-        timeline = sorted([(t, "user") for t, _, _ in person.events]
-                          + [(a.at, a.kind) for a in attempts if a.person is person and a.kind == "checkin"])
-        for (t1, k1), (t2, k2) in zip(timeline, timeline[1:], strict=False):
-            if k1 == k2 == "checkin":
-                broken[RULES[4]].append(f"user {person.id}: check-ins {t1:%m-%d %H:%M}Z and {t2:%m-%d %H:%M}Z")
-    return broken
 
 
 async def main() -> None:

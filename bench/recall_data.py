@@ -1,5 +1,5 @@
 """LoCoMo conversations as bench/recall.py reads them: observation sentences, their dia_ids and session times,
-and the questions with their evidence.
+and the questions with their evidence; and the session dates bench/cost.py replays them on.
 """
 
 from __future__ import annotations
@@ -54,3 +54,19 @@ def documents(texts: list[str]) -> list[str]:
     from memory.recaller import fact_text
 
     return [fact_text(Fact("other", f"note:{i}", text)) for i, text in enumerate(texts)]
+
+
+def session_dates(sample: dict) -> dict[int, datetime]:
+    """Return LoCoMo's date of each session ("1:56 pm on 8 May, 2023") by number, as UTC datetimes."""
+    dates = {}
+    for key, value in sample["conversation"].items():
+        number = re.fullmatch(r"session_(\d+)_date_time", key)
+        if number:
+            moment = datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y")
+            dates[int(number.group(1))] = moment.replace(tzinfo=timezone.utc)
+    return dates
+
+
+def session_of(dia_id: str) -> int:
+    """Return the session number of a LoCoMo turn id ("D8:6" → 8)."""
+    return int(dia_id[1:].split(":")[0])
