@@ -4,29 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 
 import aiohttp
 import pytest
 
 from bot import build_application, serve_webhook
 from tests.harness import make_config
+from tests.pg import free_port
+from tests.webhook_bots import text_update as webhook_update
 
 ANN = 1001
 SECRET = "s3cret-token-for-tests_0123"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def text_update(update_id: int, text: str) -> dict:
-    user = {"id": ANN, "is_bot": False, "first_name": "Ann", "language_code": "en"}
-    chat = {"id": ANN, "type": "private", "first_name": "Ann"}
-    return {"update_id": update_id, "message": {"message_id": update_id, "date": 1, "chat": chat, "from": user,
-                                                "text": text}}
+    return webhook_update(update_id, ANN, text, first_name="Ann")
 
 
 @pytest.fixture

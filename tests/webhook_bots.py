@@ -115,8 +115,10 @@ class Bots:
         await self.http.close()
 
 
-def text_update(update_id: int, user_id: int, text: str) -> dict:
-    user = {"id": user_id, "is_bot": False, "first_name": f"U{user_id}", "language_code": "en"}
-    chat = {"id": user_id, "type": "private", "first_name": f"U{user_id}"}
+def text_update(update_id: int, user_id: int, text: str, first_name: str | None = None) -> dict:
+    """A text message in the user's private chat, as Telegram POSTs it to the webhook."""
+    name = first_name or f"U{user_id}"
+    user = {"id": user_id, "is_bot": False, "first_name": name, "language_code": "en"}
+    chat = {"id": user_id, "type": "private", "first_name": name}
     return {"update_id": update_id, "message": {"message_id": update_id, "date": int(time.time()), "chat": chat,
                                                 "from": user, "text": text}}
