@@ -25,7 +25,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest, HTTPXRequest
 
 import handlers
-from chat.companion import Companion
+from chat.companion import Companion, utc_now
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config, ConfigError, load_config
@@ -43,6 +43,8 @@ from handlers.streaming import Drafts, RateLimiter
 from handlers.texts import COMMANDS
 from handlers.webhook import build_webhook_server
 from llm.client import ChatModel
+from llm.discovery import describe_server
+from llm.server import ServerFeatures
 from memory import zones
 from memory.backends import DATABASE_ERRORS
 from memory.embeddings import EmbedderUnavailable, make_embedder
@@ -154,25 +156,30 @@ async def post_init(app: Application) -> None:
         max_retries=0,
         timeout=config.model_attempt_timeout_s,
     )
+    features = ServerFeatures(vision=config.vision)
     services.model = ChatModel(
         client,
         config.openai_model,
         attempt_timeout=config.model_attempt_timeout_s,
         budget=config.model_retry_budget_s,
         backoff=config.model_backoff_s,
+        features=features,
+        on_failure=lambda: services.store.record_usage(None, utc_now(), model_errors=1),
     )
+    await describe_server(client, config.openai_base_url, config.openai_model, features)
     if config.transcription_model:
         services.transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
     services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
-    embedder = make_embedder(config.embeddings, client, config.embedding_model)
+    embedder = make_embedder(config.embeddings, client, config.embedding_model, features)
     recaller = FactRecaller(services.store, embedder, config)
     persona = load_prompt("persona.md")
     services.companion = Companion(services.store, services.model, config, persona, recaller)
-    companion = services.companion
-    services.model.on_failure = lambda: services.store.record_usage(None, companion.clock(), model_errors=1)
     services.outreach = Outreach(services.store, services.model, config, persona)
     services.outreach.send = outreach_sender(app)
-    services.keeper = MemoryKeeper(services.store, LLMExtractor(services.model), config)
+    extractor = LLMExtractor(
+        services.model, config.extract_max_prompt_tokens, config.extract_timeout_s, config.extract_max_tokens
+    )
+    services.keeper = MemoryKeeper(services.store, extractor, config)
     services.keeper.on_learned = remembered_notifier(app)
     services.keeper.recaller = recaller
     # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.

@@ -48,6 +48,9 @@ class Config:
     memory_extract_every: int = 10
     memory_max_facts: int = 100
     memory_prompt_facts: int = 20
+    reply_max_tokens: int = 1024  # the cap on every reply and message written first
+    extract_timeout_s: float = 120.0  # one non-streamed extraction call, which a slow local server may need
+    extract_max_prompt_tokens: int = 6000  # one extraction prompt; a batch is cut to fit it
     conversation_gap_minutes: float = 180.0  # a longer silence between the user's messages starts a new conversation
     memory_max_topics: int = 30  # topic lines of earlier conversations kept per user; 0: none are written
     embeddings: str = "openai"  # "openai", "local" or "hashing"
@@ -68,16 +71,21 @@ class Config:
     checkin_after_hours: float = 72.0
     proactive_daily_max: int = 1
     quiet_hours: tuple[int, int] | None = (22 * 60, 9 * 60)  # minutes after local midnight: start, end
-    # Tuning that is not read from the environment; tests shorten it.
-    typing_interval_s: float = 4.0
+    # One model request's wait: for an unstreamed answer, a stream's first piece, or its next; all its retries
+    # within the budget, at least twice that.
     model_attempt_timeout_s: float = 20.0
     model_retry_budget_s: float = 60.0
+    # Tuning that is not read from the environment; tests shorten it.
+    typing_interval_s: float = 4.0
     model_backoff_s: float = 1.0
     max_concurrent_updates: int = 4096
     # Requests per second to Telegram across all chats (its broadcast limit); 0 turns the limiter off.
     telegram_max_rate: float = 30.0
     memory_retry_s: float = 300.0  # a failed extraction is tried again after this long
     memory_batch: int = 30  # messages per extraction call
+    # The cap on an extraction answer: the ideal answer for the densest 30 messages of the corpus is 3,049
+    # tokens (bench/answer_size.py); one that reaches it is cut, and its batch halved.
+    extract_max_tokens: int = 3072
     recall_timeout_s: float = 2.0  # the message's embedding; past it, facts go by importance
     transcription_timeout_s: float = 60.0  # one voice message's transcription, retries included
     hemisphere: str = field(default="north")
@@ -165,6 +173,9 @@ def load_config(env: Mapping[str, str]) -> Config:
     if vision not in ("auto", "off"):
         raise ConfigError(f"VISION must be auto or off, got {vision!r}")
 
+    # A slow local server may take long over a prompt before its first word: the retries get room for two.
+    attempt_timeout = _number(env, "MODEL_TIMEOUT_SECONDS", 20, low=1, high=3600)
+
     log_level = (_get(env, "LOG_LEVEL") or "INFO").upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
@@ -191,6 +202,11 @@ def load_config(env: Mapping[str, str]) -> Config:
         memory_extract_every=_int(env, "MEMORY_EXTRACT_EVERY", 10, low=1, high=1_000),
         memory_max_facts=_int(env, "MEMORY_MAX_FACTS", 100, low=1, high=10_000),
         memory_prompt_facts=_int(env, "MEMORY_PROMPT_FACTS", 20, low=0, high=1_000),
+        reply_max_tokens=_int(env, "REPLY_MAX_TOKENS", 1024, low=16, high=1_000_000),
+        model_attempt_timeout_s=attempt_timeout,
+        model_retry_budget_s=max(60.0, 2 * attempt_timeout),
+        extract_timeout_s=_number(env, "EXTRACT_TIMEOUT_SECONDS", 120, low=1, high=3600),
+        extract_max_prompt_tokens=_int(env, "EXTRACT_MAX_PROMPT_TOKENS", 6000, low=1024, high=10_000_000),
         conversation_gap_minutes=_number(env, "CONVERSATION_GAP_MINUTES", 180, low=0.001, high=60 * 24 * 365),
         memory_max_topics=_int(env, "MEMORY_MAX_TOPICS", 30, low=0, high=1_000),
         embeddings=embeddings,

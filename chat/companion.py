@@ -81,8 +81,11 @@ class Companion:
         self.config = config
         self.persona = persona
         self.clock = clock
-        # Photos go to the model unless VISION=off; cleared for the rest of the process once it refuses them.
-        self.sees_images = config.vision
+
+    @property
+    def sees_images(self) -> bool:
+        """False once photos are known not to reach the model (VISION=off, or the server refuses or drops them)."""
+        return self.model.features.images is not False
 
     @staticmethod
     def _rule_facts(text: str, local_now: datetime) -> Extraction:
@@ -191,15 +194,16 @@ class Companion:
         self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None, tally: Tally
     ) -> tuple[str, bool]:
         """Return the model's answer and whether it saw the image; a server that refuses images gets none again."""
-        if image is None or not self.sees_images:
-            return await self.model.complete(messages, on_text=on_text, tally=tally), False
+        cap = self.config.reply_max_tokens
+        if image is None or not await self.model.sees_images(image):
+            return await self.model.complete(messages, on_text=on_text, tally=tally, max_tokens=cap), False
         try:
-            return await self.model.complete(with_image(messages, image), on_text=on_text, tally=tally), True
+            seen = with_image(messages, image)
+            return await self.model.complete(seen, on_text=on_text, tally=tally, max_tokens=cap), True
         except ModelUnavailable as error:
             if not error.refused:
                 raise
         # Refused with the image: try without it. Only if that works was the image the trouble.
-        answer = await self.model.complete(messages, on_text=on_text, tally=tally)
-        self.sees_images = False
-        log.warning("the chat model refused image input; photos are answered from their caption until restart")
+        answer = await self.model.complete(messages, on_text=on_text, tally=tally, max_tokens=cap)
+        self.model.features.learn_images(False, "it refused a turn with a photo and answered the same without it")
         return answer, False

@@ -136,7 +136,7 @@ class Outreach:
         self.calls += 1
         tally = Tally()
         try:
-            raw = await self.model.complete(messages, tally=tally)
+            raw = await self.model.complete(messages, tally=tally, max_tokens=self.config.reply_max_tokens)
         finally:
             await self.store.record_usage(item.user_id, self.clock(), tokens=tally.tokens)
         text = usable_text(raw)

@@ -12,12 +12,20 @@ from typing import Any, Awaitable, Callable, Sequence, TypeVar
 import httpx
 import openai
 
+from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
+from llm.errors import context_exceeded, context_size, describe, names
+from llm.roles import strict_roles
+from llm.server import ServerFeatures
 from llm.tokens import estimate_tokens, message_tokens
 
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
+FORMAT_WORDS = ("response_format", "json_schema", "json_object")
 T = TypeVar("T")
+# The fewest prompt tokens any vision model spends on a picture is in the tens (OpenAI's low detail: 85,
+# Gemma 3: 256); a server that drops the image part adds none, or a separator or two.
+IMAGE_MIN_TOKENS = 8
 
 
 class ModelUnavailable(Exception):
@@ -29,8 +37,31 @@ class ModelUnavailable(Exception):
         return isinstance(self.__cause__, (openai.BadRequestError, openai.UnprocessableEntityError))
 
 
+class TooLong(Exception):
+    """The request did not fit: its prompt is past the server's context, or the answer hit its cap unfinished.
+
+    Only structured calls raise it (`ChatModel.complete_json`): the caller sends less and asks again.
+    """
+
+    def __init__(self, message: str, context: int | None = None) -> None:
+        super().__init__(message)
+        self.context = context  # the server's context window, when it said
+
+
+class AnswerCut(TooLong):
+    """A structured answer reached its token cap before it was finished; `text` is what came."""
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
 class StreamBroken(Exception):
     """A streamed answer ended before the model said it was finished; the attempt is retried."""
+
+
+class EmptyStream(StreamBroken):
+    """The server answered 200 and then sent no text at all (llama.cpp's way of failing mid-template)."""
 
 
 @dataclass
@@ -68,6 +99,12 @@ def is_retryable(error: Exception) -> bool:
     return isinstance(error, (openai.APIError, httpx.TransportError, asyncio.TimeoutError, StreamBroken))
 
 
+def prompt_tokens(response: object) -> int | None:
+    """Return the prompt tokens a completion's `usage` reports, or None when it reports none."""
+    tokens = getattr(getattr(response, "usage", None), "prompt_tokens", None)
+    return tokens if isinstance(tokens, int) else None
+
+
 def _retry_after(error: Exception) -> float | None:
     response = getattr(error, "response", None)
     header = response.headers.get("retry-after") if response is not None else None
@@ -77,13 +114,8 @@ def _retry_after(error: Exception) -> float | None:
         return None
 
 
-def clean_answer(text: str) -> str:
-    """Return the model's text without NULs (Telegram shows none) and surrounding whitespace."""
-    return text.replace("\x00", "").strip()
-
-
 class ChatModel:
-    """Completes a list of chat messages with retries, bounded in total time."""
+    """Completes a list of chat messages with retries, bounded in total time, in the form the server takes."""
 
     def __init__(
         self,
@@ -93,22 +125,27 @@ class ChatModel:
         attempt_timeout: float = 20.0,
         budget: float = 60.0,
         backoff: float = 1.0,
+        features: ServerFeatures | None = None,
+        on_failure: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.client = client
         self.model = model
         self.attempt_timeout = attempt_timeout
         self.budget = budget
         self.backoff = backoff
+        self.features = features or ServerFeatures()
         # Set at shutdown: finish the attempt in flight but start no new one.
         self.stopping = asyncio.Event()
         # Told each time a request ends in ModelUnavailable (bot.py counts them for /stats); its errors are logged.
-        self.on_failure: Callable[[], Awaitable[None]] | None = None
+        self.on_failure = on_failure
 
     async def complete(
         self,
         messages: Sequence[dict],
         on_text: Callable[[str], None] | None = None,
         tally: Tally | None = None,
+        *,
+        max_tokens: int | None = None,
         **options: Any,
     ) -> str:
         """Return the assistant's text for `messages`, or raise ModelUnavailable.
@@ -116,16 +153,125 @@ class ChatModel:
         With `on_text`, the answer is streamed and `on_text` gets the raw text so far as it grows (a retry
         starts it again from the beginning). A streamed attempt lasts as long as text keeps coming: it
         fails when nothing arrives for `attempt_timeout` seconds. `tally` gets the tokens of the answer.
+        An answer `max_tokens` cut short ends at its last whole sentence.
         """
         tally = tally if tally is not None else Tally()
-        if on_text is None:
-            attempt = lambda timeout: self._complete_once(messages, options, timeout, tally)  # noqa: E731
-        else:
-            attempt = lambda timeout: self._stream_once(messages, on_text, options, timeout, tally)  # noqa: E731
-        text = await self.with_retries(attempt)
+
+        async def attempt(timeout: float) -> str:
+            if on_text is not None:
+                try:
+                    text, finish = await self._stream_once(messages, on_text, max_tokens, options, timeout, tally)
+                except EmptyStream:
+                    # Streaming says nothing about why; the same request unstreamed answers or says.
+                    log.info("the model sent an empty stream; asking again without streaming")
+                    text, finish = await self._complete_once(messages, max_tokens, options, timeout, tally)
+            else:
+                text, finish = await self._complete_once(messages, max_tokens, options, timeout, tally)
+            return end_cleanly(text) if finish == "length" and text else text
+
+        try:
+            text = await self.with_retries(attempt)
+        except TooLong as error:  # a chat prompt is budgeted; past the context all the same, it is a refusal
+            log.error("model request refused: %s", error)
+            await self._report_failure()
+            raise ModelUnavailable(str(error)) from error
         if not text:  # an answer of NULs and spaces is no answer
             raise ModelUnavailable("the model returned an empty answer")
         return text
+
+    async def complete_json(
+        self,
+        messages: Sequence[dict],
+        schema_name: str,
+        schema: dict,
+        *,
+        max_tokens: int,
+        timeout: float,
+        tally: Tally | None = None,
+    ) -> str:
+        """Return the model's answer holding JSON that follows `schema`, asked for in the best way the server takes.
+
+        The process starts with a strict `json_schema` format. An error answer before any structured call has
+        worked tries the next mode at once (`json_object` with the schema in the prompt, then plain text): a
+        mode the server refused by name, or one whose successor works, is left for the rest of the process.
+        Each attempt may take `timeout` seconds. Raises TooLong when the prompt is past the server's context
+        or the answer hit `max_tokens` unfinished, ModelUnavailable when the model cannot answer.
+        """
+        tally = tally if tally is not None else Tally()
+
+        async def attempt(seconds: float) -> str:
+            first: openai.APIStatusError | None = None
+            for mode in self.features.structured_modes():
+                try:
+                    text = await self._structured_once(messages, schema_name, schema, mode, max_tokens, seconds, tally)
+                except openai.APIStatusError as error:
+                    if not self.features.may_probe_structured(error):
+                        raise
+                    first = first or error
+                    if names(error, *FORMAT_WORDS):
+                        self.features.leave_structured(mode, error)
+                    continue
+                if mode != self.features.structured:
+                    self.features.use_structured(mode, first)
+                self.features.settle_structured()
+                return text
+            assert first is not None
+            raise first
+
+        return await self.with_retries(attempt, attempt_timeout=timeout, budget=max(self.budget, 2 * timeout))
+
+    async def _structured_once(
+        self, messages: Sequence[dict], schema_name: str, schema: dict, mode: str, max_tokens: int,
+        timeout: float, tally: Tally,
+    ) -> str:
+        options: dict = {"temperature": 0}
+        request = list(messages)
+        if mode == "json_schema":
+            options["response_format"] = {
+                "type": "json_schema", "json_schema": {"name": schema_name, "strict": True, "schema": schema}
+            }
+        else:
+            request = with_instruction(request, schema_instruction(schema))
+            if mode == "json_object":
+                options["response_format"] = {"type": "json_object"}
+        text, finish = await self._complete_once(request, max_tokens, options, timeout, tally)
+        if finish == "length":
+            raise AnswerCut(f"the answer reached its cap of {max_tokens} tokens before it was finished", text)
+        return text
+
+    async def sees_images(self, data_url: str) -> bool:
+        """True when the chat model takes image parts in: found out with the first photo, then remembered.
+
+        Some servers refuse image parts (400 or 422), others drop them without a word and answer as if no
+        picture came. Two one-token completions, the same text with the picture and without, tell: a model
+        that sees it counts its tokens in the prompt. A server that reports no usage, or fails, is given the
+        benefit of the doubt (a refusal of the real request still turns images off).
+        """
+        if self.features.images is not None:
+            return self.features.images
+        prompt = {"type": "text", "text": "Say OK."}
+        picture = {"type": "image_url", "image_url": {"url": data_url}}
+        try:
+            without = await self._create([{"role": "user", "content": [prompt]}], 1, {}, self.attempt_timeout, False)
+            seen = await self._create(
+                [{"role": "user", "content": [prompt, picture]}], 1, {}, self.attempt_timeout, False
+            )
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
+            self.features.learn_images(False, f"it refused an image part: {describe(error)}")
+            return False
+        except Exception as error:  # noqa: BLE001 - found out another time; the real request decides now
+            log.info("could not find out whether the model sees images (%s)", describe(error))
+            return True
+        before, after = prompt_tokens(without), prompt_tokens(seen)
+        if before is None or after is None:
+            log.info("images: sent to the model; the server reports no usage, so whether it sees them is unknown")
+            self.features.images = True
+            return True
+        grew = after - before
+        self.features.learn_images(
+            grew >= IMAGE_MIN_TOKENS, f"an image added {grew} prompt tokens; {IMAGE_MIN_TOKENS} or more means seen"
+        )
+        return bool(self.features.images)
 
     async def with_retries(
         self,
@@ -139,7 +285,7 @@ class ChatModel:
 
         The timeouts default to the model's: each attempt `attempt_timeout`, all of them `budget`. Raises
         ModelUnavailable when the budget is spent, at shutdown, or on an error not worth retrying (logged
-        unless `log_refusal` is False: the caller explains it better).
+        unless `log_refusal` is False: the caller explains it better). TooLong goes to the caller as it is.
         """
         timeout = attempt_timeout or self.attempt_timeout
         deadline = time.monotonic() + (budget or self.budget)
@@ -148,18 +294,20 @@ class ChatModel:
             remaining = deadline - time.monotonic()
             try:
                 return await attempt(min(timeout, max(remaining, 0.1)))
+            except TooLong:
+                raise
             except Exception as error:  # noqa: BLE001 - sorted into retryable or not just below
                 if not is_retryable(error):
                     if log_refusal:
-                        log.error("model request refused: %s", _describe(error))
+                        log.error("model request refused: %s", describe(error))
                     await self._report_failure()
-                    raise ModelUnavailable(_describe(error)) from error
+                    raise ModelUnavailable(describe(error)) from error
                 delay = backoff_delay(tries, self.backoff, _retry_after(error))
                 if self.stopping.is_set() or time.monotonic() + delay >= deadline:
-                    log.warning("model unavailable after %d attempts: %s", tries + 1, _describe(error))
+                    log.warning("model unavailable after %d attempts: %s", tries + 1, describe(error))
                     await self._report_failure()
-                    raise ModelUnavailable(_describe(error)) from error
-                log.info("model attempt %d failed (%s); retrying in %.1fs", tries + 1, _describe(error), delay)
+                    raise ModelUnavailable(describe(error)) from error
+                log.info("model attempt %d failed (%s); retrying in %.1fs", tries + 1, describe(error), delay)
                 await asyncio.sleep(delay)
                 tries += 1
 
@@ -171,26 +319,53 @@ class ChatModel:
         except Exception as error:  # noqa: BLE001 - counting a failure must not hide it
             log.warning("could not count a model failure: %s", type(error).__name__)
 
-    async def _complete_once(self, messages: Sequence[dict], options: dict, timeout: float, tally: Tally) -> str:
-        response = await asyncio.wait_for(
-            self.client.chat.completions.create(model=self.model, messages=list(messages), **options),
-            timeout=timeout,
-        )
-        text = clean_answer(response.choices[0].message.content or "") if response.choices else ""
+    def _arguments(self, messages: Sequence[dict], max_tokens: int | None, options: dict, stream: bool) -> dict:
+        """Return the request's arguments in the form this server takes."""
+        arguments = {"model": self.model, "messages": strict_roles(messages), **options}
+        if max_tokens:
+            arguments[self.features.cap_name] = max_tokens
+        if not self.features.temperature:
+            arguments.pop("temperature", None)
+        if stream:
+            arguments["stream"] = True
+            if self.features.stream_usage:
+                arguments["stream_options"] = {"include_usage": True}
+        return arguments
+
+    async def _create(
+        self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, stream: bool
+    ) -> Any:
+        """Send one request; a refusal of a parameter the server does not take is adapted to and sent again."""
+        while True:
+            try:
+                # The SDK's own timeout too: the client's default is the chat attempt's, shorter than extraction's.
+                request = self.client.chat.completions.create(
+                    **self._arguments(messages, max_tokens, options, stream), timeout=timeout
+                )
+                return await asyncio.wait_for(request, timeout=timeout)
+            except openai.APIStatusError as error:
+                if context_exceeded(error):
+                    context = context_size(error)
+                    self.features.learn_context(context, "the server said so when refusing a prompt")
+                    raise TooLong(describe(error), context) from error
+                if not self.features.adapt(error, stream):
+                    raise
+
+    async def _complete_once(
+        self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, tally: Tally
+    ) -> tuple[str, str | None]:
+        response = await self._create(messages, max_tokens, options, timeout, stream=False)
+        choice = response.choices[0] if response.choices else None
+        text = clean_answer(choice.message.content or "") if choice is not None else ""
         tally.add(response.usage, messages, text)
-        return text
+        return text, choice.finish_reason if choice is not None else None
 
     async def _stream_once(
-        self, messages: Sequence[dict], on_text: Callable[[str], None], options: dict, timeout: float, tally: Tally
-    ) -> str:
-        stream = await asyncio.wait_for(
-            self.client.chat.completions.create(
-                model=self.model, messages=list(messages), stream=True, stream_options={"include_usage": True},
-                **options,
-            ),
-            timeout=timeout,
-        )
-        text, finished, usage = "", False, None
+        self, messages: Sequence[dict], on_text: Callable[[str], None], max_tokens: int | None, options: dict,
+        timeout: float, tally: Tally,
+    ) -> tuple[str, str | None]:
+        stream = await self._create(messages, max_tokens, options, timeout, stream=True)
+        text, finish, usage, chunks = "", None, None, 0
         loop = asyncio.get_running_loop()
         try:
             # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
@@ -199,21 +374,16 @@ class ChatModel:
                     silence.reschedule(loop.time() + self.attempt_timeout)
                     usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
                     for choice in chunk.choices[:1]:
+                        chunks += 1
                         if choice.delta is not None and choice.delta.content:
                             text += choice.delta.content
                             on_text(text)
-                        finished = finished or choice.finish_reason is not None
+                        finish = finish or choice.finish_reason
         finally:
             await stream.close()
-        if not finished:
+        if not chunks:
+            raise EmptyStream("the server sent a stream without a single answer chunk")
+        if finish is None:
             raise StreamBroken("the stream ended before the answer was finished")
         tally.add(usage, messages, text)
-        return clean_answer(text)
-
-
-def _describe(error: Exception) -> str:
-    if isinstance(error, openai.APIStatusError):
-        return f"HTTP {error.status_code}"
-    if isinstance(error, asyncio.TimeoutError):
-        return "timed out"
-    return type(error).__name__
+        return clean_answer(text), finish

@@ -8,6 +8,8 @@ from typing import Protocol, Sequence
 import numpy as np
 import openai
 
+from llm.errors import describe
+from llm.server import ServerFeatures
 from memory.recall import hashing_embedding
 
 
@@ -15,10 +17,21 @@ class EmbedderUnavailable(RuntimeError):
     """The chosen backend cannot run here (EMBEDDINGS=local without its package)."""
 
 
-def make_embedder(backend: str, client: openai.AsyncOpenAI, model: str) -> "Embedder":
+class EmbeddingsMissing(RuntimeError):
+    """The server has no usable embeddings endpoint for now; the caller goes on without vectors, quietly."""
+
+
+# Answers that mean "no such thing here", not "busy": llama.cpp without embeddings answers 500, Ollama 404,
+# some proxies 405 or 501, a chat-only model 400.
+MISSING_STATUS = frozenset({400, 404, 405, 422, 500, 501})
+
+
+def make_embedder(
+    backend: str, client: openai.AsyncOpenAI, model: str, features: ServerFeatures | None = None
+) -> "Embedder":
     """Return the embedder for EMBEDDINGS=openai|local|hashing."""
     if backend == "openai":
-        return OpenAIEmbedder(client, model)
+        return OpenAIEmbedder(client, model, features or ServerFeatures())
     if backend == "hashing":
         return HashingEmbedder()
     return local_embedder()
@@ -63,13 +76,23 @@ class OpenAIEmbedder:
     session_weight = 0.0
     remote = True
 
-    def __init__(self, client: openai.AsyncOpenAI, model: str) -> None:
+    def __init__(self, client: openai.AsyncOpenAI, model: str, features: ServerFeatures) -> None:
         self.client = client
         self.name = model
+        self.features = features
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Return the server's vectors for `texts`, in order (one request)."""
-        response = await self.client.embeddings.create(model=self.name, input=list(texts))
+        """Return the server's vectors for `texts`, in order (one request); raise EmbeddingsMissing while the
+        server is known to have no embeddings endpoint."""
+        if not self.features.embeddings_ready():
+            raise EmbeddingsMissing("the server has no embeddings endpoint")
+        try:
+            response = await self.client.embeddings.create(model=self.name, input=list(texts))
+        except openai.APIStatusError as error:
+            if error.status_code not in MISSING_STATUS:
+                raise
+            self.features.embeddings_missing(error)
+            raise EmbeddingsMissing(describe(error)) from error
         rows = sorted(response.data, key=lambda item: item.index)
         return checked_vectors([row.embedding for row in rows], len(texts))
 

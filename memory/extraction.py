@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import logging
 import math
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from llm.client import ChatModel, ModelUnavailable, Tally
+from llm.client import ChatModel, Tally
+from llm.tokens import estimate_tokens
 from memory.facts import (
     CATEGORIES,
     INSTRUCTION,
@@ -29,8 +29,6 @@ from memory.schedule import normalize_when
 from memory.secrets import contains_secret, mask_secrets
 from prompts import load_prompt
 from prompts.clock import format_date
-
-log = logging.getLogger(__name__)
 
 FACT_FIELDS = frozenset({"category", "key", "value", "importance", "confidence", "source_message_id"})
 OPTIONAL_FACT_FIELDS = frozenset({"when"})  # older prompts and models leave it out
@@ -74,8 +72,13 @@ FACTS_SCHEMA: dict = {
     "required": ["facts", "relations", "topics"],
     "additionalProperties": False,
 }
-SCHEMA_FORMAT = {"type": "json_schema", "json_schema": {"name": "facts", "strict": True, "schema": FACTS_SCHEMA}}
-JSON_OBJECT_FORMAT = {"type": "json_object"}
+
+CONTEXT_MARGIN = 64  # the chat template's own tokens around the messages
+MIN_PROMPT_TOKENS = 1024
+# The companion's replies are context for the user's words, not sources: this much of each is enough.
+REPLY_CONTEXT_CHARS = 300
+KNOWN_SHARE = 4  # the known facts take at most a quarter of the prompt budget
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
 
@@ -99,10 +102,7 @@ def build_extraction_messages(
         ("{single_valued}", sorted(SINGLE_VALUED)),
     ):
         system = system.replace(name, ", ".join(values))
-    known_lines = [
-        f"- {fact.key} ({fact.category}): {fact.value}" + (f" [when: {fact.when}]" if fact.when else "")
-        for fact in known
-    ] or ["(none yet)"]
+    known_lines = [known_line(fact) for fact in known] or ["(none yet)"]
     so_far = quote_line(topics_so_far) if topics_so_far else "(a new conversation)"
     lines = ["Known facts about the user:", *known_lines, "", f"Topics of this conversation so far: {so_far}", "",
              "Conversation:"]
@@ -116,6 +116,28 @@ def build_extraction_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n".join(lines)}]
 
 
+def known_line(fact: Fact) -> str:
+    """Return a known fact as the prompt lists it: "- key (category): value [when: …]"."""
+    return f"- {fact.key} ({fact.category}): {fact.value}" + (f" [when: {fact.when}]" if fact.when else "")
+
+
+def known_within(known: list[Fact], tokens: int) -> list[Fact]:
+    """Return the known facts the prompt lists within `tokens`: the most important, then the latest said.
+
+    They are there so that the model updates a slot instead of adding a second one; a user with hundreds
+    of facts would otherwise leave no room in the prompt for their messages.
+    """
+    ranked = sorted(known, key=lambda fact: (-fact.importance, -(fact.updated_at or fact.created_at or EPOCH)
+                                             .timestamp()))
+    shown, used = set(), 0
+    for fact in ranked:
+        used += estimate_tokens(known_line(fact))
+        if used > tokens:
+            break
+        shown.add(id(fact))
+    return [fact for fact in known if id(fact) in shown]
+
+
 def conversation_line(message: dict) -> str:
     """Return one message as marked input: '[user #ID] text' or '[assistant, context only] text'."""
     if message["role"] == "user":
@@ -124,8 +146,20 @@ def conversation_line(message: dict) -> str:
         marker = f"[{message['role']}, context only]"
     # Masked again in case a caller forgot: secrets never reach the model.
     # Continuation lines are indented so no text can forge a marker at the start of a line.
-    text_lines = mask_secrets(message["content"]).splitlines() or [""]
+    content = message["content"] if message["role"] == "user" else shorten_reply(message["content"])
+    text_lines = mask_secrets(content).splitlines() or [""]
     return "\n".join([f"{marker} {text_lines[0]}", *(f"    {line}" for line in text_lines[1:])])
+
+
+def shorten_reply(text: str, limit: int = REPLY_CONTEXT_CHARS) -> str:
+    """Return the companion's reply as context: up to `limit` characters, cut after a whole word, with "…"."""
+    return text if len(text) <= limit else cut_after_word(text[:limit])
+
+
+def cut_after_word(head: str) -> str:
+    """Return the start of a text that was cut, ending after its last whole word (when that keeps most of it)."""
+    space = head.rfind(" ")
+    return (head[:space] if space > len(head) // 2 else head).rstrip() + "…"
 
 
 def parse_extraction(raw: str, allowed_message_ids: set[int], known_keys: Iterable[str] = ()) -> Extraction:
@@ -148,6 +182,47 @@ def parse_extraction(raw: str, allowed_message_ids: set[int], known_keys: Iterab
         if relation is not None:
             relations[(relation.source_key, relation.target_key, relation.relation)] = relation
     return Extraction(facts=facts, relations=list(relations.values()), topics=topics)
+
+
+def parse_cut_answer(raw: str, allowed_message_ids: set[int], known_keys: Iterable[str] = ()) -> Extraction:
+    """Return the whole facts and relations of an answer cut off mid-JSON; an empty Extraction when none."""
+    repaired = close_json(raw)
+    if repaired is None:
+        return Extraction()
+    try:
+        return parse_extraction(repaired, allowed_message_ids, known_keys)
+    except ExtractionError:
+        return Extraction()
+
+
+def close_json(raw: str) -> str | None:
+    """Return JSON cut off mid-way as the complete document it began, up to its last whole item of an array
+    (a fact, a relation); None when no item was complete."""
+    start = next((index for index, char in enumerate(raw) if char in "{["), None)
+    if start is None:
+        return None
+    stack: list[str] = []
+    in_string = escaped = False
+    last: tuple[int, list[str]] | None = None
+    for index in range(start, len(raw)):
+        char = raw[index]
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append(char)
+        elif char in "}]":
+            if not stack or "{[".index(stack.pop()) != "}]".index(char):
+                return None
+            if not stack:
+                return raw[start : index + 1]  # it was whole after all
+            if char == "}" and stack[-1] == "[":
+                last = (index, list(stack))
+    if last is None:
+        return None
+    end, still_open = last
+    return raw[start : end + 1] + "".join("]" if bracket == "[" else "}" for bracket in reversed(still_open))
 
 
 def parse_topics(value: Any) -> str | None:
@@ -259,19 +334,44 @@ def as_integer(value: Any) -> int | None:
 
 
 class LLMExtractor:
-    """Asks the chat model for the durable facts in a batch of a user's messages."""
+    """Asks the chat model for the durable facts in a batch of a user's messages, in prompts that fit."""
 
-    def __init__(self, model: ChatModel) -> None:
+    def __init__(
+        self, model: ChatModel, max_prompt_tokens: int = 6000, timeout: float = 120.0, max_answer_tokens: int = 3072
+    ) -> None:
         self.model = model
-        # Cleared once the server refuses json_schema and accepts json_object instead.
-        self.use_json_schema = True
+        self.max_prompt_tokens = max_prompt_tokens
+        self.timeout = timeout
+        self.max_answer_tokens = max_answer_tokens  # an answer that reaches it is cut: the batch is halved
+
+    def prompt_budget(self) -> int:
+        """Return the most tokens one extraction prompt may hold: EXTRACT_MAX_PROMPT_TOKENS, less where the
+        server's context window (once known) leaves less room beside the answer."""
+        context = self.model.features.context_tokens
+        if context is None:
+            return self.max_prompt_tokens
+        return max(MIN_PROMPT_TOKENS, min(self.max_prompt_tokens, context - self.max_answer_tokens - CONTEXT_MARGIN))
+
+    def fit(
+        self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None,
+        budget: int | None = None,
+    ) -> list[dict]:
+        """Return the first of `messages` whose prompt stays within `budget` tokens (the prompt budget when None).
+
+        At least one message is kept: when it alone is too long, its text is shortened to fit.
+        """
+        return fit_batch(messages, self.listed(known), zone, topics_so_far, budget or self.prompt_budget())
+
+    def listed(self, known: list[Fact]) -> list[Fact]:
+        """Return the known facts the prompt lists: those that fit a quarter of the prompt budget."""
+        return known_within(known, self.prompt_budget() // KNOWN_SHARE)
 
     async def extract(
         self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None,
         tally: Tally | None = None,
     ) -> Extraction:
         """Return the facts the user's messages state and their topic line; raise ModelUnavailable or
-        ExtractionError to retry later.
+        ExtractionError to retry later, TooLong to send fewer messages.
 
         Dates the user names ("on Friday") come back resolved against each message's own date in `zone`.
         `topics_so_far` is the line of the conversation the messages continue: the answer rewrites it.
@@ -280,17 +380,41 @@ class LLMExtractor:
         user_ids = {message["id"] for message in messages if message["role"] == "user"}
         if not user_ids:
             return Extraction()
-        raw = await self._complete(build_extraction_messages(messages, known, zone, topics_so_far), tally or Tally())
+        raw = await self.model.complete_json(
+            build_extraction_messages(messages, self.listed(known), zone, topics_so_far), "facts", FACTS_SCHEMA,
+            max_tokens=self.max_answer_tokens, timeout=self.timeout, tally=tally or Tally(),
+        )
         return parse_extraction(raw, user_ids, [fact.key for fact in known])
 
-    async def _complete(self, request: list[dict], tally: Tally) -> str:
-        if self.use_json_schema:
-            try:
-                return await self.model.complete(request, tally=tally, response_format=SCHEMA_FORMAT, temperature=0)
-            except ModelUnavailable as error:
-                if not error.refused:
-                    raise
-                log.warning("the model refused json_schema output (%s); trying json_object", error)
-        raw = await self.model.complete(request, tally=tally, response_format=JSON_OBJECT_FORMAT, temperature=0)
-        self.use_json_schema = False
-        return raw
+
+def prompt_tokens(messages: list[dict]) -> int:
+    """Return the estimated tokens of an extraction prompt."""
+    return sum(estimate_tokens(message["content"]) for message in messages)
+
+
+def fit_batch(
+    messages: list[dict], known: list[Fact], zone: ZoneInfo | None, topics_so_far: str | None, budget: int
+) -> list[dict]:
+    """Return the longest run of `messages` from the first whose extraction prompt is within `budget` tokens.
+
+    A run without a message of the user's is no use: then their first message goes alone, shortened to fit
+    (the companion's words before it are context only, and are passed over).
+    """
+    fitting = 0
+    for count in range(1, len(messages) + 1):
+        if prompt_tokens(build_extraction_messages(messages[:count], known, zone, topics_so_far)) > budget:
+            break
+        fitting = count
+    users = [message for message in messages if message["role"] == "user"]
+    if not users or any(message["role"] == "user" for message in messages[:fitting]):
+        return messages[:fitting]
+    first = users[0]
+    room = budget - prompt_tokens(build_extraction_messages([{**first, "content": ""}], known, zone, topics_so_far))
+    return [{**first, "content": shorten(first["content"], max(room, 16))}]
+
+
+def shorten(text: str, tokens: int) -> str:
+    """Return the start of `text` within about `tokens` tokens, cut after a whole word and marked with "…"."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    return cut_after_word(text.encode("utf-8")[: max(0, tokens - 2) * 4].decode("utf-8", errors="ignore"))

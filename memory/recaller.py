@@ -9,7 +9,7 @@ from datetime import datetime
 import numpy as np
 
 from config import Config
-from memory.embeddings import Embedder
+from memory.embeddings import Embedder, EmbeddingsMissing
 from memory.facts import Fact, choose_for_prompt, prompt_candidates
 from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
 from memory.store import Store
@@ -76,6 +76,8 @@ class FactRecaller:
                     times = [learned_at(by_id.get(fact_id)) for fact_id, _, _ in rows]
                     dense = session_pull(dense, times, self.embedder.session_weight)
                 scores = dict(zip((fact_id for fact_id, _, _ in rows), dense.tolist(), strict=True))
+        except EmbeddingsMissing:  # said once when found out; the turn goes on by importance
+            return choose_for_prompt(facts, now, limit)
         except Exception as error:  # noqa: BLE001 - any failure of recall must not cost the turn
             log.warning("recall fell back to importance order (%s)", type(error).__name__)
             return choose_for_prompt(facts, now, limit)

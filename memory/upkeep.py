@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
 from config import Config
-from llm.client import ModelUnavailable, Tally
+from llm.client import AnswerCut, ModelUnavailable, Tally, TooLong
 from memory.continuity import continues, conversation_topic, first_conversation
-from memory.extraction import ExtractionError, LLMExtractor
+from memory.embeddings import EmbeddingsMissing
+from memory.extraction import MIN_PROMPT_TOKENS, ExtractionError, LLMExtractor, parse_cut_answer
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
 from memory.schedule import local_zone, plan_followup
@@ -56,7 +59,7 @@ class MemoryKeeper:
         await asyncio.gather(*(self.extract_quietly(user_id) for user_id in due))
 
     async def extract_quietly(self, user_id: int) -> list[Fact]:
-        """Extract for one user unless a pass is already running or a failure is recent; log errors."""
+        """Extract for one user unless a pass is already running or a failure is recent; log the outcome."""
         if user_id in self._running or self._retry_at.get(user_id, 0) > time.monotonic():
             return []
         shared = self.store.on_postgres  # other machines may extract too: take the user's pass first
@@ -64,13 +67,16 @@ class MemoryKeeper:
             return []
         self._running.add(user_id)
         retry_at = None  # after a failure, no machine tries again before this
+        work = Pass(started=time.monotonic())
         try:
             async with self._slots:
                 if self.stopping.is_set():
                     return []
-                saved = await self.extract_pending(user_id)
-        except (ModelUnavailable, ExtractionError) as error:
-            log.warning("fact extraction failed (%s); trying again in %.0fs", type(error).__name__,
+                saved = await self.extract_pending(user_id, work)
+        except Stopped:
+            return []
+        except (ModelUnavailable, ExtractionError, TooLong) as error:
+            log.warning("fact extraction failed (%s: %s); trying again in %.0fs", type(error).__name__, error,
                         self.config.memory_retry_s)
             self._retry_at[user_id] = time.monotonic() + self.config.memory_retry_s
             retry_at = self.clock() + timedelta(seconds=self.config.memory_retry_s)
@@ -80,6 +86,8 @@ class MemoryKeeper:
             if shared:
                 await self.store.release_extraction(user_id, retry_at)
         self._retry_at.pop(user_id, None)
+        if work.calls:
+            log.info("memory: %s", work.summary(len(saved)))
         if saved:
             await self.embed_learned(user_id)
         if saved and self.on_learned is not None:
@@ -98,6 +106,8 @@ class MemoryKeeper:
             return 0
         try:
             return await self.recaller.embed_missing(user_id)
+        except EmbeddingsMissing:
+            return 0
         except Exception as error:  # noqa: BLE001 - embedding is an optimisation; recall falls back without it
             log.warning("embedding facts failed (%s); trying again later", type(error).__name__)
             return 0
@@ -109,37 +119,56 @@ class MemoryKeeper:
         after = self.config.followup_after_hours
         return lambda fact: plan_followup(fact, zone, told.get(fact.source_message_id, now), after)
 
-    async def extract_pending(self, user_id: int) -> list[Fact]:
+    async def extract_pending(self, user_id: int, work: Pass | None = None) -> list[Fact]:
         """Read the user's unread messages in batches and save the facts found; return the new or changed ones.
 
         A batch never spans two conversations, so each pass also writes (or rewrites) one conversation's topic
-        line. Errors from the model or its output propagate; the messages stay unread and are tried again later.
+        line, and its prompt fits the extractor's budget: what does not fit waits for the next batch. A server
+        that finds a prompt too long (or the answer does not fit its cap) gets half as many messages. Errors
+        from the model or its output propagate; the messages stay unread and are tried again later.
         """
+        work = work if work is not None else Pass(started=time.monotonic())
         saved: list[Fact] = []
         gap = timedelta(minutes=self.config.conversation_gap_minutes)
+        most, budget = self.config.memory_batch, None  # lowered when the server finds a batch too long
         while True:
             pending = await self.store.pending_messages(user_id, self.config.memory_batch)
             if not pending:
                 return saved
-            batch = first_conversation(pending, gap)
+            batch = first_conversation(pending, gap)[:most]
             settings = await self.store.settings(user_id)
             known = await self.store.facts(user_id)
             zone = local_zone(settings, known, self.config.timezone)
-            said = [message["at"] for message in batch if message["role"] == "user"]
             ongoing = None
-            if memory_enabled(settings) and said:
+            if memory_enabled(settings) and any(message["role"] == "user" for message in batch):
                 latest = await self.store.topics(user_id, 1)
-                ongoing = latest[0] if latest and continues(latest[0], said[0], gap) else None
+                first_said = next(message["at"] for message in batch if message["role"] == "user")
+                ongoing = latest[0] if latest and continues(latest[0], first_said, gap) else None
+                batch = self.extractor.fit(batch, known, zone, ongoing.text if ongoing else None, budget)
                 self.calls += 1
+                work.calls += 1
                 tally = Tally()
                 try:
-                    extraction = await self.extractor.extract(
+                    extraction = await self._unless_stopping(self.extractor.extract(
                         batch, known, zone, ongoing.text if ongoing else None, tally=tally
-                    )
+                    ))
+                except AnswerCut as error:
+                    if len(batch) > 1:
+                        most = self._halved(batch, error)
+                        continue
+                    # One message whose answer still runs past the cap: keep its whole facts, go on.
+                    extraction = parse_cut_answer(error.text, {batch[0]["id"]}, [fact.key for fact in known])
+                except TooLong as error:
+                    most, budget = self._smaller(batch, budget, error)
+                    continue
                 finally:  # an answer that could not be read was still paid for
+                    work.tokens += tally.tokens
+                    work.estimated = work.estimated or tally.estimated
                     await self.store.record_usage(user_id, self.clock(), tokens=tally.tokens)
             else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
+            said = [message["at"] for message in batch if message["role"] == "user"]
+            work.read += len(said)
             now = self.clock()
             saved += await self.store.save_facts(
                 user_id, extraction, now, self.config.memory_max_facts, extracted_upto=batch[-1]["id"],
@@ -148,3 +177,56 @@ class MemoryKeeper:
             )
             if len(batch) == len(pending) and len(pending) < self.config.memory_batch:
                 return saved
+
+    async def _unless_stopping(self, call: Awaitable[Extraction]) -> Extraction:
+        """Return what `call` returns; at shutdown, give it up (a slow server's answer may be minutes away)."""
+        task = asyncio.ensure_future(call)
+        stop = asyncio.ensure_future(self.stopping.wait())
+        try:
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            raise Stopped("the bot is stopping; the messages stay unread for next time")
+        return task.result()
+
+    @staticmethod
+    def _halved(batch: list[dict], error: TooLong) -> int:
+        log.info("an extraction batch of %d messages was too long (%s); reading half as many", len(batch), error)
+        return len(batch) // 2
+
+    def _smaller(self, batch: list[dict], budget: int | None, error: TooLong) -> tuple[int, int | None]:
+        """Return the batch size and prompt budget to try after `error`: half the messages, or for a single
+        message half the prompt (its text is shortened); raise TooLong when even that cannot get smaller."""
+        if len(batch) > 1:
+            return self._halved(batch, error), budget
+        budget = (budget or self.extractor.prompt_budget()) // 2
+        if budget < MIN_PROMPT_TOKENS:
+            raise error
+        log.info("an extraction prompt was too long (%s); shortening the message to %d tokens", error, budget)
+        return 1, budget
+
+
+class Stopped(Exception):
+    """A pass given up at shutdown."""
+
+
+@dataclass
+class Pass:
+    """What one extraction pass did, for its log line."""
+
+    started: float
+    calls: int = 0
+    read: int = 0  # the user's messages read
+    tokens: int = 0
+    estimated: bool = False
+
+    def summary(self, learned: int) -> str:
+        """Return the pass as one line: facts learned, messages read, model calls, tokens and seconds."""
+        tokens = f"{'~' if self.estimated else ''}{self.tokens} tokens"
+        calls = f"{self.calls} call{'s' if self.calls != 1 else ''}"
+        seconds = time.monotonic() - self.started
+        return f"learned {learned} facts from {self.read} messages ({calls}, {tokens}, {seconds:.1f} s)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence, TypeVar
 
+from llm.roles import EARLIER
 from llm.tokens import estimate_tokens
 
 Line = TypeVar("Line")
@@ -19,11 +20,17 @@ def fit_to_budget(system: dict, history: Sequence[dict], budget: int) -> list[di
     room = budget - estimate_tokens(system["content"])
     kept = 0
     for message in reversed(history):
-        room -= estimate_tokens(message["content"])
-        if room < 0 and kept:
+        cost = estimate_tokens(message["content"])
+        if room - cost < 0 and kept:
             break
+        room -= cost
         kept += 1
-    return [system, *history[len(history) - kept:]]
+    start = len(history) - kept
+    # A run that starts with the companion's words is sent with them in system message zero, under a header
+    # (llm/roles.py: strict templates want the user first); without room for that, they are left out.
+    if kept > 1 and history[start]["role"] == "assistant" and room < estimate_tokens(EARLIER):
+        start += 1
+    return [system, *history[start:]]
 
 
 def fit_with_lines(

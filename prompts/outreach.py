@@ -1,4 +1,5 @@
-"""The pure builder of a message the companion writes first: system message zero, the session, and the task."""
+"""The pure builder of a message the companion writes first: system message zero ending with the task, then the
+session."""
 
 from __future__ import annotations
 
@@ -41,11 +42,12 @@ def build_outreach_messages(
     budget: int,
     topics: Sequence[Topic] = (),
 ) -> list[dict]:
-    """Return the messages of the completion that writes `item`: who they are, the recent session, then the task.
+    """Return the messages of the completion that writes `item`: system message zero (who they are, then the
+    task), then the recent session.
 
     `previous` is when the user last wrote; `topics` are the lines of earlier conversations no longer in
-    `history`. The task comes last, as a system message, so that it is what
-    the model reads just before it writes.
+    `history`. The task ends the one system message there is: strict chat templates (Gemma's, Mistral's)
+    refuse a second one after the session.
     """
     name = next((fact.value for fact in facts if fact.key == "name"), None)
     system = build_system_message(
@@ -60,4 +62,5 @@ def build_outreach_messages(
         when=format_when(item.when or ""),
         language=language,
     )
-    return [*fit_to_budget(system, list(history), budget), {"role": "system", "content": task}]
+    system = {"role": "system", "content": f"{system['content']}\n\n{task}"}
+    return fit_to_budget(system, list(history), budget)

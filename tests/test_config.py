@@ -103,6 +103,17 @@ def test_the_file_url_follows_the_api_url_unless_set(api, files):
     assert explicit.telegram_file_base_url == "https://files.example.com/f"
 
 
+def test_model_server_settings():
+    defaults = load_config(BASE)
+    assert (defaults.reply_max_tokens, defaults.extract_timeout_s, defaults.extract_max_prompt_tokens) == (
+        1024, 120.0, 6000)
+    assert (defaults.model_attempt_timeout_s, defaults.model_retry_budget_s) == (20.0, 60.0)
+    config = load_config(BASE | {"REPLY_MAX_TOKENS": "300", "EXTRACT_TIMEOUT_SECONDS": "600",
+                                 "EXTRACT_MAX_PROMPT_TOKENS": "3000", "MODEL_TIMEOUT_SECONDS": "90"})
+    assert (config.reply_max_tokens, config.extract_timeout_s, config.extract_max_prompt_tokens) == (300, 600.0, 3000)
+    assert (config.model_attempt_timeout_s, config.model_retry_budget_s) == (90.0, 180.0)  # room for two attempts
+
+
 def test_a_local_server_needs_no_key():
     config = load_config({"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_BASE_URL": "http://localhost:11434/v1"})
     assert config.openai_api_key == NO_KEY
@@ -163,6 +174,11 @@ def test_allows():
         (BASE | {"CONVERSATION_GAP_MINUTES": "0"}, "CONVERSATION_GAP_MINUTES"),
         (BASE | {"CONVERSATION_GAP_MINUTES": "three hours"}, "CONVERSATION_GAP_MINUTES"),
         (BASE | {"MEMORY_MAX_TOPICS": "-1"}, "MEMORY_MAX_TOPICS"),
+        (BASE | {"REPLY_MAX_TOKENS": "8"}, "REPLY_MAX_TOKENS"),
+        (BASE | {"REPLY_MAX_TOKENS": "lots"}, "REPLY_MAX_TOKENS"),
+        (BASE | {"EXTRACT_TIMEOUT_SECONDS": "0"}, "EXTRACT_TIMEOUT_SECONDS"),
+        (BASE | {"EXTRACT_MAX_PROMPT_TOKENS": "500"}, "EXTRACT_MAX_PROMPT_TOKENS"),
+        (BASE | {"MODEL_TIMEOUT_SECONDS": "soon"}, "MODEL_TIMEOUT_SECONDS"),
     ],
 )
 def test_a_bad_setting_is_named(env, named):

@@ -23,7 +23,7 @@ CHECK_IN = "Как там Мурка? Давно не слышала о ней."
 
 
 def reply(body: dict) -> str:
-    if "Write to them first" in body["messages"][-1]["content"]:
+    if "Write to them first" in body["messages"][0]["content"]:
         return CHECK_IN
     return "echo: " + body["messages"][-1]["content"]
 
@@ -73,7 +73,7 @@ async def test_a_kill_while_the_message_is_written_leaves_it_due_and_it_is_sent_
         telegram.push_text(ANN, "У меня есть кошка Мурка", language_code="ru")
         await telegram.wait_for_sent(ANN, 1, timeout=30)
         model.delay = 30  # the model is still writing the check-in when the kill comes
-        await until(lambda: any("Write to them first" in r["messages"][-1]["content"] for r in model.requests))
+        await until(lambda: any("Write to them first" in r["messages"][0]["content"] for r in model.requests))
     finally:
         await kill(process)
     assert check_ins(telegram) == []

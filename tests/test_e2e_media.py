@@ -37,7 +37,12 @@ def database_bytes(path: Path) -> bytes:
 
 
 def chat_requests(model) -> list[dict]:
-    return [r for r in model.requests if "response_format" not in r]
+    """The turns' completions: not extraction, not the one-token probe of whether images are seen."""
+    return [r for r in model.requests if "response_format" not in r and r.get("max_tokens") != 1]
+
+
+def probe_requests(model) -> list[dict]:
+    return [r for r in model.requests if r.get("max_tokens") == 1]
 
 
 def last_user_content(request: dict):
@@ -228,6 +233,9 @@ async def test_a_photo_with_a_caption_reaches_the_model_and_only_the_caption_is_
     [request] = chat_requests(model)
     [part] = image_parts(request)
     assert part["image_url"]["url"] == "data:image/jpeg;base64," + base64.b64encode(JPEG).decode()
+    # Found out once whether the model sees pictures: the same words with it and without, one token each.
+    [without, seen] = probe_requests(model)
+    assert image_parts(without) == [] and image_parts(seen) == [part]
     assert last_user_content(request)[0] == {"type": "text", "text": "[photo] this is my cat Murka"}
     assert telegram.downloads == [telegram.downloads[0]] and len(telegram.downloads) == 1  # the 1280 px one
     assert reply["visible_text"] == "echo: [photo] this is my cat Murka"
@@ -281,10 +289,23 @@ async def test_a_server_that_refuses_images_is_answered_from_the_caption_and_ask
         second = (await telegram.wait_for_sent(ANN, 2))[1]
     assert first["visible_text"].startswith("echo: [photo] my garden")
     assert "went by your words" in first["visible_text"] and "went by your words" in second["visible_text"]
-    with_image, without, later = chat_requests(model)
-    assert len(image_parts(with_image)) == 1 and image_parts(without) == [] and image_parts(later) == []
+    # The probe found out: its picture was refused, so no turn sends one.
+    assert [len(image_parts(probe)) for probe in probe_requests(model)] == [0, 1]
+    first_turn, later = chat_requests(model)
+    assert image_parts(first_turn) == [] and image_parts(later) == []
     assert len(telegram.downloads) == 1  # the second photo was not even downloaded
-    assert len([r for r in caplog.records if "refused image input" in r.getMessage()]) == 1
+    assert len([r for r in caplog.records if "does not see them" in r.getMessage()]) == 1
+
+
+async def test_a_turn_refused_with_its_photo_is_answered_without_it_and_images_stop(telegram, model, config, caplog):
+    model.reject_images = True
+    async with running_bot(config) as app:
+        app.bot_data.model.features.images = True  # as if a probe had passed: the real turn is what is refused
+        telegram.push_message(ANN, {"photo": telegram.photo(content=JPEG), "caption": "my garden"})
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    with_image, without = chat_requests(model)
+    assert len(image_parts(with_image)) == 1 and image_parts(without) == [] and probe_requests(model) == []
+    assert "went by your words" in reply["visible_text"] and app.bot_data.model.features.images is False
 
 
 async def test_vision_off_sends_no_image(telegram, model, config):

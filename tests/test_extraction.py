@@ -288,7 +288,7 @@ async def test_the_extractor_does_not_fall_back_on_other_errors(model, chat):
     with pytest.raises(ModelUnavailable):
         await extractor.extract(CONVERSATION, [])
     assert len(model.requests) == 1
-    assert extractor.use_json_schema
+    assert chat.features.structured == "json_schema"
 
 
 async def test_the_extractor_raises_on_an_answer_without_json(model, chat):

@@ -132,7 +132,8 @@ def without_user(snapshot: dict[str, list[tuple]], user_id: int) -> dict[str, li
 async def bot(telegram, model, tmp_path):
     """One running bot for all of a test's examples, with Bob's profile and a bot message in Ann's chat."""
     config = make_config(telegram, model, tmp_path / "bot.db", allowed_user_ids=ALLOWED, embeddings="hashing",
-                         telegram_max_rate=0, memory_extract_delay_s=3600, memory_extract_every=10**6)
+                         telegram_max_rate=0, memory_extract_delay_s=3600, memory_extract_every=10**6,
+                         reply_max_tokens=10**6)  # the echo of a 100,000-character message is not cut
     # Replies stream in private chats. The echo of a 100,000-character message would come in 6,250 pieces of 16
     # characters, each parsed by the openai SDK (about 0.2 ms a piece): bigger pieces keep the examples quick.
     model.stream_chunk_chars = 1024

@@ -65,25 +65,27 @@ def test_a_follow_up_names_the_event_as_quoted_data_with_its_time():
         Fact("plans", "plan:interview", "собеседование", when="2026-12-01T10:00"),
     ]
     messages = build(item, [{"role": "user", "content": "Завтра в 10 собеседование"}], facts)
-    system, session, task = messages
+    system, session = messages
     assert system["role"] == "system" and 'Their name: "Лена"' in system["content"]
     assert "Tuesday, 1 December 2026, 10:00" in system["content"]  # the fact carries its date
     assert session == {"role": "user", "content": "Завтра в 10 собеседование"}
-    assert task["role"] == "system"
-    assert '"собеседование \\"в Яндексе\\""' in task["content"]
-    assert "Tuesday, 1 December 2026, 10:00" in task["content"] and '"ru"' in task["content"]
+    task = system["content"].rpartition("\n\n")[2]  # the task ends the one system message
+    assert task.startswith("They told you about this plan")
+    assert '"собеседование \\"в Яндексе\\""' in task
+    assert "Tuesday, 1 December 2026, 10:00" in task and '"ru"' in task
 
 
 def test_a_check_in_says_how_long_they_have_been_silent_in_their_own_time():
     item = DueItem("checkin", 1, NOW)
-    [system, task] = build(item, previous=NOW - timedelta(days=3, hours=1))
-    assert "for 3 days" in task["content"]
+    [system] = build(item, previous=NOW - timedelta(days=3, hours=1))
+    task = system["content"].rpartition("\n\n")[2]
+    assert "for 3 days" in task
     assert "13:05 (afternoon) in Europe/Moscow" in system["content"]
-    assert "(their Telegram app" not in task["content"]  # no language known
+    assert "(their Telegram app" not in task  # no language known
 
 
 def test_the_budget_drops_old_session_messages_not_the_task():
     history = [{"role": "user", "content": "x" * 4000} for _ in range(5)]
     messages = build(DueItem("birthday", 1, NOW, when="1990-12-01"), history, budget=2000)
-    assert messages[-1]["content"].startswith("Today is their birthday")
-    assert 1 <= len(messages) - 2 < 5
+    assert messages[0]["content"].rpartition("\n\n")[2].startswith("Today is their birthday")
+    assert 1 <= len(messages) - 1 < 5

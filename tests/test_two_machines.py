@@ -23,6 +23,9 @@ class SlowExtractor:
     def __init__(self) -> None:
         self.calls = 0
 
+    def fit(self, batch, known, zone=None, topics_so_far=None, budget=None) -> list[dict]:
+        return batch
+
     async def extract(self, batch, known, zone=None, topics_so_far=None, tally=None) -> Extraction:
         self.calls += 1
         await asyncio.sleep(0.3)

@@ -15,7 +15,7 @@ from chat.companion import Limited
 from config import ConfigError, load_config
 from handlers.usage import human_size, limit_line, of_limit, stats_text, time_left
 from llm.client import ChatModel, ModelUnavailable, Tally
-from llm.tokens import message_tokens
+from llm.tokens import estimate_tokens, message_tokens
 from memory.store import Store
 from memory.store_usage import Stats
 from memory.usage import Limits, Spent, day_start, next_reset, notice_claim, reached, voice_reached
@@ -148,7 +148,7 @@ async def test_the_client_counts_the_tokens_of_every_answer(model, chat, streame
     if reported:
         assert (tally.tokens, tally.estimated) == (by_double, False)
     else:
-        assert tally.estimated and tally.tokens == 2 * (message_tokens(MESSAGES) + len(answer) // 4 + 1)
+        assert tally.estimated and tally.tokens == 2 * (message_tokens(MESSAGES) + estimate_tokens(answer))
     if streamed:
         assert model.requests[0]["stream_options"] == {"include_usage": True}
 

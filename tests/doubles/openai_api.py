@@ -20,6 +20,10 @@ from typing import Any
 from aiohttp import web
 
 ROLES = ("system", "user", "assistant")
+IMAGE_TOKENS = 255  # OpenAI's count for a 512 px tile at high detail: 85 + 170
+ALTERNATION_ERROR = "Conversation roles must alternate user/assistant/user/assistant/..."
+JSON_SCHEMA_500 = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                   "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
 RESPONSE_FORMATS = ("text", "json_object", "json_schema")
 AUDIO_FORMATS = ["flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "oga", "ogg", "wav", "webm"]
 TRANSCRIPT_FORMATS = ("json", "text")
@@ -170,6 +174,14 @@ def trigram_embedding(text: str, dim: int = 64) -> list[float]:
     return [v / norm for v in vector]
 
 
+def roles_alternate(messages: list[dict]) -> bool:
+    """Whether a strict chat template takes the messages: one optional system message first, then user and
+    assistant turns by turns, starting with the user."""
+    turns = messages[1:] if messages and messages[0].get("role") == "system" else messages
+    return bool(turns) and all(
+        message.get("role") == ("user" if index % 2 == 0 else "assistant") for index, message in enumerate(turns))
+
+
 def echo_reply(body: dict) -> str:
     """Default reply: 'echo: ' plus the last user message's text."""
     users = [m for m in body["messages"] if m.get("role") == "user"]
@@ -184,6 +196,17 @@ class OpenAIDouble:
     `reject_images = True` plays a text-only model; `report_usage = False` leaves out token usage.
     Streams are paced by stream_first_delay,
     stream_chunk_chars and stream_chunk_interval, and can be cut with cut_stream_next.
+
+    Real servers' quirks, each off by default (llama-cpp-python 0.3.36's server shows most of them):
+    `json_schema_status` is the status a json_schema refusal gets (400 like OpenAI's older models, 500 with
+    llama.cpp's validation text); `stream_options_supported = False` refuses stream_options (400, pydantic's
+    "extra inputs" wording); `strict_roles = True` applies a Gemma-like template that demands one leading
+    system message and alternating user/assistant turns from the user: 500 unstreamed, 200 and an empty
+    event stream when streamed; `context_window` refuses prompts (counted as usage counts them) plus the
+    requested cap past it, with llama.cpp's `context_length_exceeded`; `embeddings_status` answers every
+    embeddings request with that error (500: llama.cpp without embeddings, 404: Ollama without the model);
+    `drop_images = True` ignores image parts without a word, as a text-only template does. Image parts a
+    model sees count IMAGE_TOKENS each in `usage.prompt_tokens`.
     """
 
     def __init__(self, api_key: str | None = "sk-test", *, model: str = "gpt-4o-mini",
@@ -200,15 +223,23 @@ class OpenAIDouble:
         self.transcriptions_supported = True
         self.report_usage = True  # False: answers carry no `usage`, like some local servers
         self.reject_images = False
+        self.json_schema_status = 400
+        self.stream_options_supported = True
+        self.strict_roles = False
+        self.context_window: int | None = None
+        self.embeddings_status: int | None = None
+        self.drop_images = False
+        self.model_fields: dict = {}  # more fields of the model list's entry: {"max_model_len": 4096} like vLLM
         self.delay = 0.0
         self.stream_first_delay = 0.0
         self.stream_chunk_chars = 16
         self.stream_chunk_interval = 0.0
         self._cuts: deque[tuple[int, str]] = deque()
         self._failures: dict[str, deque] = {"chat": deque(), "embeddings": deque(),
-                                            "transcriptions": deque()}
+                                            "transcriptions": deque(), "models": deque()}
         self._hangs = {"chat": 0, "embeddings": 0, "transcriptions": 0}
         self._outage: int | None = None
+        self._empty_streams = 0
         self._counter = 0
         self._closed = asyncio.Event()
         self._arrived = asyncio.Event()
@@ -242,7 +273,7 @@ class OpenAIDouble:
                   retry_after: float | None = None, endpoint: str = "chat") -> None:
         """Answer the next `times` requests to endpoint with an error.
 
-        endpoint is 'chat', 'embeddings' or 'transcriptions'.
+        endpoint is 'chat', 'embeddings', 'transcriptions' or 'models'.
         """
         self._failures[endpoint].extend(
             OpenAIError(status, message, retry_after=retry_after) for _ in range(times))
@@ -254,6 +285,10 @@ class OpenAIDouble:
     def recover(self) -> None:
         """End the outage started by fail_always (queued fail_next errors stay)."""
         self._outage = None
+
+    def empty_stream_next(self, times: int = 1) -> None:
+        """Answer the next `times` streamed chat requests 200 with an event stream that holds nothing at all."""
+        self._empty_streams += times
 
     def hang_next(self, times: int = 1, *, endpoint: str = "chat") -> None:
         """Make the next requests never answer, until the client disconnects or close()."""
@@ -360,7 +395,7 @@ class OpenAIDouble:
     async def _models(self, request: web.Request) -> web.Response:
         await self._gate(request, "models")
         model = {"id": self.model, "object": "model", "created": 1700000000,
-                 "owned_by": "openai-double"}
+                 "owned_by": "openai-double", **self.model_fields}
         return web.json_response({"object": "list", "data": [model]})
 
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
@@ -368,6 +403,18 @@ class OpenAIDouble:
         self._record(self.requests, body)
         await self._gate(request, "chat")
         self._validate_chat(body)
+        prompt = sum(count_tokens(message_text(m["content"])) for m in body["messages"]) + IMAGE_TOKENS * len(
+            [] if self.drop_images else image_parts(body))
+        self._check_context(body, prompt)
+        empty = bool(body.get("stream")) and self._empty_streams > 0
+        self._empty_streams -= empty
+        if empty or (self.strict_roles and not roles_alternate(body["messages"])):
+            if body.get("stream"):  # llama.cpp: the template fails after the 200 is sent
+                response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+                await response.prepare(request)
+                await response.write_eof()
+                return response
+            raise OpenAIError(500, ALTERNATION_ERROR)
         if self.delay:
             await self._sleep(self.delay)
         content = self.reply(body)
@@ -379,7 +426,6 @@ class OpenAIDouble:
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
         if limit and count_tokens(content) > limit:
             content, finish = content[:limit * 4], "length"
-        prompt = sum(count_tokens(message_text(m["content"])) for m in body["messages"])
         completion = min(count_tokens(content), limit) if limit else count_tokens(content)
         usage = {"prompt_tokens": prompt, "completion_tokens": completion,
                  "total_tokens": prompt + completion}
@@ -483,7 +529,20 @@ class OpenAIDouble:
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise OpenAIError(400, f"Invalid '{key}': must be an integer >= 1.", param=key,
                                   code="invalid_value")
+        if "stream_options" in body and not self.stream_options_supported:
+            raise OpenAIError(400, "1 validation error: {'type': 'extra_forbidden', 'loc': ('body', "
+                                   "'stream_options'), 'msg': 'Extra inputs are not permitted'}")
         self._validate_response_format(body)
+
+    def _check_context(self, body: dict, prompt: int) -> None:
+        """Refuse a prompt and cap past context_window, as llama.cpp's server does."""
+        cap = body.get("max_completion_tokens") or body.get("max_tokens") or 16
+        if self.context_window is not None and prompt + cap > self.context_window:
+            raise OpenAIError(
+                400, f"This model's maximum context length is {self.context_window} tokens. However, you "
+                     f"requested {prompt + cap} tokens ({prompt} in the messages, {cap} in the completion). "
+                     "Please reduce the length of the messages or completion.",
+                param="messages", code="context_length_exceeded")
 
     def _validate_part(self, i: int, j: int, role: str, part: dict) -> None:
         """Reject a content part the real endpoint (or a text-only model) rejects."""
@@ -492,6 +551,8 @@ class OpenAIDouble:
             if not isinstance(part.get("text"), str):
                 raise OpenAIError(400, f"Missing required parameter: '{where}.text'.",
                                   param=f"{where}.text", code="missing_required_parameter")
+            return
+        if self.drop_images:
             return
         if self.reject_images:
             raise OpenAIError(400, "Invalid content type. image_url is only supported by "
@@ -521,6 +582,8 @@ class OpenAIDouble:
             raise OpenAIError(400, "Invalid value for 'response_format.type'.",
                               param="response_format.type", code="invalid_value")
         if fmt["type"] == "json_schema":
+            if self.reject_json_schema and self.json_schema_status == 500:
+                raise OpenAIError(500, JSON_SCHEMA_500)
             if self.reject_json_schema:
                 raise OpenAIError(400, "Invalid parameter: 'response_format' of type "
                                        "'json_schema' is not supported with this model.",
@@ -541,6 +604,9 @@ class OpenAIDouble:
         body = await self._body(request)
         self._record(self.embedding_requests, body)
         await self._gate(request, "embeddings")
+        if self.embeddings_status is not None:
+            raise OpenAIError(self.embeddings_status, "Llama model must be created with embedding=True to call "
+                                                      "this method" if self.embeddings_status == 500 else None)
         if not isinstance(body.get("model"), str) or not body["model"]:
             raise OpenAIError(400, "you must provide a model parameter")
         texts = body.get("input")
