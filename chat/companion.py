@@ -195,7 +195,7 @@ class Companion:
     ) -> tuple[str, bool]:
         """Return the model's answer and whether it saw the image; a server that refuses images gets none again."""
         cap = self.config.reply_max_tokens
-        if image is None or not await self.model.sees_images(image):
+        if image is None or not await self.model.takes_images(image):
             return await self.model.complete(messages, on_text=on_text, tally=tally, max_tokens=cap), False
         try:
             seen = with_image(messages, image)

@@ -33,6 +33,36 @@ def end_cleanly(text: str) -> str:
     return head + ELLIPSIS if head else text
 
 
+def close_json(raw: str) -> str | None:
+    """Return JSON an answer's cap cut off mid-way as the complete document it began, up to the last whole
+    object in one of its arrays (a fact, say); None when no such object was complete."""
+    start = next((index for index, char in enumerate(raw) if char in "{["), None)
+    if start is None:
+        return None
+    stack: list[str] = []
+    in_string = escaped = False
+    last: tuple[int, list[str]] | None = None
+    for index in range(start, len(raw)):
+        char = raw[index]
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append(char)
+        elif char in "}]":
+            if not stack or "{[".index(stack.pop()) != "}]".index(char):
+                return None
+            if not stack:
+                return raw[start : index + 1]  # it was whole after all
+            if char == "}" and stack[-1] == "[":
+                last = (index, list(stack))
+    if last is None:
+        return None
+    end, still_open = last
+    return raw[start : end + 1] + "".join("]" if bracket == "[" else "}" for bracket in reversed(still_open))
+
+
 def schema_instruction(schema: dict) -> str:
     """Return the line that asks for JSON following `schema`, for servers that cannot be given it as a format."""
     return (

@@ -239,7 +239,7 @@ class ChatModel:
             raise AnswerCut(f"the answer reached its cap of {max_tokens} tokens before it was finished", text)
         return text
 
-    async def sees_images(self, data_url: str) -> bool:
+    async def takes_images(self, data_url: str) -> bool:
         """True when the chat model takes image parts in: found out with the first photo, then remembered.
 
         Some servers refuse image parts (400 or 422), others drop them without a word and answer as if no

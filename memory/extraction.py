@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from llm.answers import close_json
 from llm.client import ChatModel, Tally
 from llm.tokens import estimate_tokens
 from memory.facts import (
@@ -193,36 +194,6 @@ def parse_cut_answer(raw: str, allowed_message_ids: set[int], known_keys: Iterab
         return parse_extraction(repaired, allowed_message_ids, known_keys)
     except ExtractionError:
         return Extraction()
-
-
-def close_json(raw: str) -> str | None:
-    """Return JSON cut off mid-way as the complete document it began, up to its last whole item of an array
-    (a fact, a relation); None when no item was complete."""
-    start = next((index for index, char in enumerate(raw) if char in "{["), None)
-    if start is None:
-        return None
-    stack: list[str] = []
-    in_string = escaped = False
-    last: tuple[int, list[str]] | None = None
-    for index in range(start, len(raw)):
-        char = raw[index]
-        if in_string:
-            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
-        elif char == '"':
-            in_string = True
-        elif char in "{[":
-            stack.append(char)
-        elif char in "}]":
-            if not stack or "{[".index(stack.pop()) != "}]".index(char):
-                return None
-            if not stack:
-                return raw[start : index + 1]  # it was whole after all
-            if char == "}" and stack[-1] == "[":
-                last = (index, list(stack))
-    if last is None:
-        return None
-    end, still_open = last
-    return raw[start : end + 1] + "".join("]" if bracket == "[" else "}" for bracket in reversed(still_open))
 
 
 def parse_topics(value: Any) -> str | None:

@@ -14,13 +14,13 @@ import openai
 import pytest
 
 from config import Config
+from llm.answers import close_json
 from llm.client import ChatModel
 from llm.server import ServerFeatures
 from memory.extraction import (
     REPLY_CONTEXT_CHARS,
     LLMExtractor,
     build_extraction_messages,
-    close_json,
     fit_batch,
     parse_cut_answer,
     prompt_tokens,

@@ -173,8 +173,8 @@ async def test_the_warning_of_an_outage_gives_the_servers_own_words(model, chat,
 # ----- images -----
 
 async def test_a_model_that_sees_images_is_found_out_once(model, chat):
-    assert await chat.sees_images(DATA_URL) is True
-    assert await chat.sees_images(DATA_URL) is True
+    assert await chat.takes_images(DATA_URL) is True
+    assert await chat.takes_images(DATA_URL) is True
     without, seen = model.requests
     assert image_parts(without) == [] and len(image_parts(seen)) == 1
     assert without["max_tokens"] == seen["max_tokens"] == 1
@@ -182,26 +182,26 @@ async def test_a_model_that_sees_images_is_found_out_once(model, chat):
 
 async def test_a_server_that_drops_images_without_a_word_is_found_out(model, chat, caplog):
     model.drop_images = True
-    assert await chat.sees_images(DATA_URL) is False
-    assert await chat.sees_images(DATA_URL) is False and len(model.requests) == 2
+    assert await chat.takes_images(DATA_URL) is False
+    assert await chat.takes_images(DATA_URL) is False and len(model.requests) == 2
     [line] = messages_of(caplog, "does not see them")
     assert "added 0 prompt tokens" in line
 
 
 async def test_a_server_that_refuses_images_is_found_out(model, chat):
     model.reject_images = True
-    assert await chat.sees_images(DATA_URL) is False and chat.features.images is False
+    assert await chat.takes_images(DATA_URL) is False and chat.features.images is False
 
 
 async def test_without_usage_whether_images_are_seen_is_unknown_and_they_are_sent(model, chat):
     model.report_usage, model.drop_images = False, True
-    assert await chat.sees_images(DATA_URL) is True and chat.features.images is True
+    assert await chat.takes_images(DATA_URL) is True and chat.features.images is True
 
 
 async def test_an_outage_during_the_probe_leaves_it_for_next_time(model, chat):
     model.fail_next(503)
-    assert await chat.sees_images(DATA_URL) is True and chat.features.images is None
-    assert await chat.sees_images(DATA_URL) is True and chat.features.images is True
+    assert await chat.takes_images(DATA_URL) is True and chat.features.images is None
+    assert await chat.takes_images(DATA_URL) is True and chat.features.images is True
 
 
 # ----- the model list at start-up -----
