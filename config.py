@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from memory.usage import Limits
-from prompts.clock import zone_hemisphere
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 EMBEDDING_BACKENDS = ("openai", "local", "hashing")
@@ -88,7 +85,6 @@ class Config:
     extract_max_tokens: int = 3072
     recall_timeout_s: float = 2.0  # the message's embedding; past it, facts go by importance
     transcription_timeout_s: float = 60.0  # one voice message's transcription, retries included
-    hemisphere: str = field(default="north")
 
     @property
     def database(self) -> Path | str:
@@ -110,12 +106,6 @@ class Config:
     def allows(self, user_id: int) -> bool:
         """True when this Telegram user may talk to the bot (admins always may)."""
         return not self.allowed_user_ids or user_id in self.allowed_user_ids or user_id in self.admin_user_ids
-
-    def limits_for(self, user_id: int) -> Limits:
-        """Return the daily limits that apply to this user: none for an admin."""
-        if user_id in self.admin_user_ids:
-            return Limits()
-        return Limits(self.daily_message_limit, self.daily_token_limit, self.daily_voice_seconds)
 
 
 def load_config(env: Mapping[str, str]) -> Config:
@@ -229,7 +219,6 @@ def load_config(env: Mapping[str, str]) -> Config:
         proactive_daily_max=_int(env, "PROACTIVE_DAILY_MAX", 1, low=1, high=24),
         # Set but empty means no quiet hours, so it is read as given rather than through `or`.
         quiet_hours=quiet_hours,
-        hemisphere=zone_hemisphere(timezone),
     )
 
 

@@ -206,12 +206,10 @@ async def replay(args) -> dict:
             clock.idle()
             await settle(app)
             rows[-1].update(facts=len(await store.facts(USER_ID)), **counts(model, sent_texts))
-            keeper = app.bot_data.keeper
-            own = dict(keeper_calls=keeper.calls, recaller_calls=keeper.recaller.embedding_calls)
     await model.close()
     await telegram.close()
     return dict(conversation=sample_id, user=user, turns_in_conversation=total, user_turns=len(turns),
-                sent=len(sent), observations_given=model.facts_given, bot_counters=own, rows=rows, config=dict(
+                sent=len(sent), observations_given=model.facts_given, rows=rows, config=dict(
                     history_limit=config.history_limit, extract_every=config.memory_extract_every,
                     max_facts=config.memory_max_facts, prompt_facts=config.memory_prompt_facts,
                     embeddings=config.embeddings))
@@ -340,10 +338,6 @@ def report(result: dict) -> None:
           f"in {end['extraction']} calls ({end['extraction_tokens'] // max(end['extraction'], 1):,} a call; "
           f"{end['extraction_tokens'] / chat_total:.0%} on top of the chat prompts); "
           f"{result['observations_given']} observations returned by the extractor double")
-    own = result["bot_counters"]
-    print(f"the bot's own counters: MemoryKeeper.calls {own['keeper_calls']} (extraction), "
-          f"FactRecaller.embedding_calls {own['recaller_calls']} (double: fact + query "
-          f"embedding requests {end['fact_embedding'] + end['query_embedding']})")
     print("\nthe \"Last time you talked\" block at the first message of each session (LoCoMo's session summaries"
           " as the extractor double's topic lines, capped at 200 characters by the bot):")
     print(f"{'session':>7} {'turn':>5} {'lines':>5} {'tokens':>6}  how long ago")

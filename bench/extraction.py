@@ -47,9 +47,9 @@ import openai
 
 from llm.client import ChatModel
 from memory.extraction import LLMExtractor
-from memory.facts import Fact, comparable, normalize_facts
+from memory.facts import STYLE_ASPECTS, Fact, comparable, normalize_facts
 from memory.rules import extract_rule_facts
-from memory.style import ASPECTS, extract_style_facts
+from memory.style import extract_style_facts
 from tests.doubles.openai_api import OpenAIDouble
 
 CORPUS = Path(__file__).with_name("extraction_corpus.json")
@@ -267,7 +267,7 @@ def report_hybrid(corpus: list[dict], show_misses: bool, style: bool = False) ->
     if style:
         predictions, counters = hybrid_predictions(corpus, rules_and_style_predict)
         result = score(lambda text: [f for f in predictions[text] if f.key.startswith("style:")], corpus, aspect)
-        title, groups = "hybrid on the style corpus (rules + style rules + LLM layer against the double)", ASPECTS
+        title, groups = "hybrid on the style corpus (rules + style rules + LLM layer against the double)", STYLE_ASPECTS
     else:
         predictions, counters = hybrid_predictions(corpus)
         result = score(lambda text: predictions[text], corpus)
@@ -301,7 +301,7 @@ def report_style(show_misses: bool) -> None:
     hybrid pipeline's."""
     corpus = load_corpus(STYLE_CORPUS)
     result = score(extract_style_facts, corpus, aspect)
-    report("style rules (memory.style.extract_style_facts)", result, show_misses, ASPECTS)
+    report("style rules (memory.style.extract_style_facts)", result, show_misses, STYLE_ASPECTS)
     wishes = score(extract_style_facts, [entry for entry in corpus if "trap" not in entry], aspect)["groups"]["all"]
     traps = [entry for entry in corpus if "trap" in entry]
     fired = {fp["text"] for fp in result["false_positives"] if fp["trap"]}

@@ -288,7 +288,6 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
           f" {len(sweeps):,} sweeps (p50 {statistics.median(sweeps) * 1000:.2f} ms, max {max(sweeps) * 1000:.1f} ms)")
     await store.close()
     await outreach.model.client.close()
-    counter["outreach calls"] = outreach.calls
     report(config, people, attempts, counter, days)
 
 
@@ -309,7 +308,7 @@ def report(config, people: dict[int, Person], attempts: list[Attempt], counter: 
     print(f"sent per user per week: mean {statistics.mean(ranked):.2f}, p50 {ranked[len(ranked) // 2]:.2f},"
           f" p90 {ranked[int(len(ranked) * 0.9)]:.2f}, max {ranked[-1]:.2f} (mean by habit: {by_habit})")
     calls = counter["calls"]
-    print(f"model calls: {calls:,} over HTTP (Outreach.calls {counter['outreach calls']:,}),"
+    print(f"model calls: {calls:,} over HTTP,"
           f" {calls / max(1, len(sent)):.3f} per message sent, {calls / max(1, len(attempts)):.3f} per attempt")
     broken = violations(config, people, attempts)
     for rule in RULES:

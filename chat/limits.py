@@ -26,9 +26,16 @@ class Today:
     resets_at: datetime
 
 
+def limits_for(config: Config, user_id: int) -> Limits:
+    """Return the daily limits that apply to this user: none for an admin."""
+    if user_id in config.admin_user_ids:
+        return Limits()
+    return Limits(config.daily_message_limit, config.daily_token_limit, config.daily_voice_seconds)
+
+
 async def limit_reached(store: Store, config: Config, user_id: int, now: datetime, zone: ZoneInfo) -> str | None:
     """Return the daily limit the user has reached ("messages" or "tokens"), or None; no query without limits."""
-    limits = config.limits_for(user_id)
+    limits = limits_for(config, user_id)
     if not (limits.messages or limits.tokens):
         return None
     return reached(await store.spent_since(user_id, day_start(now, zone)), limits)
@@ -38,4 +45,4 @@ async def today(store: Store, config: Config, user_id: int, now: datetime) -> To
     """Return the user's day so far, in their own zone."""
     zone = local_zone(await store.settings(user_id), await store.facts(user_id), config.timezone)
     spent = await store.spent_since(user_id, day_start(now, zone))
-    return Today(spent, config.limits_for(user_id), next_reset(now, zone))
+    return Today(spent, limits_for(config, user_id), next_reset(now, zone))

@@ -79,7 +79,6 @@ class Outreach:
         self.clock = clock
         self.manners = Manners(config.quiet_hours, config.proactive_daily_max, config.followup_after_hours)
         self.send: Sender | None = None
-        self.calls = 0  # model calls made, for the cost report
         self._slots = asyncio.Semaphore(CONCURRENT_WRITES)
 
     def zone(self, item: DueItem) -> ZoneInfo:
@@ -133,7 +132,6 @@ class Outreach:
             now, zone, previous, self.config.prompt_max_tokens,
             recalled_topics(await self.store.topics(item.user_id, 6), None, self._first_said(history), timedelta(0)),
         )
-        self.calls += 1
         tally = Tally()
         try:
             raw = await self.model.complete(messages, tally=tally, max_tokens=self.config.reply_max_tokens)

@@ -7,7 +7,7 @@ import logging
 from telegram import Audio, Message, Update, VideoNote, Voice
 from telegram.error import BadRequest, TelegramError
 
-from chat.limits import VOICE_UNHEARD, today
+from chat.limits import VOICE_UNHEARD, limits_for, today
 from chat.media import (
     MAX_DOWNLOAD_BYTES,
     MAX_IMAGE_BYTES,
@@ -135,7 +135,7 @@ async def _words(
 async def _voice_used_up(context: Context, user_id: int) -> bool:
     """True when the user's seconds of voice for today are spent (DAILY_VOICE_SECONDS); no query without it."""
     services = context.bot_data
-    if not services.config.limits_for(user_id).voice_seconds:
+    if not limits_for(services.config, user_id).voice_seconds:
         return False
     day = await today(services.store, services.config, user_id, services.companion.clock())
     return voice_reached(day.spent, day.limits)

@@ -188,8 +188,6 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
     ),
 ]
 
-PG_LATEST_VERSION = PG_MIGRATIONS[-1][0]
-
 # Checked at import (not with assert, which python -O drops): both backends must agree on every version.
 if [(v, n) for v, n, _ in PG_MIGRATIONS] != [(v, n) for v, n, _ in MIGRATIONS]:
     raise RuntimeError("PG_MIGRATIONS must be numbered and named exactly like memory.migrations.MIGRATIONS")

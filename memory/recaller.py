@@ -47,7 +47,6 @@ class FactRecaller:
         self.store = store
         self.embedder = embedder
         self.config = config
-        self.embedding_calls = 0  # for the cost report
 
     async def choose(self, user_id: int, text: str, facts: list[Fact], now: datetime) -> list[Fact]:
         """Return the facts for system message zero; an embedding error or timeout falls back to importance."""
@@ -57,7 +56,6 @@ class FactRecaller:
         try:
             rows = await self.store.fact_vectors(user_id, self.embedder.name)
             missing = self._ride_along(facts, rows)
-            self.embedding_calls += 1
             vectors = await asyncio.wait_for(
                 self.embedder.embed_query([text, *map(fact_text, missing)]), self.config.recall_timeout_s
             )
@@ -109,7 +107,6 @@ class FactRecaller:
         facts = await self.store.facts_to_embed(user_id, self.embedder.name)
         if not facts:
             return 0
-        self.embedding_calls += 1
         vectors = await self.embedder.embed([fact_text(fact) for fact in facts])
         await self._save(user_id, facts, vectors)
         return len(facts)

@@ -239,11 +239,6 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
             )
         return next((row[0] for row in rows), None)
 
-    async def history(self, user_id: int, limit: int) -> list[dict[str, str]]:
-        """Return the user's last `limit` messages, oldest first, as chat messages."""
-        async with self._session() as db:
-            return await self._history(db, user_id, limit)
-
     async def user_name(self, user_id: int) -> str | None:
         """Return the name the user gave, if any."""
         async with self._session() as db:
@@ -323,13 +318,6 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
             # Relations and fact history went with the facts (ON DELETE CASCADE).
             await db.execute("DELETE FROM users WHERE id = ?", (user_id,))
         return int(messages), int(facts)
-
-    @staticmethod
-    async def _history(db: aiosqlite.Connection, user_id: int, limit: int) -> list[dict[str, str]]:
-        rows = await db.execute_fetchall(
-            "SELECT role, content FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?", (user_id, limit)
-        )
-        return [{"role": role, "content": content} for role, content in reversed(rows)]
 
     @staticmethod
     async def _prune(db: aiosqlite.Connection, user_id: int, keep: int) -> None:

@@ -31,7 +31,6 @@ from memory import style_patterns as p
 from memory.facts import Fact, normalize_facts
 from memory.style_candidates import Wish, candidates, consumed, cut_after, cut_before, past_fillers
 
-ASPECTS = ("address", "length", "tone", "language", "emoji", "avoid_words", "avoid_topics")
 # A message states a wish or two; past this many candidates it is a pasted wall of text.
 MAX_CANDIDATES = 32
 BEFORE, AFTER = 150, 80  # how far (characters) the guards look before and after a wish

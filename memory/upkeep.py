@@ -41,7 +41,6 @@ class MemoryKeeper:
         self.extractor = extractor
         self.config = config
         self.clock = clock
-        self.calls = 0  # extraction calls made, for the cost report
         self._running: set[int] = set()
         self._slots = asyncio.Semaphore(CONCURRENT_EXTRACTIONS)
         # After a failure a user waits memory_retry_s; kept in memory, so a restart simply tries once more.
@@ -145,7 +144,6 @@ class MemoryKeeper:
                 first_said = next(message["at"] for message in batch if message["role"] == "user")
                 ongoing = latest[0] if latest and continues(latest[0], first_said, gap) else None
                 batch = self.extractor.fit(batch, known, zone, ongoing.text if ongoing else None, budget)
-                self.calls += 1
                 work.calls += 1
                 tally = Tally()
                 try:

@@ -10,9 +10,6 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-# In the order they are told to the user when several are reached.
-KINDS = ("messages", "tokens", "voice_seconds")
-
 
 @dataclass(frozen=True)
 class Limits:

@@ -98,3 +98,8 @@ async def wait_healthy(http, port: int, alive=lambda: True, tries: int = 600) ->
             pass
         await asyncio.sleep(0.1)
     return False
+
+
+async def session(store, user_id: int, limit: int = 20) -> list[dict[str, str]]:
+    """Return the user's last `limit` stored messages, oldest first, as chat messages."""
+    return [{"role": role, "content": content} for role, content, _at in await store.timed_history(user_id, limit)]

@@ -15,7 +15,7 @@ def test_defaults():
     assert config.telegram_api_base_url == "https://api.telegram.org/bot"
     assert config.database_path == Path("data/bot.db")
     assert config.history_limit == 20
-    assert config.timezone == "UTC" and config.hemisphere == "north"
+    assert config.timezone == "UTC"
     assert config.allowed_user_ids == frozenset()
     assert config.log_level == "INFO"
 
@@ -39,7 +39,7 @@ def test_every_setting_is_read():
     assert config.telegram_api_base_url == "http://localhost:8081/bot"
     assert config.database_path == Path("/data/bot.db")
     assert config.history_limit == 40
-    assert config.timezone == "Australia/Sydney" and config.hemisphere == "south"
+    assert config.timezone == "Australia/Sydney"
     assert config.allowed_user_ids == frozenset({1, 22, 333})
     assert config.log_level == "DEBUG"
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.harness import make_config, running_bot
+from tests.harness import make_config, running_bot, session
 
 ANN, BOB = 1001, 1002
 
@@ -243,7 +243,7 @@ async def test_strangers_are_refused_politely_and_nothing_of_theirs_is_kept(tele
     assert "private bot" in refusal["visible_text"]
     assert len(model.requests) == 1
     store = await Store.open(config.database_path)
-    assert await store.history(BOB, 20) == [] and await store.user_name(BOB) is None
+    assert await session(store, BOB, 20) == [] and await store.user_name(BOB) is None
     await store.close()
 
 
@@ -312,7 +312,7 @@ async def test_the_prompt_keeps_to_prompt_max_tokens_by_sending_fewer_old_messag
         for i in range(6):
             telegram.push_text(ANN, f"story {i}: " + "and then we walked on " * 40)  # ~220 tokens each
             await telegram.wait_for_sent(ANN, i + 1)
-        stored = await app.bot_data.store.history(ANN, 20)
+        stored = await session(app.bot_data.store, ANN, 20)
     [*_, last] = [r for r in model.requests if "response_format" not in r]
     system, *sent = last["messages"]
     total = sum(len(m["content"].encode()) // 4 + 1 for m in last["messages"])

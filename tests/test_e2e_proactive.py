@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memory.facts import Extraction, Fact
-from tests.harness import ProcessedUpdates, make_config, running_bot
+from tests.harness import ProcessedUpdates, make_config, running_bot, session
 
 ANN, BOB = 1001, 1002
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -247,7 +247,7 @@ async def test_a_user_who_blocked_the_bot_is_not_written_to_until_they_write(tel
         await sweeps.wait()
         assert len(outreach_requests(model)) == 1 and len(telegram.sent_to(ANN)) == 1
         assert app.job_queue.get_jobs_by_name("outreach-sweep")  # the job lives on
-        history = await app.bot_data.store.history(ANN, 20)
+        history = await session(app.bot_data.store, ANN, 20)
         assert not any(m["content"].startswith("Как там Мурка") for m in history)  # never delivered
         await say(telegram, processed, ANN, "я вернулась", language_code="ru")  # writing unblocks
         clock.set("2026-12-05T15:00")

@@ -7,6 +7,7 @@ from memory.facts import Extraction, Fact
 from memory.migrations import LATEST_VERSION, MIGRATIONS
 from memory.store import UNREAD_CAP, Store
 from tests.conftest import fetch
+from tests.harness import session
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 
@@ -54,12 +55,12 @@ async def test_every_older_schema_migrates_to_the_same_schema(tmp_path, database
         await fetch(
             store,
             "INSERT INTO messages (user_id, role, content, created_at, update_id)"
-            " VALUES (1, 'user', 'kept across the migration', 'x', 5)",
+            " VALUES (1, 'user', 'kept across the migration', '2026-01-01T00:00:00+00:00', 5)",
         )
     await store.migrate()
     assert await store.schema_version() == LATEST_VERSION
     if start >= 1:
-        assert await store.history(1, 20) == [{"role": "user", "content": "kept across the migration"}]
+        assert await session(store, 1, 20) == [{"role": "user", "content": "kept across the migration"}]
         assert await store.user_name(1) == "Ann"
         assert await store.unread_count(1) == 1  # old messages are unread: the extractor will read them
         assert (await store.export_user(1))["messages"][0]["kind"] == "text"  # what every earlier message was
@@ -145,7 +146,7 @@ async def test_an_update_seen_again_resumes_its_turn_without_storing_the_message
     first = await turn(store, 1, "hi", update_id=100)
     again = await turn(store, 1, "hi", update_id=100)
     assert again.message_id == first.message_id and again.stored_reply is None
-    assert await store.history(1, 20) == [{"role": "user", "content": "hi"}]
+    assert await session(store, 1, 20) == [{"role": "user", "content": "hi"}]
 
 
 async def test_an_update_seen_again_after_its_reply_was_stored_gets_that_reply(store):
@@ -154,7 +155,7 @@ async def test_an_update_seen_again_after_its_reply_was_stored_gets_that_reply(s
     await turn(store, 1, "next", update_id=101)
     again = await turn(store, 1, "hi", update_id=100)
     assert again.stored_reply == "hello!"
-    assert [m["content"] for m in await store.history(1, 20)] == ["hi", "hello!", "next"]
+    assert [m["content"] for m in await session(store, 1, 20)] == ["hi", "hello!", "next"]
 
 
 async def test_a_voice_transcript_is_found_by_its_update_and_marked_voice(store):
@@ -170,7 +171,7 @@ async def test_a_voice_transcript_is_found_by_its_update_and_marked_voice(store)
 async def test_an_update_id_of_another_users_message_is_not_a_turn(store):
     await turn(store, 1, "hi", update_id=100)
     assert await turn(store, 2, "hi", update_id=100) is None
-    assert await store.history(2, 20) == []
+    assert await session(store, 2, 20) == []
 
 
 async def test_the_inbox_replays_what_was_not_handled_and_forgets_the_payload_of_what_was(store):

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from memory.facts import Extraction, Fact
 from memory.store import Store
 from memory.store_proactive import DUE_QUERY
+from tests.harness import session
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 HOUR = timedelta(hours=1)
@@ -93,7 +94,7 @@ async def test_a_claim_is_once_and_puts_the_message_in_the_session(store):
     message_id = await store.claim_item(checkin, "Как прошёл экзамен?", T0 + HOUR, "2026-11-30", None, 20)
     assert message_id is not None
     assert await store.claim_item(checkin, "again", T0 + HOUR, "2026-11-30", None, 20) is None
-    assert (await store.history(1, 20))[-1] == {"role": "assistant", "content": "Как прошёл экзамен?"}
+    assert (await session(store, 1, 20))[-1] == {"role": "assistant", "content": "Как прошёл экзамен?"}
     exported = await store.export_user(1)
     assert exported["messages"][-1]["kind"] == "checkin"
     assert await store.due_items(T0 + 100 * HOUR, 10) == []  # never two unanswered check-ins
@@ -117,7 +118,7 @@ async def test_a_claim_fails_when_the_user_wrote_after_the_sweep_read_it(store):
     [checkin] = await store.due_items(T0 + HOUR, 10)
     await talk(store, 1, now=T0 + HOUR)
     assert await store.claim_item(checkin, "Привет!", T0 + HOUR, "2026-11-30", None, 20) is None
-    assert [m["content"] for m in await store.history(1, 20)] == ["hi", "hi"]
+    assert [m["content"] for m in await session(store, 1, 20)] == ["hi", "hi"]
 
 
 async def test_a_recurring_claim_sets_the_next_due_time(store):
@@ -137,7 +138,7 @@ async def test_a_blocked_user_is_skipped_until_they_write_and_the_unsent_text_go
     message_id = await store.claim_item(checkin, "Привет, как Мурка?", T0 + HOUR, "2026-11-30", None, 20)
     await store.mark_blocked(1, message_id, T0 + HOUR)
     assert await store.due_items(T0 + 100 * HOUR, 10) == []
-    assert [m["content"] for m in await store.history(1, 20)] == ["hi"]
+    assert [m["content"] for m in await session(store, 1, 20)] == ["hi"]
     await talk(store, 1, now=T0 + 2 * HOUR)
     kinds = sorted(item.kind for item in await store.due_items(T0 + 100 * HOUR, 10))
     assert kinds == ["checkin", "followup"]

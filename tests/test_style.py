@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from memory.facts import CATEGORIES, KEY_PATTERN, comparable
-from memory.style import ASPECTS, extract_style_facts
+from memory.facts import CATEGORIES, KEY_PATTERN, STYLE_ASPECTS, comparable
+from memory.style import extract_style_facts
 
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "style_corpus.json"
 
@@ -37,8 +37,8 @@ def test_a_wish_is_a_style_fact_of_importance_8_from_the_rules():
 
 
 def test_every_aspect_has_a_valid_key():
-    assert ASPECTS == ("address", "length", "tone", "language", "emoji", "avoid_words", "avoid_topics")
-    assert all(KEY_PATTERN.match(f"style:{aspect}") for aspect in ASPECTS)
+    assert STYLE_ASPECTS == ("address", "language", "length", "tone", "emoji", "avoid_words", "avoid_topics")
+    assert all(KEY_PATTERN.match(f"style:{aspect}") for aspect in STYLE_ASPECTS)
 
 
 def test_several_aspects_in_one_message():

@@ -12,6 +12,7 @@ import openai
 import pytest
 
 from chat.companion import Limited
+from chat.limits import limits_for
 from config import ConfigError, load_config
 from handlers.usage import human_size, limit_line, of_limit, stats_text, time_left
 from llm.client import ChatModel, ModelUnavailable, Tally
@@ -97,13 +98,13 @@ def test_limits_and_admins_are_read_from_the_environment():
     })
     assert (config.daily_message_limit, config.daily_token_limit, config.daily_voice_seconds) == (50, 200_000, 600)
     assert config.admin_user_ids == frozenset({7, 42})
-    assert config.limits_for(9) == Limits(50, 200_000, 600) and config.limits_for(42) == Limits()
+    assert limits_for(config, 9) == Limits(50, 200_000, 600) and limits_for(config, 42) == Limits()
     assert config.allows(42) and config.allows(9) and not config.allows(8)  # admins may always talk
 
 
 def test_without_settings_there_are_no_limits_and_no_admins():
     config = load_config({"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_API_KEY": "sk-x"})
-    assert config.limits_for(1) == Limits() and config.admin_user_ids == frozenset()
+    assert limits_for(config, 1) == Limits() and config.admin_user_ids == frozenset()
 
 
 @pytest.mark.parametrize(
