@@ -18,13 +18,30 @@ PYTHON = VENV / "bin" / "python"
 REQUIREMENTS = {"run": "requirements.txt", "test": "requirements-dev.txt"}
 
 
+def requirement_files(path: Path) -> list[Path]:
+    """Return `path` and every file it pulls in with `-r` / `--requirement`, each once: what pip will read."""
+    found: list[Path] = []
+    pending = [path.resolve()]
+    while pending:
+        current = pending.pop(0)
+        if current in found:
+            continue
+        found.append(current)
+        for line in current.read_text().splitlines():
+            words = line.split("#", 1)[0].split()
+            if len(words) == 2 and words[0] in ("-r", "--requirement"):
+                pending.append((current.parent / words[1]).resolve())
+            elif words and words[0].startswith("--requirement="):
+                pending.append((current.parent / words[0].split("=", 1)[1]).resolve())
+    return found
+
+
 def ensure_environment(requirements: str) -> None:
     """Create the virtual environment and install `requirements` if they changed since last time."""
     if not PYTHON.exists():
         print("creating .venv …", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    files = [ROOT / "requirements.txt", ROOT / requirements]
-    digest = hashlib.sha256(b"".join(path.read_bytes() for path in files)).hexdigest()
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in requirement_files(ROOT / requirements))).hexdigest()
     stamp = VENV / f".installed-{requirements}"
     if stamp.exists() and stamp.read_text() == digest:
         return
