@@ -46,11 +46,11 @@ from llm.client import ChatModel
 from llm.discovery import describe_server
 from llm.server import ServerFeatures
 from memory import zones
-from memory.backends import DATABASE_ERRORS
 from memory.embeddings import EmbedderUnavailable, make_embedder
 from memory.extraction import LLMExtractor, build_extraction_messages
 from memory.recaller import FactRecaller
-from memory.store import Store
+from memory.store.backends import DATABASE_ERRORS
+from memory.store.store import Store
 from memory.upkeep import MemoryKeeper
 from prompts import load_prompt
 from prompts.outreach import write_first_tasks
@@ -305,7 +305,7 @@ def backup(config: Config, target: str) -> int:
 def copy_db(config: Config, argv: list[str]) -> int:
     """`copy-db --to postgresql://…`: copy the SQLite database at DATABASE_PATH into PostgreSQL, then compare the
     row counts of every table; return 0 when they match, 1 when they do not, 2 when the copy cannot be made."""
-    from memory import copy_db as copying
+    from memory.store import copying as copying
 
     if len(argv) == 2 and argv[0] == "--to":
         target = argv[1]

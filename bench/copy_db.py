@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.copy_db import copy_db  # noqa: E402
 from memory.facts import Extraction, Fact  # noqa: E402
-from memory.store import Store  # noqa: E402
+from memory.store.copying import copy_db  # noqa: E402
+from memory.store.store import Store  # noqa: E402
 from tests import pg  # noqa: E402
 
 T0 = datetime(2026, 12, 1, tzinfo=timezone.utc)

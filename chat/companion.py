@@ -18,7 +18,7 @@ from memory.rule_events import extract_event_facts
 from memory.rules import extract_rule_facts
 from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
-from memory.store import Store, Turn
+from memory.store.store import Store, Turn
 from memory.style import extract_style_facts
 from memory.usage import next_reset
 from prompts.budget import fit_with_lines

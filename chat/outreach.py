@@ -21,7 +21,7 @@ from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import recalled_topics
 from memory.facts import choose_for_prompt, is_style
 from memory.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
-from memory.store import Store
+from memory.store.store import Store
 from memory.usage import next_reset
 from prompts.outreach import build_outreach_messages
 

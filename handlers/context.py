@@ -14,7 +14,7 @@ from config import Config
 from handlers.inbox import Inbox
 from handlers.streaming import Drafts
 from llm.client import ChatModel
-from memory.store import Store
+from memory.store.store import Store
 from memory.upkeep import MemoryKeeper
 
 

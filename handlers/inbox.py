@@ -17,9 +17,9 @@ from telegram import Update
 from telegram.error import NetworkError
 from telegram.ext import Application, ExtBot
 
-from memory.backends import DATABASE_ERRORS
 from memory.secrets import mask_secrets
-from memory.store import Store
+from memory.store.backends import DATABASE_ERRORS
+from memory.store.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from chat.limits import today
 from handlers.commands import help_command
 from handlers.context import Context
 from handlers.texts import text
-from memory.store_usage import Stats
+from memory.store.usage_rows import Stats
 from memory.usage import day_start
 
 

@@ -12,7 +12,7 @@ from config import Config
 from memory.embeddings import Embedder, EmbeddingsMissing
 from memory.facts import Fact, choose_for_prompt, prompt_candidates
 from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
-from memory.store import Store
+from memory.store.store import Store
 
 log = logging.getLogger(__name__)
 RIDE_ALONG = 32  # at most this many new facts embedded with a query, to keep the call short

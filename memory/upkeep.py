@@ -19,7 +19,7 @@ from memory.extraction import MIN_PROMPT_TOKENS, ExtractionError, LLMExtractor, 
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
 from memory.schedule import local_zone, plan_followup
-from memory.store import Store
+from memory.store.store import Store
 
 log = logging.getLogger(__name__)
 

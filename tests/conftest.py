@@ -80,7 +80,7 @@ def database(request, tmp_path):
 @pytest.fixture
 async def store(database):
     """A migrated Store on `database`, closed after the test."""
-    from memory.store import Store
+    from memory.store.store import Store
 
     opened = await Store.open(database)
     yield opened

@@ -12,9 +12,9 @@ from telegram import Bot, Update
 from config import ConfigError, load_config
 from handlers.inbox import update_key
 from handlers.ordering import ordering_key
-from memory.backends import Done, PostgresSession, postgres_sql
 from memory.facts import Extraction, Fact
-from memory.store import Store
+from memory.store.backends import Done, PostgresSession, postgres_sql
+from memory.store.store import Store
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 MINUTE = timedelta(minutes=1)

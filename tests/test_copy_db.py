@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from memory.continuity import Topic
-from memory.copy_db import CopyError, copy_db
 from memory.facts import Extraction, Fact, Relation
-from memory.store import Store
+from memory.store.copying import CopyError, copy_db
+from memory.store.store import Store
 from tests.conftest import fetch
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)

@@ -233,7 +233,7 @@ async def test_in_a_group_the_bot_answers_only_when_mentioned_or_replied_to(tele
 
 
 async def test_strangers_are_refused_politely_and_nothing_of_theirs_is_kept(telegram, model, config, tmp_path):
-    from memory.store import Store
+    from memory.store.store import Store
 
     async with running_bot(replace(config, allowed_user_ids=frozenset({ANN}))):
         telegram.push_text(BOB, "my name is Bob, let me in")

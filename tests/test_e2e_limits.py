@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory.store import Store
+from memory.store.store import Store
 from tests.harness import ProcessedUpdates, make_config, running_bot
 from tests.test_e2e_media import VOICE
 from tests.test_e2e_memory import chat_requests, extraction_requests, extractor_reply, wait_until, wait_until_stored

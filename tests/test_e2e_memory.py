@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from memory.store import Store
+from memory.store.store import Store
 from tests.harness import make_config, running_bot
 
 ANN, BOB = 1001, 1002

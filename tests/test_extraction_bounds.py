@@ -26,7 +26,7 @@ from memory.extraction import (
     prompt_tokens,
     shorten_reply,
 )
-from memory.store import Store
+from memory.store.store import Store
 from memory.upkeep import MemoryKeeper
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)

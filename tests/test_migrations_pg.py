@@ -4,8 +4,8 @@ import sqlite3
 
 import asyncpg
 
-from memory.migrations import MIGRATIONS
-from memory.migrations_pg import PG_MIGRATIONS
+from memory.store.migrations import MIGRATIONS
+from memory.store.migrations_pg import PG_MIGRATIONS
 
 TIME_COLUMNS = {
     "users": {"first_seen", "last_seen", "checkin_at", "blocked_at", "proactive_day", "extract_claim", "checkin_claim"},

@@ -4,8 +4,8 @@ import aiosqlite
 import pytest
 
 from memory.facts import Extraction, Fact
-from memory.migrations import LATEST_VERSION, MIGRATIONS
-from memory.store import UNREAD_CAP, Store
+from memory.store.migrations import LATEST_VERSION, MIGRATIONS
+from memory.store.store import UNREAD_CAP, Store
 from tests.conftest import fetch
 from tests.harness import session
 

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from chat.outreach import Outreach
 from config import Config
 from memory.facts import Extraction, Fact
-from memory.store import Store
+from memory.store.store import Store
 from memory.upkeep import MemoryKeeper
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)

@@ -17,8 +17,8 @@ from config import ConfigError, load_config
 from handlers.usage import human_size, limit_line, of_limit, stats_text, time_left
 from llm.client import ChatModel, ModelUnavailable, Tally
 from llm.tokens import estimate_tokens, message_tokens
-from memory.store import Store
-from memory.store_usage import Stats
+from memory.store.store import Store
+from memory.store.usage_rows import Stats
 from memory.usage import Limits, Spent, day_start, next_reset, notice_claim, reached, voice_reached
 
 UTC = timezone.utc

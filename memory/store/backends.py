@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator, Iterable, Protocol, Sequence
 
 import aiosqlite
 
-from memory.migrations import MIGRATIONS
+from memory.store.migrations import MIGRATIONS
 
 try:  # PostgreSQL is optional: only DATABASE_URL=postgresql://… needs the driver
     import asyncpg
@@ -260,7 +260,7 @@ class PostgresBackend:
 
         Under MIGRATION_LOCK: machines starting together wait for the first one's migrations, then find none left.
         """
-        from memory.migrations_pg import PG_MIGRATIONS
+        from memory.store.migrations_pg import PG_MIGRATIONS
 
         async with self.pool.acquire() as connection:
             await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)

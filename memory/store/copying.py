@@ -11,9 +11,9 @@ from typing import Any, Callable
 
 import aiosqlite
 
-from memory.backends import is_postgres_url
-from memory.migrations import LATEST_VERSION
-from memory.store import Store
+from memory.store.backends import is_postgres_url
+from memory.store.migrations import LATEST_VERSION
+from memory.store.store import Store
 
 BATCH = 1_000  # rows per executemany
 CONVERT: dict[str, Callable[[Any], Any]] = {

@@ -7,8 +7,8 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timezone
 from typing import Callable
 
-from memory.backends import Dialect, Session
 from memory.continuity import Topic
+from memory.store.backends import Dialect, Session
 
 TOPIC_COLUMNS = "id, text, started_at, ended_at"
 

@@ -7,7 +7,6 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
-from memory.backends import Dialect, Session
 from memory.continuity import Topic
 from memory.facts import (
     STATE_DAYS,
@@ -18,7 +17,8 @@ from memory.facts import (
     merge_action,
     with_list_merged,
 )
-from memory.store_topics import save_topic
+from memory.store.backends import Dialect, Session
+from memory.store.topic_rows import save_topic
 
 FACT_COLUMNS = (
     "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at"

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable
 
-from memory.backends import Dialect, Session
-from memory.store_facts import _iso
+from memory.store.backends import Dialect, Session
+from memory.store.fact_rows import _iso
 from memory.usage import Spent, notice_claim
 
 SPENT = "COALESCE(SUM(messages), 0), COALESCE(SUM(tokens), 0), COALESCE(SUM(voice_seconds), 0)"

@@ -10,8 +10,8 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Callable, Sequence
 
-from memory.backends import Dialect, Session
-from memory.store_facts import _iso
+from memory.store.backends import Dialect, Session
+from memory.store.fact_rows import _iso
 
 
 class InboxQueries:

@@ -1,4 +1,4 @@
-"""The store: the only code that talks to the database (SQLite, or PostgreSQL through memory/backends.py)."""
+"""The store: the only code that talks to the database (SQLite, or PostgreSQL through memory/store/backends.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ from pathlib import Path
 
 import aiosqlite
 
-from memory.backends import PostgresBackend, Session, SQLiteBackend, is_postgres_url
 from memory.continuity import Topic
 from memory.facts import Fact
-from memory.migrations import LATEST_VERSION
-from memory.store_claims import ClaimQueries
-from memory.store_facts import FactQueries, _iso
-from memory.store_inbox import InboxQueries
-from memory.store_proactive import ProactiveQueries
-from memory.store_topics import TopicQueries, newest_topics, topics_from_json
-from memory.store_usage import UsageQueries
+from memory.store.backends import PostgresBackend, Session, SQLiteBackend, is_postgres_url
+from memory.store.claims import ClaimQueries
+from memory.store.fact_rows import FactQueries, _iso
+from memory.store.inbox_rows import InboxQueries
+from memory.store.migrations import LATEST_VERSION
+from memory.store.outreach_rows import ProactiveQueries
+from memory.store.topic_rows import TopicQueries, newest_topics, topics_from_json
+from memory.store.usage_rows import UsageQueries
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
 UNREAD_CAP = 10

@@ -12,9 +12,9 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Callable
 
-from memory.backends import Dialect, Session
 from memory.schedule import DueItem
-from memory.store_facts import _iso
+from memory.store.backends import Dialect, Session
+from memory.store.fact_rows import _iso
 
 
 class ClaimQueries:

@@ -1,4 +1,4 @@
-"""The PostgreSQL translation of memory.migrations: the same numbers, names and final column order.
+"""The PostgreSQL translation of memory.store.migrations: the same numbers, names and final column order.
 
 Differences throughout: ids (Telegram and row ids) are BIGINT, row ids are identity columns (BY DEFAULT, so copy-db can
 insert explicit ids), REAL is DOUBLE PRECISION, BLOB is BYTEA, and every ISO-8601 time string is TEXT COLLATE "C" so
@@ -8,7 +8,7 @@ The applied version is kept in schema_version, which the store creates; it is no
 
 from __future__ import annotations
 
-from memory.migrations import MIGRATIONS
+from memory.store.migrations import MIGRATIONS
 
 # Each entry: (version, name, statements), numbered like MIGRATIONS. Append only; never edit a released migration.
 PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
@@ -190,4 +190,4 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
 
 # Checked at import (not with assert, which python -O drops): both backends must agree on every version.
 if [(v, n) for v, n, _ in PG_MIGRATIONS] != [(v, n) for v, n, _ in MIGRATIONS]:
-    raise RuntimeError("PG_MIGRATIONS must be numbered and named exactly like memory.migrations.MIGRATIONS")
+    raise RuntimeError("PG_MIGRATIONS must be numbered and named exactly like memory.store.migrations.MIGRATIONS")

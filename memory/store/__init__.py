@@ -1,0 +1,1 @@
+"""The store, the only code that touches the database: SQLite or PostgreSQL, their migrations, copy-db."""
