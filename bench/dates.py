@@ -1,4 +1,4 @@
-"""Precision and recall of the dated-event rule (memory/rule_events.py) on bench/dates_corpus.json.
+"""Precision and recall of the dated-event rule (memory/rules/events.py) on bench/dates_corpus.json.
 
     .venv/bin/python bench/dates.py            # the figures, every false positive and every miss
 
@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.rule_events import extract_event_facts
+from memory.rules.events import extract_event_facts
 
 CORPUS = Path(__file__).with_name("dates_corpus.json")
 COMMAND = ".venv/bin/python bench/dates.py"

@@ -1,6 +1,6 @@
 """Precision and recall of fact extraction on the labelled corpus bench/extraction_corpus.json.
 
-    .venv/bin/python bench/extraction.py            # the rules layer (memory/rules.py)
+    .venv/bin/python bench/extraction.py            # the rules layer (memory/rules/rules.py)
     .venv/bin/python bench/extraction.py --misses   # also list every expected fact the rules missed
 
 A second section runs the hybrid pipeline (rules + the LLM layer, memory.extraction.LLMExtractor) against the
@@ -48,7 +48,7 @@ import openai
 from llm.client import ChatModel
 from memory.extraction import LLMExtractor
 from memory.facts import STYLE_ASPECTS, Fact, comparable, normalize_facts
-from memory.rules import extract_rule_facts
+from memory.rules.rules import extract_rule_facts
 from memory.style import extract_style_facts
 from tests.doubles.openai_api import OpenAIDouble
 

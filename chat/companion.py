@@ -14,8 +14,8 @@ from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
-from memory.rule_events import extract_event_facts
-from memory.rules import extract_rule_facts
+from memory.rules.events import extract_event_facts
+from memory.rules.rules import extract_rule_facts
 from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
 from memory.store.store import Store, Turn

@@ -6,7 +6,7 @@ two different days, or none in particular, resolves to nothing rather than to a 
 
 `find_when` and `resolve_when` answer for a text and for a whole expression. Underneath, `find_mentions`
 gives every expression with its day and hour kept apart, and `when_of` joins those one sentence states in
-different places ("завтра экзамен в 10"); memory/rule_events.py uses these two. The words and patterns
+different places ("завтра экзамен в 10"); memory/rules/events.py uses these two. The words and patterns
 live in memory/date_patterns.py; this module decides what they mean.
 
 Decisions, each one a guess avoided:

@@ -5,7 +5,7 @@ import pytest
 
 from memory.dates import find_mentions, find_when, resolve_when
 from memory.facts import KEY_PATTERN, Fact
-from memory.rule_events import extract_event_facts
+from memory.rules.events import extract_event_facts
 from memory.schedule import plan_followup
 
 MOSCOW = ZoneInfo("Europe/Moscow")

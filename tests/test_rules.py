@@ -1,9 +1,9 @@
 import pytest
 
-from memory import rule_names
 from memory.facts import CATEGORIES, KEY_PATTERN, Relation
-from memory.rule_patterns import gerund, ru_case_forms
-from memory.rules import SLOTS, extract_name, extract_rule_facts
+from memory.rules import names as rule_names
+from memory.rules.patterns import gerund, ru_case_forms
+from memory.rules.rules import SLOTS, extract_name, extract_rule_facts
 
 
 def found(text: str) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Word lists, case tables, word-form helpers and trigger patterns for the fact rules in memory/rules.py.
+"""Word lists, case tables, word-form helpers and trigger patterns for the fact rules in memory/rules/rules.py.
 
 rules.py decides (is this the user's own plain statement?); this module only knows words: which ones are
 cities, jobs or statuses, how Russian declines them, what a trigger phrase looks like, and the guards'

@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from memory import rule_patterns as p
+from memory.rules import patterns as p
 
 Found = Iterator[tuple[int, str, str]]  # (where in the sentence the statement starts, key, value)
 

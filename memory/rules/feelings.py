@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from memory import feeling_patterns as feel
-from memory import kin_patterns as kin
-from memory import rule_patterns as p
 from memory.facts import slug
-from memory.rule_guards import Found, clause_start, words_after
+from memory.rules import feeling_patterns as feel
+from memory.rules import kin_patterns as kin
+from memory.rules import patterns as p
+from memory.rules.guards import Found, clause_start, words_after
 
 
 def likes(sentence: str) -> Found:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
-from memory import kin_patterns as kin
-from memory import rule_names as names
-from memory import rule_patterns as p
 from memory.facts import slug
-from memory.rule_guards import Found, clause_before, clause_start, words_after
+from memory.rules import kin_patterns as kin
+from memory.rules import names
+from memory.rules import patterns as p
+from memory.rules.guards import Found, clause_before, clause_start, words_after
 
 
 def kin_and_pets(sentence: str) -> Found:

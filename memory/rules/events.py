@@ -1,7 +1,7 @@
 """A pure rule that finds the user's own dated plans and events: "у меня в пятницу экзамен по химии",
 "my interview is tomorrow at 10", "у мамы день рождения в субботу".
 
-Precision first, as in memory/rules.py: a follow-up about the wrong day, or about someone else's exam, is
+Precision first, as in memory/rules/rules.py: a follow-up about the wrong day, or about someone else's exam, is
 worse than none, and the LLM layer finds what this misses. Each sentence is judged on its own and gives
 nothing when it is a question, denies or cancels the event, is in the past tense, wishes, doubts or
 imagines it, reports someone else's words or quotes them, is habitual, names someone else (a friend, a
@@ -11,7 +11,7 @@ its clause, since a companion hears that only about the user's own life.
 
 An event is a "plans" fact, followed up the day after. The user's own birthday ("мой день рождения в субботу")
 is the one exception: it fills the "birthday" slot instead, so that they are greeted on the day, not asked
-how it went the day after. The words and patterns live in memory/event_patterns.py.
+how it went the day after. The words and patterns live in memory/rules/event_patterns.py.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from itertools import islice
 
-from memory import event_patterns as ev
-from memory import kin_patterns as kin
-from memory import rule_patterns as p
 from memory.date_patterns import EN_MONTHS, RU_MONTHS
 from memory.dates import Mention, find_mentions, when_of
 from memory.facts import Fact, normalize_facts, slug
-from memory.rules import statements
+from memory.rules import event_patterns as ev
+from memory.rules import kin_patterns as kin
+from memory.rules import patterns as p
+from memory.rules.rules import statements
 
 IMPORTANCE, CONFIDENCE = 6, 0.9
 BIRTHDAY_IMPORTANCE = 8  # as prompts/extract_facts.md rates a birthday

@@ -1,4 +1,4 @@
-"""Word lists and trigger patterns for likes, dislikes and states (memory/rule_feelings.py): what the user
+"""Word lists and trigger patterns for likes, dislikes and states (memory/rules/feelings.py): what the user
 loves or can't stand, and how they feel right now ("I'm so tired", "мне грустно", "у меня температура").
 """
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory.rule_patterns import CLAUSE_START, I_AM, I, words
+from memory.rules.patterns import CLAUSE_START, I_AM, I, words
 
 _ADV_EN = (r"(?:(?:really|absolutely|just|truly|also|totally|genuinely|do|still|honestly|simply|so|kinda|always|"
            r"both|all)\s+)*")

@@ -1,4 +1,4 @@
-"""Word lists, case tables and trigger patterns for pets and family (memory/rule_kin.py): animals, relatives,
+"""Word lists, case tables and trigger patterns for pets and family (memory/rules/kin.py): animals, relatives,
 how Russian declines them, and the phrases that name them as the user's own ("my …", "у меня есть …").
 """
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory.rule_patterns import I_AM, I_HAVE, WORD, I, form_table, ru_case_forms, words
+from memory.rules.patterns import I_AM, I_HAVE, WORD, I, form_table, ru_case_forms, words
 
 EN_SPECIES = {
     "cat": "cat", "cats": "cat", "kitten": "cat", "kittens": "cat", "kitty": "cat", "dog": "dog", "dogs": "dog",

@@ -1,4 +1,4 @@
-"""Event words and the guards around them, for the dated-event rule in memory/rule_events.py.
+"""Event words and the guards around them, for the dated-event rule in memory/rules/events.py.
 
 rule_events.py decides (is this the user's own event, on one day from today on?); this module only knows
 words: what each event is called and the name it is kept under ("экзамена по химии" -> "экзамен по химии"),
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from memory import kin_patterns as kin
-from memory import rule_patterns as p
+from memory.rules import kin_patterns as kin
+from memory.rules import patterns as p
 
 I = re.IGNORECASE
 

@@ -16,14 +16,14 @@ from collections.abc import Iterator
 from dataclasses import replace
 from itertools import islice
 
-from memory import feeling_patterns as feel
-from memory import kin_patterns as kin
-from memory import rule_names as names
-from memory import rule_patterns as p
 from memory.facts import Extraction, Fact, Relation, normalize_facts
-from memory.rule_feelings import likes, states
-from memory.rule_guards import Found, clause_before, clause_start, inside_quotes, is_claim, statements, words_after
-from memory.rule_kin import kin_and_pets, unowned_kin
+from memory.rules import feeling_patterns as feel
+from memory.rules import kin_patterns as kin
+from memory.rules import names
+from memory.rules import patterns as p
+from memory.rules.feelings import likes, states
+from memory.rules.guards import Found, clause_before, clause_start, inside_quotes, is_claim, statements, words_after
+from memory.rules.kin import kin_and_pets, unowned_kin
 
 # slot -> (category, importance)
 SLOTS = {

@@ -7,8 +7,8 @@ means being invited ("меня зовут на день рождения", "ме
 the word after it is refused when it cannot be a name (a preposition, pronoun, adverb or verb), when it names
 who does the inviting, or when where to follows it ("меня зовут Катя с Леной в кино"). Someone else's name
 ("его зовут Петя", "my wife's name is Kate") never matches a pattern here. Whether the sentence is the
-user's plain statement (not quoted, reported, imagined or denied) is decided in memory/rules.py, with the
-sentence guards of memory/rule_guards.py.
+user's plain statement (not quoted, reported, imagined or denied) is decided in memory/rules/rules.py, with the
+sentence guards of memory/rules/guards.py.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memory import feeling_patterns as feel
-from memory import kin_patterns as kin
-from memory import rule_patterns as p
-from memory.rule_patterns import WORD, I, words
+from memory.rules import feeling_patterns as feel
+from memory.rules import kin_patterns as kin
+from memory.rules import patterns as p
+from memory.rules.patterns import WORD, I, words
 
 STATED, ASKED = "stated", "asked"  # "меня зовут Саша" / "зови меня Саша": an asked-for name wins
 
