@@ -25,7 +25,7 @@ miss. Precision = correct / predicted, recall = correct / expected.
 `score(predict, corpus)` takes any extractor (text -> list of Fact), so a hybrid extractor (rules + LLM)
 can be scored the same way in a later section.
 
-A last section scores the style rules (memory/style.py: lasting wishes about how the bot talks to the user,
+A last section scores the style rules (memory/style/wishes.py: lasting wishes about how the bot talks to the user,
 "давай на ты", "never use emoji") on their own corpus, bench/style_corpus.json, per aspect, then the hybrid
 pipeline (rules + style rules + the LLM layer against the double) on it, counting its style facts only.
 """
@@ -49,7 +49,7 @@ from llm.client import ChatModel
 from memory.extraction import LLMExtractor
 from memory.facts import STYLE_ASPECTS, Fact, comparable, normalize_facts
 from memory.rules.rules import extract_rule_facts
-from memory.style import extract_style_facts
+from memory.style.wishes import extract_style_facts
 from tests.doubles.openai_api import OpenAIDouble
 
 CORPUS = Path(__file__).with_name("extraction_corpus.json")

@@ -19,7 +19,7 @@ from memory.rules.rules import extract_rule_facts
 from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
 from memory.store.store import Store, Turn
-from memory.style import extract_style_facts
+from memory.style.wishes import extract_style_facts
 from memory.usage import next_reset
 from prompts.budget import fit_with_lines
 from prompts.clock import zone_hemisphere

@@ -1,4 +1,4 @@
-"""The style rules (memory/style.py): lasting wishes about how the bot talks to the user, and every trap."""
+"""The style rules (memory/style/wishes.py): lasting wishes about how the bot talks to the user, and every trap."""
 
 import json
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from memory.facts import CATEGORIES, KEY_PATTERN, STYLE_ASPECTS, comparable
-from memory.style import extract_style_facts
+from memory.style.wishes import extract_style_facts
 
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "style_corpus.json"
 

@@ -1,4 +1,4 @@
-"""What a wish about the bot's manner asks for, aspect by aspect, in Russian and English (memory/style.py).
+"""What a wish about the bot's manner asks for, aspect by aspect, in Russian and English (memory/style/wishes.py).
 
 Each aspect has complete requests ("stop using emoji", "не расписывай": a pattern and whether its form alone
 makes it lasting) and, where a request needs a request word before it, the bare phrases ("без смайликов",
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memory.style_patterns import END, B, E, I, alternatives
+from memory.style.patterns import END, B, E, I, alternatives
 
 # "Stop …" in Russian: a wish to end something lasts by its form.
 STOP_WORDS_RU = r"(?:перестань|перестаньте|перестать|хватит|прекрати|прекратите|прекратить)"

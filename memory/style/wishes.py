@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from memory import style_patterns as p
 from memory.facts import Fact, normalize_facts
-from memory.style_candidates import Wish, candidates, consumed, cut_after, cut_before, past_fillers
+from memory.style import patterns as p
+from memory.style.candidates import Wish, candidates, consumed, cut_after, cut_before, past_fillers
 
 # A message states a wish or two; past this many candidates it is a pasted wall of text.
 MAX_CANDIDATES = 32

@@ -1,4 +1,4 @@
-"""Candidate wishes about the bot's manner in one sentence, before the guards of memory/style.py judge them.
+"""Candidate wishes about the bot's manner in one sentence, before the guards of memory/style/wishes.py judge them.
 
 Three finders: ты/вы ("давай на ты", "не выкай"), complete requests ("stop using emoji", "не называй меня
 зайкой") and phrases that need a request word before them ("пиши коротко", "I prefer short answers") or
@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memory import style_aspects as a
-from memory import style_patterns as p
+from memory.style import aspects as a
+from memory.style import patterns as p
 
 GAP = 60  # how far (characters) back from a phrase its request word may stand
 

@@ -1,4 +1,4 @@
-"""The words and patterns of the style rules (memory/style.py): what a lasting wish about the bot's manner
+"""The words and patterns of the style rules (memory/style/wishes.py): what a lasting wish about the bot's manner
 looks like in Russian and English, and what turns one into a one-off, a quote, a condition or someone else's.
 
 The patterns that scan a whole sentence hold no unbounded quantifier inside another (what repeats is bounded:
