@@ -48,10 +48,10 @@ from config import load_config  # noqa: E402
 from llm.client import ChatModel  # noqa: E402
 from memory import zones  # noqa: E402
 from memory.facts import Extraction, Fact  # noqa: E402
-from memory.schedule import decide, plan_followup, recurrence  # noqa: E402
 from memory.store.fact_rows import _iso  # noqa: E402
 from memory.store.outreach_rows import DUE_QUERY  # noqa: E402
 from memory.store.store import Store  # noqa: E402
+from memory.time.schedule import decide, plan_followup, recurrence  # noqa: E402
 
 ZONES = ("Asia/Vladivostok", "America/Los_Angeles", "Europe/Moscow", "Australia/Sydney", "Europe/London",
          "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Auckland", "America/Sao_Paulo",

@@ -9,7 +9,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from memory.facts import Fact
-from memory.schedule import LATE_LIMIT, followup_due, quiet_end
+from memory.time.schedule import LATE_LIMIT, followup_due, quiet_end
 
 
 @dataclass

@@ -16,13 +16,13 @@ from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
-from memory.schedule import local_zone, plan_followup
 from memory.secrets import mask_secrets
 from memory.store.store import Store, Turn
 from memory.style.wishes import extract_style_facts
+from memory.time.schedule import local_zone, plan_followup
+from memory.time.words import zone_hemisphere
 from memory.usage import next_reset
 from prompts.budget import fit_with_lines
-from prompts.clock import zone_hemisphere
 from prompts.system import build_system_message
 
 log = logging.getLogger(__name__)

@@ -10,8 +10,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from config import Config
-from memory.schedule import local_zone
 from memory.store.store import Store
+from memory.time.schedule import local_zone
 from memory.usage import Limits, Spent, day_start, next_reset, reached
 
 VOICE_UNHEARD = "[voice message, not transcribed: the daily limit]"  # kept in the session in its place

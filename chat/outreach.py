@@ -1,7 +1,7 @@
 """The companion writes first: follow-ups on dated events, birthday greetings and check-ins after silence.
 
 A sweep reads what is due from the store (one indexed query), decides for each item by the user's own
-clock (memory/schedule.py), writes each message with one model call, claims it in the store and only then
+clock (memory/time/schedule.py), writes each message with one model call, claims it in the store and only then
 sends it: at most once, even across crashes.
 """
 
@@ -20,8 +20,8 @@ from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import recalled_topics
 from memory.facts import choose_for_prompt, is_style
-from memory.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
 from memory.store.store import Store
+from memory.time.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
 from memory.usage import next_reset
 from prompts.outreach import build_outreach_messages
 

@@ -14,7 +14,7 @@ from handlers.replies import keyboard, own_button
 from handlers.settings import zone_and_origin
 from handlers.texts import text
 from memory.facts import facts_matching, memory_enabled
-from memory.schedule import city_of, user_zone
+from memory.time.schedule import city_of, user_zone
 
 FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
 # "pf:pg:<page>", "pf:del:<fact id>:<page>" or "pf:tp:<topic id>:<page>". ASCII digits only (str.isdigit()

@@ -9,7 +9,7 @@ from handlers.notes import short, wish_line
 from handlers.texts import CATEGORY_NAMES, language_of, text
 from memory.continuity import Topic
 from memory.facts import CATEGORIES, Fact, Relation, is_style
-from memory.schedule import parse_when
+from memory.time.schedule import parse_when
 
 PAGE_SIZE = 8
 TOPICS_SHOWN = 5  # the newest conversation lines, on the first page

@@ -9,8 +9,8 @@ from telegram import Update
 from handlers.context import Context
 from handlers.texts import text
 from memory.facts import Fact
-from memory.schedule import city_of, user_zone
-from memory.zones import parse_zone
+from memory.time.schedule import city_of, user_zone
+from memory.time.zones import parse_zone
 
 AUTOMATIC = ("auto", "reset", "авто")
 

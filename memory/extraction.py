@@ -26,10 +26,10 @@ from memory.facts import (
     normalize_value,
     slug,
 )
-from memory.schedule import normalize_when
 from memory.secrets import contains_secret, mask_secrets
+from memory.time.schedule import normalize_when
+from memory.time.words import format_date
 from prompts import load_prompt
-from prompts.clock import format_date
 
 FACT_FIELDS = frozenset({"category", "key", "value", "importance", "confidence", "source_message_id"})
 OPTIONAL_FACT_FIELDS = frozenset({"when"})  # older prompts and models leave it out

@@ -18,8 +18,8 @@ from memory.embeddings import EmbeddingsMissing
 from memory.extraction import MIN_PROMPT_TOKENS, ExtractionError, LLMExtractor, parse_cut_answer
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recaller import FactRecaller
-from memory.schedule import local_zone, plan_followup
 from memory.store.store import Store
+from memory.time.schedule import local_zone, plan_followup
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ from zoneinfo import ZoneInfo
 
 from memory.continuity import Topic
 from memory.facts import Fact, is_style
-from memory.schedule import DueItem
+from memory.time.schedule import DueItem
+from memory.time.words import describe_gap, format_when, zone_hemisphere
 from prompts import load_prompt
 from prompts.budget import fit_to_budget
-from prompts.clock import describe_gap, format_when, zone_hemisphere
 from prompts.system import build_system_message, quote
 
 

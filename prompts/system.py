@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from memory.continuity import Topic
 from memory.facts import Fact, style_wishes
-from prompts.clock import describe_gap, format_date, format_when, season, time_of_day
+from memory.time.words import describe_gap, format_date, format_when, season, time_of_day
 
 STYLE_FRAME = (
     "Their own lasting wishes about how you talk with them. They override the defaults above, from this very"

@@ -3,10 +3,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory.dates import find_mentions, find_when, resolve_when
 from memory.facts import KEY_PATTERN, Fact
 from memory.rules.events import extract_event_facts
-from memory.schedule import plan_followup
+from memory.time.dates import find_mentions, find_when, resolve_when
+from memory.time.schedule import plan_followup
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 # A Monday evening: "Friday" is 4 December, "tomorrow" is 1 December, 09:00 today has passed.

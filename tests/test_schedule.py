@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memory.facts import Fact
-from memory.schedule import (
+from memory.time.schedule import (
     DueItem,
     Manners,
     decide,

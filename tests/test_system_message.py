@@ -4,8 +4,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memory.facts import Fact
+from memory.time.words import describe_gap, season, time_of_day, zone_hemisphere
 from prompts import load_prompt
-from prompts.clock import describe_gap, season, time_of_day, zone_hemisphere
 from prompts.system import build_system_message
 
 UTC = ZoneInfo("UTC")

@@ -4,8 +4,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory import zones
-from memory.zones import candidate_names, city_index, normalise, parse_zone, warm, word_bases, zone_for_city
+from memory.time import zones
+from memory.time.zones import candidate_names, city_index, normalise, parse_zone, warm, word_bases, zone_for_city
 
 # Two instants half a year apart: a zone with summer time shows its standard offset at one of them.
 WINTER = datetime(2026, 1, 15, 12, tzinfo=timezone.utc)

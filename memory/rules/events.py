@@ -6,7 +6,7 @@ worse than none, and the LLM layer finds what this misses. Each sentence is judg
 nothing when it is a question, denies or cancels the event, is in the past tense, wishes, doubts or
 imagines it, reports someone else's words or quotes them, is habitual, names someone else (a friend, a
 brother, "he", "your") unless the event is a relative's birthday or anniversary, or does not name exactly
-one day from today on (memory/dates.py). With no owner named at all ("Завтра экзамен!") the event must open
+one day from today on (memory/time/dates.py). With no owner named at all ("Завтра экзамен!") the event must open
 its clause, since a companion hears that only about the user's own life.
 
 An event is a "plans" fact, followed up the day after. The user's own birthday ("мой день рождения в субботу")
@@ -21,13 +21,13 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from itertools import islice
 
-from memory.date_patterns import EN_MONTHS, RU_MONTHS
-from memory.dates import Mention, find_mentions, when_of
 from memory.facts import Fact, normalize_facts, slug
 from memory.rules import event_patterns as ev
 from memory.rules import kin_patterns as kin
 from memory.rules import patterns as p
 from memory.rules.rules import statements
+from memory.time.date_patterns import EN_MONTHS, RU_MONTHS
+from memory.time.dates import Mention, find_mentions, when_of
 
 IMPORTANCE, CONFIDENCE = 6, 0.9
 BIRTHDAY_IMPORTANCE = 8  # as prompts/extract_facts.md rates a birthday

@@ -7,7 +7,7 @@ two different days, or none in particular, resolves to nothing rather than to a 
 `find_when` and `resolve_when` answer for a text and for a whole expression. Underneath, `find_mentions`
 gives every expression with its day and hour kept apart, and `when_of` joins those one sentence states in
 different places ("завтра экзамен в 10"); memory/rules/events.py uses these two. The words and patterns
-live in memory/date_patterns.py; this module decides what they mean.
+live in memory/time/date_patterns.py; this module decides what they mean.
 
 Decisions, each one a guess avoided:
   - a weekday ("в пятницу", "on Friday") is the next one after today, never today; "this Friday" /
@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from memory import date_patterns as p
+from memory.time import date_patterns as p
 
 REFERENCE_DAYS = 31
 

@@ -9,7 +9,7 @@ from typing import Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.facts import Fact
-from memory.zones import zone_for_city
+from memory.time.zones import zone_for_city
 
 LATE_LIMIT = timedelta(days=2)  # a follow-up later than this is dropped: "how did it go?" a week on is odd
 DAY_WINDOW = (10, 20)  # local hours for a follow-up on a date without a time, and for a birthday greeting

@@ -1,4 +1,4 @@
-"""Word lists and compiled patterns for the date expressions of memory/dates.py.
+"""Word lists and compiled patterns for the date expressions of memory/time/dates.py.
 
 dates.py decides what an expression means (which day, which hour, whether it names one at all); this module
 only knows words: month and weekday names, number words, the halves of the day, and what each part of an
