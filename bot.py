@@ -45,9 +45,9 @@ from handlers.webhook import build_webhook_server
 from llm.client import ChatModel
 from llm.discovery import describe_server
 from llm.server import ServerFeatures
-from memory.embeddings import EmbedderUnavailable, make_embedder
 from memory.extraction import LLMExtractor, build_extraction_messages
-from memory.recaller import FactRecaller
+from memory.recall.embeddings import EmbedderUnavailable, make_embedder
+from memory.recall.recaller import FactRecaller
 from memory.store.backends import DATABASE_ERRORS
 from memory.store.store import Store
 from memory.time import zones

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.recall_data import DATA, conversation, documents  # noqa: E402 - after the sys.path line above
 from bench.recall_latency import latency, report_latency  # noqa: E402
-from memory.recall import (  # noqa: E402
+from memory.recall.ranking import (  # noqa: E402
     bm25_scores,
     cosine_scores,
     fuse,
@@ -38,7 +38,7 @@ from memory.recall import (  # noqa: E402
     session_pull,
 )
 
-# The bot's configurations (memory/embeddings.py): EMBEDDINGS=local is e5 + BM25 at 0.05 + session pull at 0.4,
+# The bot's configurations (memory/recall/embeddings.py): EMBEDDINGS=local is e5 + BM25 at 0.05 + session pull at 0.4,
 # EMBEDDINGS=hashing is hashing-1024 + BM25 at 0.2 + session pull at 0.4; --json names them "local" and "hashing"
 # beside the raw embedders.
 LEXICAL_WEIGHTS = {"hashing-256": 0.2, "hashing-1024": 0.2, "use": 0.2, "e5": 0.05}
@@ -269,7 +269,7 @@ def prompt_sizes(samples: list[dict]) -> list[dict]:
     from zoneinfo import ZoneInfo
 
     from memory.facts import Fact
-    from memory.recaller import fact_text
+    from memory.recall.recaller import fact_text
     from prompts import load_prompt
     from prompts.system import build_system_message
 

@@ -51,7 +51,7 @@ def session_time(raw: str, position: int) -> float:
 def documents(texts: list[str]) -> list[str]:
     """Return the observations as the bot embeds facts: fact_text of a "note" fact ('note: <observation>')."""
     from memory.facts import Fact
-    from memory.recaller import fact_text
+    from memory.recall.recaller import fact_text
 
     return [fact_text(Fact("other", f"note:{i}", text)) for i, text in enumerate(texts)]
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 
 from bench.recall_data import conversation
-from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
+from memory.recall.ranking import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
 
 LATENCY_SIZES = (100, 1_000, 10_000)
 LATENCY_DIM = 384
@@ -54,7 +54,7 @@ def latency(samples: list[dict], session_weight: float) -> list[dict]:
 def latency_row(facts: list, stored: list[tuple[int, bytes, int]], query: np.ndarray, question: str, now: datetime,
                 runs: int, session_weight: float) -> dict:
     """Return the median times of each step of one recall over `facts` and their `stored` vectors."""
-    from memory.recaller import fact_text, learned_at
+    from memory.recall.recaller import fact_text, learned_at
 
     matrix = np.stack([decode(blob, dim) for _, blob, dim in stored])
     dense = cosine_scores(query, matrix)

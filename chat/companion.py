@@ -13,7 +13,7 @@ from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, memory_enabled
-from memory.recaller import FactRecaller
+from memory.recall.recaller import FactRecaller
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
 from memory.secrets import mask_secrets

@@ -14,10 +14,10 @@ from zoneinfo import ZoneInfo
 from config import Config
 from llm.client import AnswerCut, ModelUnavailable, Tally, TooLong
 from memory.continuity import continues, conversation_topic, first_conversation
-from memory.embeddings import EmbeddingsMissing
 from memory.extraction import MIN_PROMPT_TOKENS, ExtractionError, LLMExtractor, parse_cut_answer
 from memory.facts import Extraction, Fact, memory_enabled
-from memory.recaller import FactRecaller
+from memory.recall.embeddings import EmbeddingsMissing
+from memory.recall.recaller import FactRecaller
 from memory.store.store import Store
 from memory.time.schedule import local_zone, plan_followup
 

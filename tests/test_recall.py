@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from memory.facts import Fact
-from memory.recall import (
+from memory.recall.ranking import (
     bm25_scores,
     cosine_scores,
     decode,
@@ -203,8 +203,8 @@ def test_fuse_adds_a_bounded_lexical_bonus():
 
 
 async def test_the_local_multilingual_model_ranks_the_related_fact_first():
-    from memory.embeddings import local_embedder
-    from memory.recaller import fact_text
+    from memory.recall.embeddings import local_embedder
+    from memory.recall.recaller import fact_text
 
     embedder = local_embedder()
     facts = [Fact("location", "city", "Казань"), Fact("pets", "pet:murka", "кошка Мурка"),
@@ -217,7 +217,7 @@ async def test_the_local_multilingual_model_ranks_the_related_fact_first():
 
 
 def test_vector_matrix_matches_decoding_one_by_one():
-    from memory.recaller import vector_matrix
+    from memory.recall.recaller import vector_matrix
 
     rng = np.random.default_rng(1)
     vectors = [rng.standard_normal(8).astype(np.float32) for _ in range(5)]
@@ -277,7 +277,7 @@ def test_session_pull_on_nasty_inputs():
 
 
 def test_learned_at_prefers_the_last_update_and_is_nan_when_unknown():
-    from memory.recaller import learned_at
+    from memory.recall.recaller import learned_at
 
     created, updated = NOW - timedelta(days=3), NOW - timedelta(days=1)
     assert learned_at(Fact("pets", "pet:rex", "dog", created_at=created, updated_at=updated)) == updated.timestamp()
@@ -318,7 +318,7 @@ class _Store:
 def _recaller(rows, session_weight):
     from types import SimpleNamespace
 
-    from memory.recaller import FactRecaller
+    from memory.recall.recaller import FactRecaller
 
     config = SimpleNamespace(memory_prompt_facts=2, recall_timeout_s=1.0, recall_top_k=2, recall_min_similarity=-1.0)
     return FactRecaller(_Store(rows), _Embedder(session_weight), config)
@@ -373,14 +373,14 @@ async def test_an_in_process_embedder_embeds_only_the_query_at_recall():
     ([], 1),
 ])
 def test_unusable_vectors_from_the_server_are_refused(rows, expected):
-    from memory.embeddings import checked_vectors
+    from memory.recall.embeddings import checked_vectors
 
     with pytest.raises(ValueError):
         checked_vectors(rows, expected)
 
 
 def test_usable_vectors_come_back_as_float32_rows():
-    from memory.embeddings import checked_vectors
+    from memory.recall.embeddings import checked_vectors
 
     vectors = checked_vectors([[1, 2], [3, 4]], 2)
     assert vectors.dtype == np.float32 and vectors.shape == (2, 2)

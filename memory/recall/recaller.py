@@ -9,9 +9,9 @@ from datetime import datetime
 import numpy as np
 
 from config import Config
-from memory.embeddings import Embedder, EmbeddingsMissing
 from memory.facts import Fact, choose_for_prompt, prompt_candidates
-from memory.recall import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
+from memory.recall.embeddings import Embedder, EmbeddingsMissing
+from memory.recall.ranking import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
 from memory.store.store import Store
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ import openai
 
 from llm.errors import describe
 from llm.server import ServerFeatures
-from memory.recall import hashing_embedding
+from memory.recall.ranking import hashing_embedding
 
 
 class EmbedderUnavailable(RuntimeError):

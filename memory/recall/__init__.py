@@ -1,0 +1,1 @@
+"""Recall: fact embeddings, pure ranking (cosine, BM25, session pull), the recaller that picks prompt facts."""
