@@ -45,13 +45,13 @@ from handlers.webhook import build_webhook_server
 from llm.client import ChatModel
 from llm.discovery import describe_server
 from llm.server import ServerFeatures
-from memory.extraction import LLMExtractor, build_extraction_messages
+from memory.extract.extractor import LLMExtractor, build_extraction_messages
+from memory.extract.keeper import MemoryKeeper
 from memory.recall.embeddings import EmbedderUnavailable, make_embedder
 from memory.recall.recaller import FactRecaller
 from memory.store.backends import DATABASE_ERRORS
 from memory.store.store import Store
 from memory.time import zones
-from memory.upkeep import MemoryKeeper
 from prompts import load_prompt
 from prompts.outreach import write_first_tasks
 

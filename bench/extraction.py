@@ -3,7 +3,7 @@
     .venv/bin/python bench/extraction.py            # the rules layer (memory/rules/rules.py)
     .venv/bin/python bench/extraction.py --misses   # also list every expected fact the rules missed
 
-A second section runs the hybrid pipeline (rules + the LLM layer, memory.extraction.LLMExtractor) against the
+A second section runs the hybrid pipeline (rules + the LLM layer, memory.extract.extractor.LLMExtractor) against the
 in-process OpenAI double (tests/doubles/openai_api.py). The double replays the corpus labels, drops a few on
 purpose and adds noise the pipeline must reject, so it measures the pipeline, not a real model's quality.
 
@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import openai
 
 from llm.client import ChatModel
-from memory.extraction import LLMExtractor
+from memory.extract.extractor import LLMExtractor
 from memory.facts import STYLE_ASPECTS, Fact, comparable, normalize_facts
 from memory.rules.rules import extract_rule_facts
 from memory.style.wishes import extract_style_facts

@@ -1,4 +1,4 @@
-"""Recall of secret masking (memory/secrets.py) on bench/secrets_corpus.json, and how often it touches look-alikes.
+"""Recall of secret masking (memory/secrets/masking.py) on bench/secrets_corpus.json; how often it touches look-alikes.
 
     .venv/bin/python bench/secret_masking.py            # the figures
     .venv/bin/python bench/secret_masking.py --misses   # and every secret left in, every look-alike changed
@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.secrets import mask_secrets
+from memory.secrets.masking import mask_secrets
 
 CORPUS = Path(__file__).with_name("secrets_corpus.json")
 COMMAND = ".venv/bin/python bench/secret_masking.py"

@@ -16,7 +16,7 @@ from memory.facts import Extraction, Fact, memory_enabled
 from memory.recall.recaller import FactRecaller
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
-from memory.secrets import mask_secrets
+from memory.secrets.masking import mask_secrets
 from memory.store.store import Store, Turn
 from memory.style.wishes import extract_style_facts
 from memory.time.schedule import local_zone, plan_followup

@@ -14,8 +14,8 @@ from config import Config
 from handlers.inbox import Inbox
 from handlers.streaming import Drafts
 from llm.client import ChatModel
+from memory.extract.keeper import MemoryKeeper
 from memory.store.store import Store
-from memory.upkeep import MemoryKeeper
 
 
 @dataclass

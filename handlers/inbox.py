@@ -17,7 +17,7 @@ from telegram import Update
 from telegram.error import NetworkError
 from telegram.ext import Application, ExtBot
 
-from memory.secrets import mask_secrets
+from memory.secrets.masking import mask_secrets
 from memory.store.backends import DATABASE_ERRORS
 from memory.store.store import Store
 

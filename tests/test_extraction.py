@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm.client import ChatModel, ModelUnavailable
-from memory.extraction import (
+from memory.extract.extractor import (
     FACTS_SCHEMA,
     ExtractionError,
     LLMExtractor,

@@ -17,7 +17,7 @@ from config import Config
 from llm.answers import close_json
 from llm.client import ChatModel
 from llm.server import ServerFeatures
-from memory.extraction import (
+from memory.extract.extractor import (
     REPLY_CONTEXT_CHARS,
     LLMExtractor,
     build_extraction_messages,
@@ -26,8 +26,8 @@ from memory.extraction import (
     prompt_tokens,
     shorten_reply,
 )
+from memory.extract.keeper import MemoryKeeper
 from memory.store.store import Store
-from memory.upkeep import MemoryKeeper
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s=0)

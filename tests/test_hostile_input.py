@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from handlers.texts import text as bot_text
-from memory.secrets import mask_secrets
+from memory.secrets.masking import mask_secrets
 from tests.harness import ProcessedUpdates, make_config, running_bot
 
 ANN, IVAN, BOB, STRANGER = 1001, 1003, 1002, 6666  # Bob is never the sender: his data must survive every example

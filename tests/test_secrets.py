@@ -2,7 +2,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from memory.secrets import (
+from memory.secrets.masking import (
     API_KEY,
     CARD,
     CODE,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.secrets import PLACEHOLDERS, mask_secrets
+from memory.secrets.masking import PLACEHOLDERS, mask_secrets
 
 CORPUS = Path(__file__).resolve().parent.parent / "bench" / "secrets_corpus.json"
 RECALL_FLOOR = 0.95  # measured 0.971 (167 of 172) on 2026-11-30

@@ -8,9 +8,9 @@ from datetime import datetime, timedelta, timezone
 
 from chat.outreach import Outreach
 from config import Config
+from memory.extract.keeper import MemoryKeeper
 from memory.facts import Extraction, Fact
 from memory.store.store import Store
-from memory.upkeep import MemoryKeeper
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s=0, proactive_daily_max=5,

@@ -1,4 +1,4 @@
-"""Regular expressions and word lists that memory/secrets.py finds secrets with.
+"""Regular expressions and word lists that memory/secrets/masking.py finds secrets with.
 
 Every pattern stays linear on hostile input (tests/test_hostile_input.py sends 50,000 characters): values are
 taken possessively or have a bounded length, and the few words allowed between a secret's name and its

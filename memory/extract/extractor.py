@@ -26,7 +26,7 @@ from memory.facts import (
     normalize_value,
     slug,
 )
-from memory.secrets import contains_secret, mask_secrets
+from memory.secrets.masking import contains_secret, mask_secrets
 from memory.time.schedule import normalize_when
 from memory.time.words import format_date
 from prompts import load_prompt

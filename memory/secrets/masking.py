@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memory.secret_patterns import (
+from memory.secrets.patterns import (
     CODE_BEFORE,
     CODE_NAMED,
     COMMON_PASSWORDS,
