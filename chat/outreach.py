@@ -19,9 +19,10 @@ from chat.limits import limit_reached
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import recalled_topics
+from memory.due import DueItem
 from memory.facts import choose_for_prompt, is_style
 from memory.store.store import Store
-from memory.time.schedule import DueItem, Manners, decide, parse_when, recurrence, talked_about, user_zone
+from memory.time.schedule import Manners, decide, parse_when, recurrence, talked_about, user_zone
 from memory.usage import next_reset
 from prompts.outreach import build_outreach_messages
 

@@ -9,8 +9,8 @@ from typing import Sequence
 from zoneinfo import ZoneInfo
 
 from memory.continuity import Topic
+from memory.due import DueItem
 from memory.facts import Fact, is_style
-from memory.time.schedule import DueItem
 from memory.time.words import describe_gap, format_when, zone_hemisphere
 from prompts import load_prompt
 from prompts.budget import fit_to_budget

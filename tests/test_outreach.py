@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from chat.outreach import event_start, is_bare_greeting, usable_text
+from memory.due import DueItem
 from memory.facts import Fact
-from memory.time.schedule import DueItem
 from prompts.outreach import build_outreach_messages, write_first_tasks
 
 MOSCOW = ZoneInfo("Europe/Moscow")

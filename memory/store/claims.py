@@ -12,9 +12,9 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Callable
 
+from memory.due import DueItem
 from memory.store.backends import Dialect, Session
 from memory.store.fact_rows import _iso
-from memory.time.schedule import DueItem
 
 
 class ClaimQueries:

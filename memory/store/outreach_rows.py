@@ -13,9 +13,9 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Callable
 
+from memory.due import DueItem
 from memory.store.backends import Dialect, Session
 from memory.store.fact_rows import _iso
-from memory.time.schedule import DueItem
 
 USER_COLUMNS = (
     "u.settings, (SELECT c.value FROM facts c WHERE c.user_id = u.id AND c.key = 'city'), u.language_code,"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from memory.due import DueItem
 from memory.facts import Fact
 from memory.time.zones import zone_for_city
 
@@ -15,23 +16,6 @@ LATE_LIMIT = timedelta(days=2)  # a follow-up later than this is dropped: "how d
 DAY_WINDOW = (10, 20)  # local hours for a follow-up on a date without a time, and for a birthday greeting
 WHEN_PATTERN = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?)?")
 WORD = re.compile(r"[^\W\d_]{4,}")
-
-
-@dataclass(frozen=True)
-class DueItem:
-    """A message the companion may write first, as the sweep read it: what, to whom, due when."""
-
-    kind: str  # "checkin", "followup" or "birthday"
-    user_id: int
-    due_at: datetime
-    fact_id: int | None = None
-    fact_value: str | None = None
-    when: str | None = None
-    settings: dict = field(default_factory=dict)
-    city: str | None = None
-    language_code: str | None = None
-    proactive_day: str | None = None  # the user's local date of the last message written first
-    proactive_count: int = 0
 
 
 @dataclass(frozen=True)
