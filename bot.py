@@ -177,7 +177,8 @@ async def post_init(app: Application) -> None:
     services.outreach = Outreach(services.store, services.model, config, persona)
     services.outreach.send = outreach_sender(app)
     extractor = LLMExtractor(
-        services.model, config.extract_max_prompt_tokens, config.extract_timeout_s, config.extract_max_tokens
+        services.model, load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
+        config.extract_max_tokens,
     )
     services.keeper = MemoryKeeper(services.store, extractor, config)
     services.keeper.on_learned = remembered_notifier(app)
@@ -348,7 +349,7 @@ def check(config: Config) -> int:
                 return 2
             modules.append(info.name)
     load_prompt("persona.md")
-    build_extraction_messages([], [])
+    build_extraction_messages(load_prompt("extract_facts.md"), [], [])
     write_first_tasks()
     print(f"ok: settings valid, {len(modules)} modules imported, prompts rendered (model {config.openai_model})")
     return 0

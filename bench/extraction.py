@@ -50,7 +50,10 @@ from memory.extract.extractor import LLMExtractor
 from memory.facts import STYLE_ASPECTS, Fact, comparable, normalize_facts
 from memory.rules.rules import extract_rule_facts
 from memory.style.wishes import extract_style_facts
+from prompts import load_prompt
 from tests.doubles.openai_api import OpenAIDouble
+
+INSTRUCTIONS = load_prompt("extract_facts.md")
 
 CORPUS = Path(__file__).with_name("extraction_corpus.json")
 STYLE_CORPUS = Path(__file__).with_name("style_corpus.json")
@@ -230,7 +233,7 @@ def hybrid_predictions(
         double.reply = reply
         await double.start()
         client = openai.AsyncOpenAI(base_url=double.base_url, api_key="sk-test", max_retries=0)
-        extractor = LLMExtractor(ChatModel(client, "gpt-4o-mini", backoff=0.01))
+        extractor = LLMExtractor(ChatModel(client, "gpt-4o-mini", backoff=0.01), INSTRUCTIONS)
         predictions, reached = {}, 0
         try:
             # One corpus message per call: a call's facts are merged one per key, and unrelated corpus

@@ -28,6 +28,9 @@ from memory.extract.extractor import (
 )
 from memory.extract.keeper import MemoryKeeper
 from memory.store.store import Store
+from prompts import load_prompt
+
+INSTRUCTIONS = load_prompt("extract_facts.md")
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s=0)
@@ -46,7 +49,7 @@ def fact(key: str, value: str, message_id: int) -> dict:
 
 def test_the_companions_replies_enter_the_prompt_shortened_and_the_users_words_whole():
     long_reply, long_words = "Once upon a time " * 100, "I went to the sea " * 100
-    _, prompt = build_extraction_messages([said(1, long_words), said(2, long_reply, "assistant")], [])
+    _, prompt = build_extraction_messages(INSTRUCTIONS, [said(1, long_words), said(2, long_reply, "assistant")], [])
     assert long_words.strip() in prompt["content"]
     [reply_line] = [line for line in prompt["content"].splitlines() if line.startswith("[assistant")]
     assert len(reply_line) < REPLY_CONTEXT_CHARS + 40 and reply_line.endswith("…")
@@ -56,29 +59,29 @@ def test_the_companions_replies_enter_the_prompt_shortened_and_the_users_words_w
 
 def test_a_batch_is_cut_to_the_budget_from_its_first_message():
     batch = [said(i, f"message number {i} " * 40) for i in range(1, 11)]
-    budget = prompt_tokens(build_extraction_messages(batch[:4], [])) + 5
-    assert [m["id"] for m in fit_batch(batch, [], None, None, budget)] == [1, 2, 3, 4]
-    assert fit_batch(batch, [], None, None, 10**6) == batch
+    budget = prompt_tokens(build_extraction_messages(INSTRUCTIONS, batch[:4], [])) + 5
+    assert [m["id"] for m in fit_batch(INSTRUCTIONS, batch, [], None, None, budget)] == [1, 2, 3, 4]
+    assert fit_batch(INSTRUCTIONS, batch, [], None, None, 10**6) == batch
 
 
 def test_a_first_message_too_long_alone_goes_alone_shortened_to_fit():
     huge = said(1, "word " * 20_000)
-    budget = prompt_tokens(build_extraction_messages([said(1, "")], [])) + 500
-    [kept] = fit_batch([huge, said(2, "hi")], [], None, None, budget)
+    budget = prompt_tokens(build_extraction_messages(INSTRUCTIONS, [said(1, "")], [])) + 500
+    [kept] = fit_batch(INSTRUCTIONS, [huge, said(2, "hi")], [], None, None, budget)
     assert kept["id"] == 1 and kept["content"].endswith("…") and len(kept["content"]) < 2100
-    assert prompt_tokens(build_extraction_messages([kept], [])) <= budget
+    assert prompt_tokens(build_extraction_messages(INSTRUCTIONS, [kept], [])) <= budget
 
 
 def test_the_companions_words_before_a_long_message_are_passed_over():
     batch = [said(1, "How was the trip?", "assistant"), said(2, "It was long. " * 5000)]
-    budget = prompt_tokens(build_extraction_messages(batch[:1], [])) + 100
-    [kept] = fit_batch(batch, [], None, None, budget)
+    budget = prompt_tokens(build_extraction_messages(INSTRUCTIONS, batch[:1], [])) + 100
+    [kept] = fit_batch(INSTRUCTIONS, batch, [], None, None, budget)
     assert kept["id"] == 2 and kept["role"] == "user"
 
 
 def test_the_budget_is_lowered_by_a_context_window_once_known():
     extractor = LLMExtractor(ChatModel(openai.AsyncOpenAI(api_key="k"), "m", features=ServerFeatures()),
-                             max_prompt_tokens=6000, max_answer_tokens=3072)
+                             INSTRUCTIONS, max_prompt_tokens=6000, max_answer_tokens=3072)
     assert extractor.prompt_budget() == 6000
     extractor.model.features.context_tokens = 8192
     assert extractor.prompt_budget() == 8192 - 3072 - 64
@@ -146,9 +149,9 @@ async def test_a_batch_past_the_servers_context_is_halved_until_it_fits_and_noth
     caplog.set_level(logging.INFO)
     model.reply = facts_for_every_message
     await tell(store, 8)
-    prompt = build_extraction_messages(await store.pending_messages(1, 30), [])
+    prompt = build_extraction_messages(INSTRUCTIONS, await store.pending_messages(1, 30), [])
     model.context_window = prompt_tokens(prompt) // 2 + 1000  # about half the batch fits beside the cap
-    keeper = MemoryKeeper(store, LLMExtractor(chat, max_answer_tokens=200), CONFIG, clock=lambda: T0)
+    keeper = MemoryKeeper(store, LLMExtractor(chat, INSTRUCTIONS, max_answer_tokens=200), CONFIG, clock=lambda: T0)
     saved = await keeper.extract_quietly(1)
     assert len({f.key for f in saved}) == 8 and all(f.key.startswith("said:") for f in saved)
     assert await store.unread_count(1) == 0
@@ -165,7 +168,7 @@ async def test_one_message_whose_answer_runs_past_the_cap_keeps_its_whole_facts(
 
     model.reply = long_answer
     await tell(store, 1, "I like so many things")
-    keeper = MemoryKeeper(store, LLMExtractor(chat, max_answer_tokens=120), CONFIG, clock=lambda: T0)
+    keeper = MemoryKeeper(store, LLMExtractor(chat, INSTRUCTIONS, max_answer_tokens=120), CONFIG, clock=lambda: T0)
     saved = await keeper.extract_quietly(1)
     assert 0 < len(saved) < 30 and await store.unread_count(1) == 0
 
@@ -179,7 +182,8 @@ async def test_a_failed_pass_is_one_model_error_not_one_per_retry_or_format(stor
     chat.on_failure = count
     model.fail_always(500)
     await tell(store, 2)
-    keeper = MemoryKeeper(store, LLMExtractor(chat, timeout=0.5), replace(CONFIG, memory_retry_s=0), lambda: T0)
+    extractor = LLMExtractor(chat, INSTRUCTIONS, timeout=0.5)
+    keeper = MemoryKeeper(store, extractor, replace(CONFIG, memory_retry_s=0), lambda: T0)
     assert await keeper.extract_quietly(1) == []
     assert len(model.requests) >= 6 and failures == [1]  # three formats tried, retried, counted once
     [line] = messages_of(caplog, "fact extraction failed")
@@ -194,7 +198,7 @@ def messages_of(caplog, words: str) -> list[str]:
 async def test_at_shutdown_a_pass_waiting_on_a_slow_server_is_given_up_and_nothing_is_lost(store, chat, model):
     model.delay = 30  # a slow local server, minutes from an answer
     await tell(store, 2)
-    keeper = MemoryKeeper(store, LLMExtractor(chat, timeout=60), CONFIG, clock=lambda: T0)
+    keeper = MemoryKeeper(store, LLMExtractor(chat, INSTRUCTIONS, timeout=60), CONFIG, clock=lambda: T0)
     running = asyncio.ensure_future(keeper.extract_quietly(1))
     await model.wait_for_request()
     keeper.stopping.set()

@@ -29,7 +29,6 @@ from memory.facts import (
 from memory.secrets.masking import contains_secret, mask_secrets
 from memory.time.schedule import normalize_when
 from memory.time.words import format_date
-from prompts import load_prompt
 
 FACT_FIELDS = frozenset({"category", "key", "value", "importance", "confidence", "source_message_id"})
 OPTIONAL_FACT_FIELDS = frozenset({"when"})  # older prompts and models leave it out
@@ -89,14 +88,16 @@ class ExtractionError(Exception):
 
 
 def build_extraction_messages(
-    messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None
+    instructions: str, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None,
+    topics_so_far: str | None = None,
 ) -> list[dict]:
     """Return the chat messages of one extraction call: the system prompt and one user message with the input.
 
+    `instructions` is the template of the system prompt (prompts/extract_facts.md, read once at start-up).
     Messages with an "at" are grouped under their local date in `zone`, so that "tomorrow" can be resolved.
     `topics_so_far` is the topic line of the conversation these messages continue, for the model to rewrite.
     """
-    system = load_prompt("extract_facts.md")
+    system = instructions
     for name, values in (
         ("{categories}", CATEGORIES),
         ("{relations}", RELATIONS),
@@ -308,9 +309,11 @@ class LLMExtractor:
     """Asks the chat model for the durable facts in a batch of a user's messages, in prompts that fit."""
 
     def __init__(
-        self, model: ChatModel, max_prompt_tokens: int = 6000, timeout: float = 120.0, max_answer_tokens: int = 3072
+        self, model: ChatModel, instructions: str, max_prompt_tokens: int = 6000, timeout: float = 120.0,
+        max_answer_tokens: int = 3072,
     ) -> None:
         self.model = model
+        self.instructions = instructions
         self.max_prompt_tokens = max_prompt_tokens
         self.timeout = timeout
         self.max_answer_tokens = max_answer_tokens  # an answer that reaches it is cut: the batch is halved
@@ -331,7 +334,9 @@ class LLMExtractor:
 
         At least one message is kept: when it alone is too long, its text is shortened to fit.
         """
-        return fit_batch(messages, self.listed(known), zone, topics_so_far, budget or self.prompt_budget())
+        return fit_batch(
+            self.instructions, messages, self.listed(known), zone, topics_so_far, budget or self.prompt_budget()
+        )
 
     def listed(self, known: list[Fact]) -> list[Fact]:
         """Return the known facts the prompt lists: those that fit a quarter of the prompt budget."""
@@ -352,7 +357,8 @@ class LLMExtractor:
         if not user_ids:
             return Extraction()
         raw = await self.model.complete_json(
-            build_extraction_messages(messages, self.listed(known), zone, topics_so_far), "facts", FACTS_SCHEMA,
+            build_extraction_messages(self.instructions, messages, self.listed(known), zone, topics_so_far),
+            "facts", FACTS_SCHEMA,
             max_tokens=self.max_answer_tokens, timeout=self.timeout, tally=tally or Tally(),
         )
         return parse_extraction(raw, user_ids, [fact.key for fact in known])
@@ -364,7 +370,8 @@ def prompt_tokens(messages: list[dict]) -> int:
 
 
 def fit_batch(
-    messages: list[dict], known: list[Fact], zone: ZoneInfo | None, topics_so_far: str | None, budget: int
+    instructions: str, messages: list[dict], known: list[Fact], zone: ZoneInfo | None, topics_so_far: str | None,
+    budget: int,
 ) -> list[dict]:
     """Return the longest run of `messages` from the first whose extraction prompt is within `budget` tokens.
 
@@ -373,14 +380,16 @@ def fit_batch(
     """
     fitting = 0
     for count in range(1, len(messages) + 1):
-        if prompt_tokens(build_extraction_messages(messages[:count], known, zone, topics_so_far)) > budget:
+        batch = build_extraction_messages(instructions, messages[:count], known, zone, topics_so_far)
+        if prompt_tokens(batch) > budget:
             break
         fitting = count
     users = [message for message in messages if message["role"] == "user"]
     if not users or any(message["role"] == "user" for message in messages[:fitting]):
         return messages[:fitting]
     first = users[0]
-    room = budget - prompt_tokens(build_extraction_messages([{**first, "content": ""}], known, zone, topics_so_far))
+    alone = build_extraction_messages(instructions, [{**first, "content": ""}], known, zone, topics_so_far)
+    room = budget - prompt_tokens(alone)
     return [{**first, "content": shorten(first["content"], max(room, 16))}]
 
 
