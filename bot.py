@@ -30,7 +30,6 @@ from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config, ConfigError, load_config
 from handlers.context import Services
-from handlers.inbox import Inbox, InboxBot
 from handlers.jobs import (
     outreach_sender,
     remembered_notifier,
@@ -38,10 +37,11 @@ from handlers.jobs import (
     start_memory_upkeep,
     start_outreach,
 )
-from handlers.ordering import PerUserUpdateProcessor
-from handlers.streaming import Drafts, RateLimiter
 from handlers.texts import COMMANDS
-from handlers.webhook import build_webhook_server
+from handlers.transport.inbox import Inbox, InboxBot
+from handlers.transport.ordering import PerUserUpdateProcessor
+from handlers.transport.streaming import Drafts, RateLimiter
+from handlers.transport.webhook import build_webhook_server
 from llm.client import ChatModel
 from llm.discovery import describe_server
 from llm.server import ServerFeatures
@@ -81,7 +81,7 @@ class RedactSecrets(logging.Filter):
 class WithholdUpdateData(logging.Filter):
     """Shortens python-telegram-bot's record of a batch it could not parse: it dumps users' raw messages.
 
-    The inbox then reads that batch one update at a time (handlers/inbox.py), so a warning is enough.
+    The inbox then reads that batch one update at a time (handlers/transport/inbox.py), so a warning is enough.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:

@@ -17,7 +17,6 @@ from telegram.ext import (
 
 from chat.media import IMAGE_MIME_TYPES
 from handlers.access import refuse_strangers
-from handlers.chat import on_text
 from handlers.commands import help_command, private_only, start
 from handlers.errors import on_error
 from handlers.media import on_other, on_photo, on_sticker, on_voice
@@ -35,6 +34,7 @@ from handlers.privacy import (
     stale_button,
 )
 from handlers.settings import checkins_command, timezone_command
+from handlers.talk import on_text
 from handlers.usage import stats_command, usage_command
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE

@@ -11,8 +11,8 @@ from chat.companion import Companion
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config
-from handlers.inbox import Inbox
-from handlers.streaming import Drafts
+from handlers.transport.inbox import Inbox
+from handlers.transport.streaming import Drafts
 from llm.client import ChatModel
 from memory.extract.keeper import MemoryKeeper
 from memory.store.store import Store

@@ -12,8 +12,8 @@ from telegram.ext import Application, JobQueue
 from chat.outreach import Sender
 from handlers.context import Context, Services
 from handlers.notes import send_note, to_confirm
-from handlers.replies import send_text
 from handlers.texts import text
+from handlers.transport.replies import send_text
 from memory.facts import Fact
 
 log = logging.getLogger(__name__)

@@ -20,10 +20,10 @@ from chat.media import (
     voice_refusal,
 )
 from chat.transcriber import Transcriber, TranscriptionError
-from handlers.chat import addressed_text, converse
 from handlers.context import Context
-from handlers.replies import typing_indicator
+from handlers.talk import addressed_text, converse
 from handlers.texts import text
+from handlers.transport.replies import typing_indicator
 from memory.usage import voice_reached
 
 log = logging.getLogger(__name__)

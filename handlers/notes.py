@@ -16,8 +16,8 @@ from telegram import Bot, InlineKeyboardMarkup, Update
 from telegram.error import TelegramError
 
 from handlers.context import Context
-from handlers.replies import keyboard, own_button
 from handlers.texts import text
+from handlers.transport.replies import keyboard, own_button
 from memory.facts import Fact, is_style
 
 log = logging.getLogger(__name__)

@@ -10,9 +10,9 @@ from telegram import InputFile, Update
 
 from handlers.context import Context
 from handlers.profile_view import TOPICS_SHOWN, render_profile
-from handlers.replies import keyboard, own_button
 from handlers.settings import zone_and_origin
 from handlers.texts import text
+from handlers.transport.replies import keyboard, own_button
 from memory.facts import facts_matching, memory_enabled
 from memory.time.schedule import city_of, user_zone
 

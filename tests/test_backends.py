@@ -10,8 +10,8 @@ import pytest
 from telegram import Bot, Update
 
 from config import ConfigError, load_config
-from handlers.inbox import update_key
-from handlers.ordering import ordering_key
+from handlers.transport.inbox import update_key
+from handlers.transport.ordering import ordering_key
 from memory.facts import Extraction, Fact
 from memory.store.backends import Done, PostgresSession, postgres_sql
 from memory.store.store import Store

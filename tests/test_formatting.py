@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from handlers.formatting import split_message, to_telegram_html, utf16_len
+from handlers.transport.formatting import split_message, to_telegram_html, utf16_len
 
 
 def squeeze(text):

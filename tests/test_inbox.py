@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from telegram import Bot, Update
 
-from handlers.inbox import Inbox, inbox_entry, masked
+from handlers.transport.inbox import Inbox, inbox_entry, masked
 
 CARD = "4111 1111 1111 1111"
 
@@ -78,7 +78,7 @@ async def test_an_unreadable_payload_is_skipped_at_replay(inbox):
 
 
 def test_an_unreadable_update_becomes_a_bare_one_with_its_id():
-    from handlers.inbox import readable
+    from handlers.transport.inbox import readable
 
     assert readable(update_json(5, "hi"), None).message.text == "hi"
     bare = readable({"update_id": 6, "poll": {"id": "1"}}, None)

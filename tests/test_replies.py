@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from handlers.replies import send_text
+from handlers.transport.replies import send_text
 
 
 class RecordingBot:

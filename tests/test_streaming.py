@@ -1,8 +1,8 @@
-"""The pure pacing of drafts (handlers/streaming.py)."""
+"""The pure pacing of drafts (handlers/transport/streaming.py)."""
 
 import pytest
 
-from handlers.streaming import DraftPacer, draft_text
+from handlers.transport.streaming import DraftPacer, draft_text
 
 
 def test_the_first_draft_waits_a_moment_after_the_first_words():

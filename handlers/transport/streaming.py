@@ -19,7 +19,7 @@ from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, Tele
 from telegram.ext import AIORateLimiter
 
 from chat.media import seconds
-from handlers.formatting import split_message, to_telegram_html
+from handlers.transport.formatting import split_message, to_telegram_html
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 5.0  # at the end of a turn, how long a draft already on its way may take to finish

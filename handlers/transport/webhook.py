@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import tornado.web
 from telegram.ext import Application
 
-from handlers.inbox import readable
+from handlers.transport.inbox import readable
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"

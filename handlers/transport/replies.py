@@ -11,7 +11,7 @@ from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, TelegramError
 
-from handlers.formatting import split_message, to_telegram_html
+from handlers.transport.formatting import split_message, to_telegram_html
 
 log = logging.getLogger(__name__)
 

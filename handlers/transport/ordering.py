@@ -8,7 +8,7 @@ from telegram import Update
 from telegram.ext import Application, BaseUpdateProcessor
 
 from chat.locks import KeyedLocks
-from handlers.inbox import Inbox
+from handlers.transport.inbox import Inbox
 
 
 def ordering_key(update: object) -> int | None:

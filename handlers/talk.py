@@ -9,8 +9,8 @@ from chat.companion import Speaker
 from handlers.context import Context
 from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
-from handlers.replies import send_text, typing_indicator
 from handlers.texts import text
+from handlers.transport.replies import send_text, typing_indicator
 from handlers.usage import limit_line
 from llm.client import ModelUnavailable
 
