@@ -15,7 +15,9 @@ os.environ.setdefault("PTB_TIMEDELTA", "true")
 import signal
 import sqlite3
 import sys
+from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 import openai
 from dotenv import load_dotenv
@@ -25,7 +27,7 @@ from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest, HTTPXRequest
 
 import handlers
-from chat.companion import Companion, utc_now
+from chat.companion import Companion
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from config import Config, ConfigError, load_config
@@ -46,12 +48,13 @@ from llm.client import ChatModel
 from llm.discovery import describe_server
 from llm.server import ServerFeatures
 from memory.extract.extractor import LLMExtractor, build_extraction_messages
-from memory.extract.keeper import MemoryKeeper
+from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.recall.embeddings import EmbedderUnavailable, make_embedder
-from memory.recall.recaller import FactRecaller
+from memory.recall.recaller import FactRecaller, RecallSettings
 from memory.store.backends import DATABASE_ERRORS
 from memory.store.store import Store
 from memory.time import zones
+from memory.time.clock import utc_now
 from prompts import load_prompt
 from prompts.outreach import write_first_tasks
 
@@ -106,10 +109,13 @@ def setup_logging(config: Config) -> None:
     logging.getLogger("apscheduler").setLevel(logging.ERROR)
 
 
-def build_application(config: Config, request: BaseRequest | None = None) -> Application:
+def build_application(
+    config: Config, request: BaseRequest | None = None, clock: Callable[[], datetime] = utc_now
+) -> Application:
     """Return the python-telegram-bot Application with every handler registered; services come in post_init.
 
-    `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one).
+    `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one); `clock` is
+    the one clock every service is given (tests and benchmarks pass a fake one).
     """
     bot = InboxBot(
         token=config.telegram_token,
@@ -130,14 +136,15 @@ def build_application(config: Config, request: BaseRequest | None = None) -> App
         .build()
     )
     app.bot_data.config = config
+    app.bot_data.clock = clock
     handlers.register(app)
     return app
 
 
 async def post_init(app: Application) -> None:
-    """Open the database, build the model client and the companion, register the command menu."""
+    """Open the database, build each service once with all it needs, register the command menu."""
     services: Services = app.bot_data
-    config = services.config
+    config, clock = services.config, services.clock
     services.store = await Store.open(config.database)
     if not config.webhook_url and not await services.store.take_poller_lock():
         await services.store.close()
@@ -145,7 +152,7 @@ async def post_init(app: Application) -> None:
             f"another process is already polling Telegram with {config.database_name}; to run several machines,"
             " set WEBHOOK_URL (webhook mode)"
         )
-    services.inbox = Inbox(services.store)
+    services.inbox = Inbox(services.store, clock)
     app.bot.attach_inbox(services.inbox)
     app.update_processor.inbox = services.inbox
     app.update_processor.app = app
@@ -164,25 +171,24 @@ async def post_init(app: Application) -> None:
         budget=config.model_retry_budget_s,
         backoff=config.model_backoff_s,
         features=features,
-        on_failure=lambda: services.store.record_usage(None, utc_now(), model_errors=1),
+        on_failure=lambda: services.store.record_usage(None, clock(), model_errors=1),
     )
     await describe_server(client, config.openai_base_url, config.openai_model, features)
     if config.transcription_model:
         services.transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
     services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
     embedder = make_embedder(config.embeddings, client, config.embedding_model, features)
-    recaller = FactRecaller(services.store, embedder, config)
+    recaller = FactRecaller(services.store, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
-    services.companion = Companion(services.store, services.model, config, persona, recaller)
-    services.outreach = Outreach(services.store, services.model, config, persona)
-    services.outreach.send = outreach_sender(app)
+    services.companion = Companion(services.store, services.model, config, persona, recaller, clock)
+    services.outreach = Outreach(services.store, services.model, config, persona, outreach_sender(app), clock)
     extractor = LLMExtractor(
         services.model, load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
         config.extract_max_tokens,
     )
-    services.keeper = MemoryKeeper(services.store, extractor, config)
-    services.keeper.on_learned = remembered_notifier(app)
-    services.keeper.recaller = recaller
+    services.keeper = MemoryKeeper(
+        services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app)
+    )
     # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.
     asyncio.get_running_loop().run_in_executor(None, warm_zones)
     await register_commands(app)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -19,6 +19,7 @@ NO_KEY = "not-needed"
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message names it."""
 
+T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Config:
@@ -102,6 +103,10 @@ class Config:
     def tz(self) -> ZoneInfo:
         """The zone used for the timestamps in the prompt."""
         return ZoneInfo(self.timezone)
+
+    def subset(self, settings: type[T]) -> T:
+        """Return the few settings a service uses: a frozen dataclass whose fields are named like Config's."""
+        return settings(**{item.name: getattr(self, item.name) for item in fields(settings)})
 
     def allows(self, user_id: int) -> bool:
         """True when this Telegram user may talk to the bot (admins always may)."""

@@ -175,9 +175,8 @@ async def replay(args) -> dict:
               f" MEMORY_MAX_FACTS {config.memory_max_facts}, MEMORY_PROMPT_FACTS {config.memory_prompt_facts},"
               f" EMBEDDINGS {config.embeddings}, idle delay {config.memory_extract_delay_s:g} s (production 30 s)",
               file=out)
-        async with running_bot(config) as app:
+        async with running_bot(config, clock=clock) as app:
             persona, store = app.bot_data.companion.persona, app.bot_data.store
-            app.bot_data.companion.clock = app.bot_data.keeper.clock = clock
             for turn, (dia_id, text, session_end) in enumerate(sent, 1):
                 clock.step(dates.get(session_of(dia_id)))
                 model.sent(dia_id, text)

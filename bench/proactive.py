@@ -112,7 +112,7 @@ async def fresh(base: Path, config) -> tuple[Store, Outreach]:
     shutil.copyfile(base, base.with_name("run.db"))
     store = await Store.open(base.with_name("run.db"))
     await store.due_items(SWEEP_NOW, 1000)
-    return store, Outreach(store, None, config, "", clock=lambda: SWEEP_NOW)  # type: ignore[arg-type]
+    return store, Outreach(store, None, config, "", None, clock=lambda: SWEEP_NOW)  # type: ignore[arg-type]
 
 
 async def one_run(base: Path, config, stages: dict[str, list[float]], counts: Counter) -> None:
@@ -239,7 +239,6 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
     happenings = sorted([(t, 0, p.id, text, facts) for p in people.values() for t, text, facts in p.events]
                         + [(p.opt_out, 1, p.id, "", []) for p in people.values() if p.opt_out], key=lambda h: h[:3])
     store, counter = await Store.open(folder / "sim.db"), Counter()
-    outreach = Outreach(store, fake_model(counter), config, "You are a warm companion.", clock=lambda: clock[0])
     attempts: list[Attempt] = []
     claimed, claim = {}, store.claim_item
 
@@ -253,7 +252,7 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
         attempts.append(Attempt(clock[0], person, item.kind, item.when, first, person.blocked(clock[0])))
         assert text == MODEL_TEXT, text
         return "blocked" if person.blocked(clock[0]) else "sent"
-    outreach.send = send
+    outreach = Outreach(store, fake_model(counter), config, "You are a warm companion.", send, clock=lambda: clock[0])
 
     def planner(zone: ZoneInfo, at: datetime):  # plan_followup as the bot calls it, counting what it schedules
         def plan(fact: Fact) -> datetime | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Callable
 
 from chat.limits import limit_reached
@@ -58,11 +58,6 @@ class Answer:
     limited: Limited | None = None  # set (and `text` empty) when a daily limit kept the model from answering
 
 
-def utc_now() -> datetime:
-    """Return the current time as an aware UTC datetime."""
-    return datetime.now(timezone.utc)
-
-
 class Companion:
     """Answers a user's message in the context of their session and memory."""
 
@@ -73,7 +68,7 @@ class Companion:
         config: Config,
         persona: str,
         recaller: FactRecaller,
-        clock: Callable[[], datetime] = utc_now,
+        clock: Callable[[], datetime],
     ) -> None:
         self.recaller = recaller
         self.store = store

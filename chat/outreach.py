@@ -14,7 +14,6 @@ from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
-from chat.companion import utc_now
 from chat.limits import limit_reached
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
@@ -68,10 +67,11 @@ def event_start(when: str, zone: ZoneInfo) -> datetime | None:
 
 
 class Outreach:
-    """Sweeps the schedule and writes what is due; `send` (set by the handlers) delivers to Telegram."""
+    """Sweeps the schedule and writes what is due; `send` (the handlers' own) delivers to Telegram."""
 
     def __init__(
-        self, store: Store, model: ChatModel, config: Config, persona: str, clock: Callable[[], datetime] = utc_now
+        self, store: Store, model: ChatModel, config: Config, persona: str, send: Sender,
+        clock: Callable[[], datetime],
     ) -> None:
         self.store = store
         self.model = model
@@ -79,7 +79,7 @@ class Outreach:
         self.persona = persona
         self.clock = clock
         self.manners = Manners(config.quiet_hours, config.proactive_daily_max, config.followup_after_hours)
-        self.send: Sender | None = None
+        self.send = send
         self._slots = asyncio.Semaphore(CONCURRENT_WRITES)
 
     def zone(self, item: DueItem) -> ZoneInfo:
@@ -153,8 +153,7 @@ class Outreach:
         if message_id is None:  # they wrote meanwhile, or the fact changed: nothing to send
             return False
         # From here on the item is taken: a crash before Telegram answers loses it, never doubles it.
-        outcome = await self.send(item.user_id, text, item.proactive_day is None, item.language_code) \
-            if self.send is not None else "failed"
+        outcome = await self.send(item.user_id, text, item.proactive_day is None, item.language_code)
         if outcome == "blocked":
             await self.store.mark_blocked(item.user_id, message_id, self.clock(), first=item.proactive_day is None)
         return outcome == "sent"

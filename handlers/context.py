@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable
 
 from telegram.ext import CallbackContext, ExtBot
 
@@ -16,6 +18,7 @@ from handlers.transport.streaming import Drafts
 from llm.client import ChatModel
 from memory.extract.keeper import MemoryKeeper
 from memory.store.store import Store
+from memory.time.clock import utc_now
 
 
 @dataclass
@@ -23,6 +26,7 @@ class Services:
     """The application's dependencies, built in post_init and closed in post_shutdown."""
 
     config: Config | None = None
+    clock: Callable[[], datetime] = utc_now  # the one clock every service is given; tests give a fake one
     store: Store | None = None
     inbox: Inbox | None = None
     model: ChatModel | None = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from typing import Awaitable, Callable
 
 from telegram.error import BadRequest, Forbidden, TelegramError
@@ -106,12 +106,12 @@ def start_inbox_upkeep(app: Application) -> None:
 
 async def orphans_job(context: Context) -> None:
     """Queue the updates received more than ORPHAN_AFTER ago that no machine has handled."""
-    await context.bot_data.inbox.replay(context.application, datetime.now(timezone.utc) - ORPHAN_AFTER)
+    await context.bot_data.inbox.replay(context.application, context.bot_data.clock() - ORPHAN_AFTER)
 
 
 async def prune_inbox_job(context: Context) -> None:
     """Delete inbox rows of updates handled more than INBOX_KEEP ago, and usage older than USAGE_KEEP."""
-    now = datetime.now(timezone.utc)
+    now = context.bot_data.clock()
     await context.bot_data.store.prune_inbox(now - INBOX_KEEP)
     await context.bot_data.store.prune_usage(now - USAGE_KEEP)
 
@@ -124,12 +124,10 @@ async def sweep_job(context: Context) -> None:
 
 
 def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unread: int, learned: bool) -> None:
-    """Embed what the rules just learned; every MEMORY_EXTRACT_EVERY messages, extract without waiting for idle."""
+    """Embed what the rules just learned; extract now when the keeper says so (not waiting for idle)."""
     if job_queue is not None and learned:
         job_queue.run_once(embed_job, when=0, data=user_id, name=f"embed:{user_id}")
-    every = services.config.memory_extract_every
-    # Only when the count reaches a multiple: a pass takes a while, and the next turns must not queue more.
-    if job_queue is not None and unread and unread % every == 0:
+    if job_queue is not None and services.keeper.extracts_now(unread):
         job_queue.run_once(extraction_job, when=0, data=user_id, name=f"extract:{user_id}")
 
 

@@ -127,7 +127,7 @@ async def _words(
     words = await transcriber.transcribe(audio_bytes, name, language_hint(user.language_code))
     services = context.bot_data
     await services.store.record_usage(
-        user.id, services.companion.clock(), voice_seconds=max(1.0, seconds(audio.duration) or 0.0)
+        user.id, services.clock(), voice_seconds=max(1.0, seconds(audio.duration) or 0.0)
     )
     return words
 
@@ -137,7 +137,7 @@ async def _voice_used_up(context: Context, user_id: int) -> bool:
     services = context.bot_data
     if not limits_for(services.config, user_id).voice_seconds:
         return False
-    day = await today(services.store, services.config, user_id, services.companion.clock())
+    day = await today(services.store, services.config, user_id, services.clock())
     return voice_reached(day.spent, day.limits)
 
 

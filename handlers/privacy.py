@@ -92,7 +92,7 @@ async def forget(update: Update, context: Context) -> None:
             await message.reply_text(text("forget_no_match", language, words=words))
             return
         # The words wait in the user's settings; the button carries no data of theirs.
-        await store.set_setting(user.id, "forget_words", words, context.bot_data.companion.clock())
+        await store.set_setting(user.id, "forget_words", words, context.bot_data.clock())
         listing = "\n".join(f"• {fact.value}" for fact in matches[:20])
         ask, confirm = text("forget_ask_words", language, facts=listing), FORGET_MATCHING
     buttons = [[(text("forget_yes", language), confirm), (text("forget_no", language), FORGET_CANCEL)]]
@@ -132,7 +132,7 @@ async def memory_command(update: Update, context: Context) -> None:
     if user is None or message is None:
         return
     language, store = user.language_code, context.bot_data.store
-    now = context.bot_data.companion.clock()
+    now = context.bot_data.clock()
     args = [arg.lower() for arg in context.args or []]
     if args in (["on"], ["off"]):
         await store.set_setting(user.id, "memory", args[0], now)

@@ -28,7 +28,7 @@ async def describe_zone(context: Context, user_id: int, language: str | None) ->
     zone, origin = zone_and_origin(
         await store.settings(user_id), await store.facts(user_id), config.timezone, language
     )
-    local = context.bot_data.companion.clock().astimezone(ZoneInfo(zone))
+    local = context.bot_data.clock().astimezone(ZoneInfo(zone))
     return text("zone_is", language, zone=zone, origin=origin, time=f"{local:%H:%M}")
 
 
@@ -39,7 +39,7 @@ async def timezone_command(update: Update, context: Context) -> None:
         return
     language, store = user.language_code, context.bot_data.store
     argument = " ".join(context.args or []).strip()[:100]
-    now = context.bot_data.companion.clock()
+    now = context.bot_data.clock()
     if not argument:
         await message.reply_text(await describe_zone(context, user.id, language) + "\n" + text("zone_help", language))
         return
@@ -65,7 +65,7 @@ async def checkins_command(update: Update, context: Context) -> None:
         return
     args = [arg.lower() for arg in context.args or []]
     if args in (["on"], ["off"]):
-        await store.set_setting(user.id, "checkins", args[0], context.bot_data.companion.clock())
+        await store.set_setting(user.id, "checkins", args[0], context.bot_data.clock())
         await message.reply_text(text(f"checkins_now_{args[0]}", language))
         return
     settings = await store.settings(user.id)

@@ -87,7 +87,7 @@ async def converse(
             return
     if answer is not None and answer.limited is not None:
         if answer.limited.notice:
-            await send_text(context.bot, message.chat_id, limit_line(answer.limited, services.companion.clock(),
+            await send_text(context.bot, message.chat_id, limit_line(answer.limited, services.clock(),
                                                                      user.language_code))
         after_turn(services, context.job_queue, user.id, answer.unread, False)  # the extractor still reads it
     elif answer is not None:

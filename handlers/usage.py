@@ -64,7 +64,7 @@ async def usage_command(update: Update, context: Context) -> None:
     if user is None or message is None:
         return
     services, language = context.bot_data, user.language_code
-    now = services.companion.clock()
+    now = services.clock()
     day = await today(services.store, services.config, user.id, now)
     reply = text(
         "usage", language, left=time_left(now, day.resets_at, language),
@@ -86,6 +86,6 @@ async def stats_command(update: Update, context: Context) -> None:
     if user.id not in services.config.admin_user_ids or message.chat.type != ChatType.PRIVATE:
         await help_command(update, context)
         return
-    now = services.companion.clock()
+    now = services.clock()
     stats = await services.store.stats(now, day_start(now, services.config.tz))
     await message.reply_text(stats_text(stats, services.config.timezone, user.language_code))

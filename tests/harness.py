@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 import aiohttp
 from telegram import Update
@@ -14,6 +15,7 @@ from telegram.ext import Application
 
 from bot import build_application
 from config import Config
+from memory.time.clock import utc_now
 
 
 def make_config(telegram, openai, database: Path, **overrides) -> Config:
@@ -34,9 +36,10 @@ def make_config(telegram, openai, database: Path, **overrides) -> Config:
 
 
 @contextlib.asynccontextmanager
-async def running_bot(config: Config) -> AsyncIterator[Application]:
-    """Start the bot as `bot.py` does (initialize, post_init, polling, start) and stop it the same way."""
-    app = build_application(config)
+async def running_bot(config: Config, clock: Callable[[], datetime] = utc_now) -> AsyncIterator[Application]:
+    """Start the bot as `bot.py` does (initialize, post_init, polling, start) and stop it the same way; every
+    service reads `clock`."""
+    app = build_application(config, clock=clock)
     await app.initialize()
     await app.post_init(app)
     await app.updater.start_polling(poll_interval=0.0, timeout=1, allowed_updates=Update.ALL_TYPES)

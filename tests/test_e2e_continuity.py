@@ -64,9 +64,8 @@ async def test_a_later_conversation_recalls_the_earlier_one_and_the_same_one_doe
     telegram, model, config, clock
 ):
     model.reply = topic_writer
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         store = app.bot_data.store
-        app.bot_data.companion.clock = app.bot_data.keeper.clock = clock
         await say(telegram, "Завтра экзамен по химии, очень волнуюсь", 1)
         clock.now += timedelta(minutes=2)
         await say(telegram, "Ещё ездила смотреть квартиру на Лесной, понравилась", 2)
@@ -97,9 +96,8 @@ async def _unread_is_zero(store) -> bool:
 
 async def test_a_line_is_deleted_by_its_button_and_forget_takes_them_all(telegram, model, config, clock):
     model.reply = topic_writer
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         store = app.bot_data.store
-        app.bot_data.companion.clock = app.bot_data.keeper.clock = clock
         await say(telegram, "Поругалась с сестрой из-за дачи", 1)
         clock.now += timedelta(minutes=5)
         await until(lambda: store.topics(ANN))
@@ -131,9 +129,8 @@ async def _lines(store, count: int) -> bool:
 
 async def test_with_memory_off_no_line_is_written(telegram, model, config, clock):
     model.reply = topic_writer
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         store = app.bot_data.store
-        app.bot_data.companion.clock = app.bot_data.keeper.clock = clock
         await say(telegram, "/memory off", 1)
         await say(telegram, "Завтра экзамен по химии", 2)
         clock.now += timedelta(minutes=5)

@@ -50,8 +50,7 @@ async def test_past_the_limit_one_line_a_day_no_model_call_nothing_lost_and_midn
 ):
     model.reply = extractor_reply({"By the way, I live in Berlin now.": [
         {"category": "personal", "key": "city", "value": "Berlin"}]})
-    async with running_bot(config) as app:
-        app.bot_data.companion.clock = app.bot_data.keeper.clock = clock
+    async with running_bot(config, clock=clock) as app:
         processed = ProcessedUpdates(app)
         await say(telegram, processed, ANN, "hello")
         await say(telegram, processed, ANN, "how are you")

@@ -91,8 +91,7 @@ class Sweeps:
 
 
 def attach(app, clock) -> Sweeps:
-    services = app.bot_data
-    services.companion.clock = services.keeper.clock = services.outreach.clock = clock
+    assert app.bot_data.clock is clock  # every service reads the test's clock
     return Sweeps(app)
 
 
@@ -105,7 +104,7 @@ async def test_a_check_in_names_a_known_fact_says_how_to_stop_and_never_comes_tw
     telegram, model, config, clock
 ):
     model.reply = companion_reply()
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, ANN, "У меня есть кошка Мурка", language_code="ru")
         clock.set("2026-11-30T12:59")
@@ -146,7 +145,7 @@ async def test_a_follow_up_arrives_after_a_dated_event_in_the_users_language(tel
 
     model.reply = reply
     config = config.__class__(**{**config.__dict__, "checkin_after_hours": 1000.0})
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, ANN, "Завтра в 10 у меня собеседование", language_code="ru")
         await asyncio.sleep(0.5)  # the extractor reads it once the user is idle
@@ -168,7 +167,7 @@ async def test_a_follow_up_arrives_after_a_dated_event_in_the_users_language(tel
 async def test_an_event_already_talked_about_gets_no_follow_up(telegram, model, config, clock):
     model.reply = companion_reply("Ну как экзамен?")
     config = config.__class__(**{**config.__dict__, "checkin_after_hours": 1000.0})
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         store = app.bot_data.store
         await say(telegram, processed, ANN, "привет", language_code="ru")
@@ -184,7 +183,7 @@ async def test_an_event_already_talked_about_gets_no_follow_up(telegram, model, 
 
 async def test_checkins_off_stops_them_and_on_brings_them_back(telegram, model, config, clock):
     model.reply = companion_reply()
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, ANN, "/checkins off")
         assert "won't write first" in telegram.sent_to(ANN)[-1]["visible_text"]
@@ -204,7 +203,7 @@ async def test_checkins_off_stops_them_and_on_brings_them_back(telegram, model, 
 async def test_quiet_hours_hold_a_check_in_until_the_morning(telegram, model, config, clock):
     model.reply = companion_reply()
     clock.set("2026-11-30T21:30")
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, ANN, "У меня есть кошка Мурка", language_code="ru")
         clock.set("2026-11-30T23:00")
@@ -219,7 +218,7 @@ async def test_quiet_hours_hold_a_check_in_until_the_morning(telegram, model, co
 async def test_the_users_own_zone_decides_the_quiet_hours(telegram, model, config, clock):
     model.reply = companion_reply()
     clock.set("2026-11-30T13:00")  # 20:00 in Vladivostok
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, ANN, "/timezone Владивосток", language_code="ru")
         assert "Asia/Vladivostok" in telegram.sent_to(ANN)[-1]["visible_text"]
@@ -236,7 +235,7 @@ async def test_the_users_own_zone_decides_the_quiet_hours(telegram, model, confi
 
 async def test_a_user_who_blocked_the_bot_is_not_written_to_until_they_write(telegram, model, config, clock):
     model.reply = companion_reply()
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, ANN, "У меня есть кошка Мурка", language_code="ru")
         telegram.block(ANN)
@@ -256,7 +255,7 @@ async def test_a_user_who_blocked_the_bot_is_not_written_to_until_they_write(tel
 
 async def test_group_chats_never_get_a_message_written_first(telegram, model, config, clock):
     model.reply = companion_reply()
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, BOB, "@companion_test_bot у меня есть кошка Мурка", chat_id=-500,
                   chat_type="group")
@@ -268,9 +267,7 @@ async def test_group_chats_never_get_a_message_written_first(telegram, model, co
 async def test_proactive_off_turns_the_whole_feature_off(telegram, model, config, clock):
     model.reply = companion_reply()
     config = config.__class__(**{**config.__dict__, "proactive": False})
-    async with running_bot(config) as app:
-        attach_clock = app.bot_data
-        attach_clock.companion.clock = attach_clock.outreach.clock = clock
+    async with running_bot(config, clock=clock) as app:
         processed = ProcessedUpdates(app)
         assert not app.job_queue.get_jobs_by_name("outreach-sweep")
         await say(telegram, processed, ANN, "/checkins on")
@@ -281,7 +278,7 @@ async def test_the_zone_from_the_city_shows_in_the_prompt_profile_and_export_and
     telegram, model, config, clock
 ):
     model.reply = companion_reply()
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         attach(app, clock)
         processed = ProcessedUpdates(app)
         await say(telegram, processed, ANN, "Я живу в Новосибирске", language_code="ru")
@@ -311,7 +308,7 @@ async def test_a_message_whose_writing_runs_into_quiet_hours_waits_for_the_morni
 
     model.reply = reply
     clock.set("2026-11-30T20:00")
-    async with running_bot(config) as app:
+    async with running_bot(config, clock=clock) as app:
         sweeps, processed = attach(app, clock), ProcessedUpdates(app)
         await say(telegram, processed, ANN, "У меня есть кошка Мурка", language_code="ru")
         clock.set("2026-11-30T21:58")

@@ -316,11 +316,9 @@ class _Store:
 
 
 def _recaller(rows, session_weight):
-    from types import SimpleNamespace
+    from memory.recall.recaller import FactRecaller, RecallSettings
 
-    from memory.recall.recaller import FactRecaller
-
-    config = SimpleNamespace(memory_prompt_facts=2, recall_timeout_s=1.0, recall_top_k=2, recall_min_similarity=-1.0)
+    config = RecallSettings(memory_prompt_facts=2, recall_timeout_s=1.0, recall_top_k=2, recall_min_similarity=-1.0)
     return FactRecaller(_Store(rows), _Embedder(session_weight), config)
 
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from chat.outreach import Outreach
 from config import Config
-from memory.extract.keeper import MemoryKeeper
+from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.facts import Extraction, Fact
 from memory.store.store import Store
 
@@ -54,7 +54,8 @@ async def test_one_users_extraction_pass_is_taken_by_one_machine(pg_url):
     try:
         await first.begin_turn(user_id=1, first_name="A", language_code="en", text="I moved to Oslo", now=T0,
                                update_id=1, history_limit=20)
-        keepers = [MemoryKeeper(store, extractor, CONFIG, clock=lambda: T0 + timedelta(minutes=1))
+        settings = CONFIG.subset(KeeperSettings)
+        keepers = [MemoryKeeper(store, extractor, settings, clock=lambda: T0 + timedelta(minutes=1))
                    for store in (first, second)]
         results = await asyncio.gather(*(keeper.extract_quietly(1) for keeper in keepers))
         assert extractor.calls == 1 and sorted(len(saved) for saved in results) == [0, 1]
@@ -83,9 +84,7 @@ async def test_a_message_written_first_is_written_and_sent_by_one_machine(pg_url
                                update_id=1, history_limit=20, checkin_at=T0 + timedelta(hours=1))
         machines = []
         for store in (first, second):
-            outreach = Outreach(store, model, CONFIG, "persona", clock=lambda: T0 + timedelta(hours=2))
-            outreach.send = send
-            machines.append(outreach)
+            machines.append(Outreach(store, model, CONFIG, "persona", send, clock=lambda: T0 + timedelta(hours=2)))
         counts = await asyncio.gather(*(outreach.sweep() for outreach in machines))
         assert sorted(counts) == [0, 1] and model.calls == 1 and len(sent) == 1
         assert await first.due_items(T0 + timedelta(days=30), 10) == []  # nothing left to send twice later

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from datetime import datetime
+from typing import Any, Callable, Sequence
 
 from telegram import Update
 from telegram.error import NetworkError
@@ -20,6 +20,7 @@ from telegram.ext import Application, ExtBot
 from memory.secrets.masking import mask_secrets
 from memory.store.backends import DATABASE_ERRORS
 from memory.store.store import Store
+from memory.time.clock import utc_now
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,9 @@ def inbox_entry(data: dict) -> tuple[int, str, int | None]:
 class Inbox:
     """The store's inbox, plus the ids this process knows are new (they need no look-up before handling)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, clock: Callable[[], datetime] = utc_now) -> None:
         self.store = store
+        self.clock = clock
         # Recorded for the first time, or replayed: certainly not handled yet, unless another machine on the
         # same database handled it (then the inbox is always asked).
         self._new: set[int] = set()
@@ -67,7 +69,7 @@ class Inbox:
     async def record(self, updates: Sequence[dict]) -> None:
         """Write the updates down, as Telegram sent them (secrets masked), before Telegram is told they arrived."""
         entries = [inbox_entry(data) for data in updates]
-        self._new |= await self.store.record_updates(entries, datetime.now(timezone.utc))
+        self._new |= await self.store.record_updates(entries, self.clock())
 
     async def should_handle(self, update_id: int) -> bool:
         """False for an update whose handlers already ran (delivered again, or replayed and delivered)."""
@@ -79,7 +81,7 @@ class Inbox:
 
     async def handled(self, update_id: int) -> None:
         """Mark the update handled; its payload is dropped."""
-        await self.store.mark_handled(update_id, datetime.now(timezone.utc))
+        await self.store.mark_handled(update_id, self.clock())
 
     async def earlier(self, key: int, update_id: int, bot: ExtBot) -> list[Update]:
         """Return the user's unhandled updates older than `update_id` (another machine recorded them), oldest first."""

@@ -11,7 +11,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
-from config import Config
 from llm.client import AnswerCut, ModelUnavailable, Tally, TooLong
 from memory.continuity import continues, conversation_topic, first_conversation
 from memory.extract.extractor import MIN_PROMPT_TOKENS, ExtractionError, LLMExtractor, parse_cut_answer
@@ -27,29 +26,51 @@ CONCURRENT_EXTRACTIONS = 4
 CLAIM = timedelta(minutes=15)  # on PostgreSQL, how long a machine keeps a user's extraction pass to itself
 
 
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+@dataclass(frozen=True)
+class KeeperSettings:
+    """The settings the keeper uses (named as in Config: see README's configuration table)."""
+
+    memory_extract_delay_s: float
+    memory_extract_every: int
+    memory_retry_s: float
+    memory_batch: int
+    memory_max_facts: int
+    memory_max_topics: int
+    conversation_gap_minutes: float
+    followup_after_hours: float
+    timezone: str
 
 
 class MemoryKeeper:
     """Runs LLM extraction, one pass per user at a time and a few users at once; nothing is stored half-way."""
 
     def __init__(
-        self, store: Store, extractor: LLMExtractor, config: Config, clock: Callable[[], datetime] = _utc_now
+        self,
+        store: Store,
+        extractor: LLMExtractor,
+        config: KeeperSettings,
+        clock: Callable[[], datetime],
+        recaller: FactRecaller | None = None,
+        on_learned: Callable[[int, list[Fact]], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
         self.extractor = extractor
         self.config = config
         self.clock = clock
+        self.recaller = recaller  # embeds what was learned
+        self.on_learned = on_learned  # told about new facts (the handlers' "✎ remembered" notes)
         self._running: set[int] = set()
         self._slots = asyncio.Semaphore(CONCURRENT_EXTRACTIONS)
         # After a failure a user waits memory_retry_s; kept in memory, so a restart simply tries once more.
         self._retry_at: dict[int, float] = {}
-        # Told about new facts (the handlers use it for "✎ remembered" notes).
-        self.on_learned: Callable[[int, list[Fact]], Awaitable[None]] | None = None
-        self.recaller: FactRecaller | None = None  # embeds what was learned
         # Set on shutdown: passes still waiting for a slot give up (their messages stay unread for next time).
         self.stopping = asyncio.Event()
+
+    def extracts_now(self, unread: int) -> bool:
+        """True when a turn leaves a multiple of MEMORY_EXTRACT_EVERY unread messages: extract without waiting
+        for the user to fall idle. Only at the multiple: a pass takes a while, and the next turns must not
+        queue more."""
+        return bool(unread) and unread % self.config.memory_extract_every == 0
 
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""

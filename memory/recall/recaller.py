@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 
-from config import Config
 from memory.facts import Fact, choose_for_prompt, prompt_candidates
 from memory.recall.embeddings import Embedder, EmbeddingsMissing
 from memory.recall.ranking import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
@@ -40,10 +40,20 @@ def vector_matrix(blobs: list[tuple[bytes, int]]) -> np.ndarray:
     return np.stack([decode(blob, dim) for blob, dim in blobs])
 
 
+@dataclass(frozen=True)
+class RecallSettings:
+    """The settings recall uses (named as in Config: see README's configuration table)."""
+
+    memory_prompt_facts: int
+    recall_top_k: int
+    recall_min_similarity: float
+    recall_timeout_s: float
+
+
 class FactRecaller:
     """Chooses a user's facts for the prompt; with few facts all of them, else the most relevant."""
 
-    def __init__(self, store: Store, embedder: Embedder, config: Config) -> None:
+    def __init__(self, store: Store, embedder: Embedder, config: RecallSettings) -> None:
         self.store = store
         self.embedder = embedder
         self.config = config
