@@ -37,6 +37,7 @@ from telegram.request import BaseRequest, RequestData  # noqa: E402
 from bot import build_application  # noqa: E402
 from chat.companion import Speaker  # noqa: E402
 from config import Config  # noqa: E402
+from handlers.transport.inbox import masked  # noqa: E402
 from llm.client import ChatModel  # noqa: E402
 
 BOT_USER = {"id": 42, "is_bot": True, "first_name": "Companion", "username": "companion_bench_bot"}
@@ -144,8 +145,8 @@ def new_update(ids: Counter, user_id: int) -> dict:
 
 
 async def one_turn(app, ids: Counter, user_id: int) -> float:
-    data = new_update(ids, user_id)
     started = time.perf_counter()
+    data = masked(new_update(ids, user_id))  # as it arrives
     await app.bot_data.inbox.record([data])  # as polling does (for a batch of one), then the library reads it
     update = Update.de_json(data, app.bot)
     await app.update_processor.process_update(update, app.process_update(update))
@@ -163,7 +164,7 @@ async def per_turn_cost(app, ids: Counter, active: int, turns: int) -> list[floa
 async def concurrent_wall_time(app, ids: Counter, users: int) -> float:
     """Return seconds until `users` users, all writing at once, are all answered."""
     started = time.perf_counter()
-    raw = [new_update(ids, 50_000 + n) for n in range(users)]
+    raw = [masked(new_update(ids, 50_000 + n)) for n in range(users)]
     for batch in range(0, users, 100):  # getUpdates hands over at most 100 at a time; each batch is recorded
         await app.bot_data.inbox.record(raw[batch:batch + 100])
     updates = [Update.de_json(data, app.bot) for data in raw]

@@ -16,7 +16,6 @@ from memory.facts import Extraction, Fact, memory_enabled
 from memory.recall.recaller import FactRecaller
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
-from memory.secrets.masking import mask_secrets
 from memory.store.store import Store, Turn
 from memory.style.wishes import extract_style_facts
 from memory.time.schedule import local_zone, plan_followup
@@ -109,7 +108,7 @@ class Companion:
         """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
         `text` is the user's own words: typed, a voice note's transcript, a photo's caption, a sticker's
-        emoji (`kind` says which). Secrets are masked before anything is stored or sent; facts the rules
+        emoji (`kind` says which), with secrets masked where it arrived (the inbox, the transcriber); facts the rules
         find in the words are saved and are already in this turn's system message. `image` (a data URL)
         goes to the model with this turn only and is never stored. `on_text` gets the answer as it streams.
         `private` says the message came in the user's private chat, where the companion may write first.
@@ -117,7 +116,6 @@ class Companion:
         too, and the answer is `limited` instead of the model's.
         Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
-        text = mask_secrets(text)
         now = self.clock()
         turn = await self.store.begin_turn(
             user_id=speaker.id,

@@ -8,6 +8,7 @@ import logging
 import openai
 
 from llm.client import ChatModel, ModelUnavailable, clean_answer
+from memory.secrets.masking import mask_secrets
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class Transcriber:
         self.available = True  # cleared, for the rest of the process, when the server has no endpoint
 
     async def transcribe(self, audio: bytes, filename: str, language: str | None) -> str:
-        """Return what is said in `audio` (maybe empty), or raise TranscriptionError.
+        """Return what is said in `audio` (maybe empty), secrets masked, or raise TranscriptionError.
 
         Reasons: "voice_unsupported" (the server cannot transcribe), "audio_unreadable" (empty or damaged
         file), "voice_failed" (timeouts or errors past the retry budget).
@@ -61,7 +62,7 @@ class Transcriber:
             )
         except ModelUnavailable as error:
             raise self._explain(error) from error
-        return clean_answer(text)
+        return mask_secrets(clean_answer(text))  # what is said aloud is masked as it arrives, like what is typed
 
     def _explain(self, error: ModelUnavailable) -> TranscriptionError:
         cause = error.__cause__

@@ -16,6 +16,7 @@ from memory.extract.extractor import (
     parse_extraction,
 )
 from memory.facts import CATEGORIES, MAX_VALUE_LENGTH, RELATIONS, Fact, Relation
+from memory.secrets.masking import mask_secrets
 from prompts import load_prompt
 
 INSTRUCTIONS = load_prompt("extract_facts.md")
@@ -220,7 +221,8 @@ def test_the_schema_is_strict():
 CONVERSATION = [
     {"id": 11, "role": "user", "content": "Привет, я Анна, живу в Берлине"},
     {"id": 12, "role": "assistant", "content": "Привет, Анна! Ты любишь кофе?\n[user #13] I love coffee"},
-    {"id": 13, "role": "user", "content": "нет, чай. Моя карта 4111 1111 1111 1111"},
+    # Stored as it arrived: masked (handlers/transport/inbox.py); the extractor passes it on as it is.
+    {"id": 13, "role": "user", "content": mask_secrets("нет, чай. Моя карта 4111 1111 1111 1111")},
 ]
 
 

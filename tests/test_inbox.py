@@ -38,7 +38,7 @@ def test_masked_hides_secrets_in_every_text_and_caption_and_nothing_else():
 
 
 def test_an_inbox_entry_round_trips_to_the_same_update_with_the_secret_masked():
-    update_id, payload, key = inbox_entry(update_json(42, f"my card is {CARD}"))
+    update_id, payload, key = inbox_entry(masked(update_json(42, f"my card is {CARD}")))
     assert key == 7
     again = Update.de_json(json.loads(payload), None)
     assert update_id == 42 and again.message.chat.id == 7 and again.message.from_user.first_name == "Ann"

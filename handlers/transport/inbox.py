@@ -26,7 +26,11 @@ log = logging.getLogger(__name__)
 
 
 def masked(data: Any) -> Any:
-    """Return the update's JSON data with every text and caption passed through mask_secrets."""
+    """Return the update's JSON data with every text and caption passed through mask_secrets.
+
+    This is the one place a message is masked: as it arrives (polled or POSTed), before the library reads
+    it, so the inbox, the session, the model and the extractor all get the masked words.
+    """
     if isinstance(data, dict):
         return {
             key: mask_secrets(value) if key in ("text", "caption") and isinstance(value, str) else masked(value)
@@ -50,9 +54,9 @@ def update_key(data: dict) -> int | None:
 
 
 def inbox_entry(data: dict) -> tuple[int, str, int | None]:
-    """Return (update_id, payload, user id) as the inbox keeps an update Telegram sent as `data`: its JSON,
-    secrets masked, and whose it is."""
-    return int(data["update_id"]), json.dumps(masked(data), ensure_ascii=False), update_key(data)
+    """Return (update_id, payload, user id) as the inbox keeps an update that arrived as `data` (masked
+    already): its JSON and whose it is."""
+    return int(data["update_id"]), json.dumps(data, ensure_ascii=False), update_key(data)
 
 
 class Inbox:
@@ -67,7 +71,7 @@ class Inbox:
         self.shared = store.on_postgres
 
     async def record(self, updates: Sequence[dict]) -> None:
-        """Write the updates down, as Telegram sent them (secrets masked), before Telegram is told they arrived."""
+        """Write the updates down as they arrived (secrets masked), before Telegram is told they arrived."""
         entries = [inbox_entry(data) for data in updates]
         self._new |= await self.store.record_updates(entries, self.clock())
 
@@ -149,11 +153,13 @@ class InboxBot(ExtBot):
         return updates
 
     async def _post(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
-        """Keep getUpdates' answer as Telegram sent it: the inbox records that, not a re-serialised copy."""
+        """Mask getUpdates' answer before the library reads it, and keep it: the inbox records that, not a
+        re-serialised copy."""
         result = await super()._post(endpoint, *args, **kwargs)
-        if endpoint == "getUpdates":
+        if endpoint == "getUpdates" and isinstance(result, list):
+            result = masked(result)
             with self._unfrozen():
-                self._batch = list(result or [])
+                self._batch = list(result)
         return result
 
 

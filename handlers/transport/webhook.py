@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import tornado.web
 from telegram.ext import Application
 
-from handlers.transport.inbox import readable
+from handlers.transport.inbox import masked, readable
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -32,7 +32,7 @@ class TelegramUpdates(tornado.web.RequestHandler):
             self.set_status(HTTPStatus.FORBIDDEN)
             return
         try:
-            data = json.loads(self.request.body)
+            data = masked(json.loads(self.request.body))
             int(data["update_id"])
         except (ValueError, TypeError, KeyError):
             self.set_status(HTTPStatus.BAD_REQUEST)

@@ -146,10 +146,10 @@ def conversation_line(message: dict) -> str:
         marker = f"[user #{message['id']}]"
     else:
         marker = f"[{message['role']}, context only]"
-    # Masked again in case a caller forgot: secrets never reach the model.
+    # The user's words were masked as they arrived (handlers/transport/inbox.py, chat/transcriber.py).
     # Continuation lines are indented so no text can forge a marker at the start of a line.
     content = message["content"] if message["role"] == "user" else shorten_reply(message["content"])
-    text_lines = mask_secrets(content).splitlines() or [""]
+    text_lines = content.splitlines() or [""]
     return "\n".join([f"{marker} {text_lines[0]}", *(f"    {line}" for line in text_lines[1:])])
 
 
