@@ -30,7 +30,7 @@ import handlers
 from chat.companion import Companion
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
-from config import Config, ConfigError, load_config
+from config import Config, ConfigError, hide_password, load_config
 from handlers.context import Services
 from handlers.jobs import (
     outreach_sender,
@@ -309,7 +309,7 @@ def backup(config: Config, target: str) -> int:
     return 0 if result == "ok" else 1
 
 
-def copy_db(config: Config, argv: list[str]) -> int:
+def copy_db_command(config: Config, argv: list[str]) -> int:
     """`copy-db --to postgresql://…`: copy the SQLite database at DATABASE_PATH into PostgreSQL, then compare the
     row counts of every table; return 0 when they match, 1 when they do not, 2 when the copy cannot be made."""
     from memory.store import copying as copying
@@ -322,13 +322,13 @@ def copy_db(config: Config, argv: list[str]) -> int:
         print("usage: python bot.py copy-db --to postgresql://USER:PASSWORD@HOST/DATABASE", file=sys.stderr)
         return 2
     try:
-        counts = asyncio.run(copying.copy_db(config.database_path, target))
+        counts = asyncio.run(copying.copy_sqlite_to_postgres(config.database_path, target))
     except copying.CopyError as error:
-        print(f"error: {copying.hide_password(str(error), target)}", file=sys.stderr)
+        print(f"error: {hide_password(str(error), target)}", file=sys.stderr)
         return 2
     except (*DATABASE_ERRORS, TimeoutError) as error:
-        reason = copying.hide_password(str(error) or type(error).__name__, target).replace("\n", " ")
-        print(f"error: cannot copy into {copying.hide_password(target, target)}: {reason}", file=sys.stderr)
+        reason = hide_password(str(error) or type(error).__name__, target).replace("\n", " ")
+        print(f"error: cannot copy into {hide_password(target, target)}: {reason}", file=sys.stderr)
         return 2
     for table, (source, copied) in counts.items():
         print(f"{table}: {source} → {copied}")
@@ -376,7 +376,7 @@ def main(argv: list[str]) -> int:
             return 2
         return backup(config, argv[1])
     if argv[:1] == ["copy-db"]:
-        return copy_db(config, argv[1:])
+        return copy_db_command(config, argv[1:])
     if argv == ["--check"]:
         return check(config)
     if argv:

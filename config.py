@@ -21,6 +21,15 @@ class ConfigError(ValueError):
 
 T = TypeVar("T")
 
+
+def hide_password(text: str, url: str) -> str:
+    """`text` with the password of `url` (and of any URL in it) replaced by ***: how logs and errors
+    name a database, in one place."""
+    text = re.sub(r"(\w+://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
+    password = re.match(r"\w+://[^:/@]+:([^@]*)@", url)
+    return text.replace(password.group(1), "***") if password and password.group(1) else text
+
+
 @dataclass(frozen=True)
 class Config:
     """Everything the bot needs to know at start-up."""
@@ -97,7 +106,7 @@ class Config:
         """The database as logs and errors may name it: a URL without its password."""
         if not self.database_url:
             return f"DATABASE_PATH={self.database_path}"
-        return "DATABASE_URL=" + re.sub(r"//([^:/@]+):[^@]*@", r"//\1:***@", self.database_url)
+        return "DATABASE_URL=" + hide_password(self.database_url, self.database_url)
 
     @property
     def tz(self) -> ZoneInfo:

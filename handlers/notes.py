@@ -1,7 +1,7 @@
 """The "✎" notes that confirm what was just learned, each with an Undo button, and the button itself.
 
 A style wish ("no fluff", "на ты") is always confirmed: it changes every later reply, so a misread one must
-be seen and undone at once (seed 002's pending step, without its chore). Other facts are confirmed only for
+be seen and undone at once (no pending step to confirm first). Other facts are confirmed only for
 users who asked for it (/memory notify on).
 """
 

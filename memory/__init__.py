@@ -1,1 +1,1 @@
-"""Long-term memory: the SQLite store and, later, extraction and recall."""
+"""Long-term memory: the plain types at this level (facts, topics, usage, due items), the rest in sub-packages."""

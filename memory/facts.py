@@ -113,7 +113,7 @@ def clean_fact(fact: Fact) -> Fact | None:
 
 
 def normalize_facts(facts: Iterable[Fact]) -> list[Fact]:
-    """Return cleaned facts, one per key (the last wins), and no value repeated under two keys (seed 004)."""
+    """Return cleaned facts, one per key (the last wins), and no value repeated under two keys."""
     by_key: dict[str, Fact] = {}
     for fact in facts:
         cleaned = clean_fact(fact)

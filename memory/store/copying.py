@@ -5,7 +5,6 @@ Stop the bot first: rows it writes to the SQLite file after the copy has read it
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,13 +29,6 @@ class CopyError(Exception):
     """The copy cannot start or cannot finish; the message says why, in one line."""
 
 
-def hide_password(text: str, url: str) -> str:
-    """`text` with the password of `url` (and of any URL in it) replaced by ***."""
-    text = re.sub(r"(\w+://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
-    password = re.match(r"\w+://[^:/@]+:([^@]*)@", url)
-    return text.replace(password.group(1), "***") if password and password.group(1) else text
-
-
 def in_fk_order(tables: list[str], parents: dict[str, set[str]]) -> list[str]:
     """`tables` with each one after the tables its foreign keys point to (creation order otherwise)."""
     ordered: list[str] = []
@@ -48,7 +40,7 @@ def in_fk_order(tables: list[str], parents: dict[str, set[str]]) -> list[str]:
     return ordered
 
 
-async def copy_db(source: Path | str, target: str, batch: int = BATCH) -> dict[str, tuple[int, int]]:
+async def copy_sqlite_to_postgres(source: Path | str, target: str, batch: int = BATCH) -> dict[str, tuple[int, int]]:
     """Copy every table of the SQLite file `source` into the PostgreSQL database `target` (migrated first);
     return {table: (rows in the source, rows in the target)}, in copy order."""
     source = Path(source)

@@ -1,4 +1,4 @@
-"""The store's fact tables: facts, their history and relations (part of Store; only the store touches SQLite)."""
+"""The store's fact tables: facts, their history and relations (part of Store, on either engine)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class FactQueries:
             return await self._facts(db, user_id)
 
     async def fact_graph(self, user_id: int) -> tuple[list[Fact], list[Relation]]:
-        """Return the user's facts and the relations among them (seed 001's get_fact_graph)."""
+        """Return the user's facts and the relations among them (the fact graph)."""
         async with self._session() as db:
             facts = await self._facts(db, user_id)
             rows = await db.execute_fetchall(

@@ -1,4 +1,4 @@
-"""The store's inbox of Telegram updates (part of Store; only the store touches SQLite).
+"""The store's inbox of Telegram updates (part of Store, on either engine).
 
 An update is recorded before Telegram learns it arrived and marked handled after its handlers ran, so
 a crash loses none (the unhandled are replayed) and answers none twice (a redelivered one is known).

@@ -1,4 +1,4 @@
-"""The store's schedule of messages the companion writes first (part of Store; only the store touches SQLite).
+"""The store's schedule of messages the companion writes first (part of Store, on either engine).
 
 The schedule is two indexed columns: `users.checkin_at` (when to check in on someone silent) and
 `facts.followup_at` (when to ask how a dated event went, or to greet a birthday). Sending one is at most

@@ -1,4 +1,4 @@
-"""The store's topic lines, one per conversation (part of Store; only the store touches SQLite)."""
+"""The store's topic lines, one per conversation (part of Store, on either engine)."""
 
 from __future__ import annotations
 

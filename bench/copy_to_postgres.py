@@ -1,7 +1,7 @@
 """How long `python bot.py copy-db` takes: a SQLite database built through the Store, copied into PostgreSQL.
 
-    .venv/bin/python bench/copy_db.py            # 100 users x 100 messages, 20 facts each with a vector
-    .venv/bin/python bench/copy_db.py --users 10  # smaller
+    .venv/bin/python bench/copy_to_postgres.py            # 100 users x 100 messages, 20 facts each with a vector
+    .venv/bin/python bench/copy_to_postgres.py --users 10  # smaller
 
 PostgreSQL is a throwaway loopback server from tests/pg.py (fsync off); the copy is timed twice: the first
 fills it, the second finds every row there (a re-run copies nothing).
@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory.facts import Extraction, Fact  # noqa: E402
-from memory.store.copying import copy_db  # noqa: E402
+from memory.store.copying import copy_sqlite_to_postgres  # noqa: E402
 from memory.store.store import Store  # noqa: E402
 from tests import pg  # noqa: E402
 
@@ -57,7 +57,7 @@ async def main() -> None:
             target = pg.with_search_path(server.url, schema)
             for attempt in ("first copy", "re-run"):
                 started = time.perf_counter()
-                counts = await copy_db(source, target)
+                counts = await copy_sqlite_to_postgres(source, target)
                 seconds = time.perf_counter() - started
                 rows = sum(source_rows for source_rows, _ in counts.values())
                 same = all(source_rows == copied for source_rows, copied in counts.values())

@@ -12,7 +12,7 @@ import pytest
 
 from memory.continuity import Topic
 from memory.facts import Extraction, Fact, Relation
-from memory.store.copying import CopyError, copy_db
+from memory.store.copying import CopyError, copy_sqlite_to_postgres
 from memory.store.store import Store
 from tests.conftest import fetch
 
@@ -75,7 +75,7 @@ async def read_back(store) -> dict:
 
 async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(source, pg_url):
     before, files = digest(source), sorted(os.listdir(source.parent))
-    counts = await copy_db(source, pg_url)
+    counts = await copy_sqlite_to_postgres(source, pg_url)
     assert list(counts) == ["users", "messages", "facts", "fact_history", "fact_relations", "inbox", "topics", "usage"]
     assert all(lite == pg for lite, pg in counts.values()) and counts["messages"] == (12, 12)
     assert counts["fact_history"] == (1, 1) and counts["usage"][0] == 14
@@ -104,15 +104,15 @@ async def test_a_database_in_use_is_read_with_its_write_ahead_log(source, pg_url
     try:
         await turn(running, 1, "not yet checkpointed", T0 + 9 * H)
         assert Path(f"{source}-wal").stat().st_size > 0
-        counts = await copy_db(source, pg_url)
+        counts = await copy_sqlite_to_postgres(source, pg_url)
     finally:
         await running.close()
     assert counts["messages"] == (13, 13)
 
 
 async def test_a_second_run_copies_nothing_new_and_counts_still_match(source, pg_url):
-    first = await copy_db(source, pg_url)
-    again = await copy_db(source, pg_url)
+    first = await copy_sqlite_to_postgres(source, pg_url)
+    again = await copy_sqlite_to_postgres(source, pg_url)
     assert again == first
     store = await Store.open(pg_url)
     try:
@@ -125,7 +125,7 @@ async def test_rows_the_target_already_held_show_as_a_mismatch(source, pg_url):
     store = await Store.open(pg_url)
     await turn(store, 77, "someone else", T0)
     await store.close()
-    counts = await copy_db(source, pg_url)
+    counts = await copy_sqlite_to_postgres(source, pg_url)
     assert counts["users"] == (2, 3) and counts["facts"] == (2, 2)
     # Its message took id 1, so the source's message 1 was skipped as "already there": only users tell.
     assert counts["messages"] == (12, 12)
@@ -135,13 +135,13 @@ async def test_an_old_schema_or_a_table_postgresql_lacks_is_refused(source, pg_u
     old = tmp_path / "old.db"
     sqlite3.connect(old).execute("PRAGMA user_version = 3").connection.close()
     with pytest.raises(CopyError, match="start the bot once on it"):
-        await copy_db(old, pg_url)
+        await copy_sqlite_to_postgres(old, pg_url)
     extra = tmp_path / "extra.db"
     with sqlite3.connect(source) as db, sqlite3.connect(extra) as copy:
         db.backup(copy)
         copy.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
     with pytest.raises(CopyError, match="table notes"):
-        await copy_db(extra, pg_url)
+        await copy_sqlite_to_postgres(extra, pg_url)
 
 
 def cli(database: Path, *args: str) -> subprocess.CompletedProcess:
