@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-from typing import AsyncIterator
+from typing import AsyncIterator, Awaitable, Callable
 
 from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.constants import ChatAction, ParseMode
@@ -28,18 +29,26 @@ def own_button(query: CallbackQuery) -> bool:
     return query.message is not None and query.message.chat.id == query.from_user.id
 
 
+async def send_formatted(send: Callable[..., Awaitable[object]], piece: str) -> bool:
+    """Send `piece` through `send(text, parse_mode=…)` as Telegram HTML, or again as plain text when Telegram
+    cannot parse the HTML; return True when it went as plain text. The one home of that fallback."""
+    try:
+        await send(to_telegram_html(piece), parse_mode=ParseMode.HTML)
+        return False
+    except BadRequest as error:
+        if "can't parse entities" not in str(error).lower():
+            raise
+    await send(piece)
+    return True
+
+
 async def send_text(bot: Bot, chat_id: int, text: str) -> None:
     """Send `text` as one or more HTML messages; a piece Telegram cannot parse goes again as plain text."""
     # Telegram shows no NUL and the HTML conversion drops it, so a piece made only of NULs (an echoed
     # "\x00" * 5000) would become an empty message, which Telegram refuses: drop them before splitting.
     for chunk in split_message(text.replace("\x00", "")):
-        try:
-            await bot.send_message(chat_id, to_telegram_html(chunk), parse_mode=ParseMode.HTML)
-        except BadRequest as error:
-            if "can't parse entities" not in str(error).lower():
-                raise
-            log.warning("Telegram could not parse a formatted reply; sending it as plain text")
-            await bot.send_message(chat_id, chunk)
+        if await send_formatted(functools.partial(bot.send_message, chat_id), chunk):
+            log.warning("Telegram could not parse a formatted reply; it went as plain text")
 
 
 @contextlib.asynccontextmanager

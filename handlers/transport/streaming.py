@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from typing import Callable
 
 from telegram import Bot
-from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter
 
 from chat.media import seconds
-from handlers.transport.formatting import split_message, to_telegram_html
+from handlers.transport.formatting import split_message
+from handlers.transport.replies import send_formatted
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 5.0  # at the end of a turn, how long a draft already on its way may take to finish
@@ -155,14 +156,7 @@ class DraftStream:
     async def _send(self, text: str) -> None:
         piece = draft_text(text)
         try:
-            try:
-                await self.bot.send_message_draft(
-                    self.chat_id, self.draft_id, to_telegram_html(piece), parse_mode=ParseMode.HTML
-                )
-            except BadRequest as error:
-                if "can't parse entities" not in str(error).lower():
-                    raise
-                await self.bot.send_message_draft(self.chat_id, self.draft_id, piece)
+            await send_formatted(functools.partial(self.bot.send_message_draft, self.chat_id, self.draft_id), piece)
         except RetryAfter as error:
             self.pacer.pause(seconds(error.retry_after) or 0.0, self.clock())
             self._changed.set()  # try again with whatever text there is by then
