@@ -30,6 +30,7 @@ import handlers
 from chat.companion import Companion
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
+from chat.voice import Listener
 from config import Config, ConfigError, hide_password, load_config
 from handlers.context import Services
 from handlers.jobs import (
@@ -175,7 +176,8 @@ async def post_init(app: Application) -> None:
     )
     await describe_server(client, config.openai_base_url, config.openai_model, features)
     if config.transcription_model:
-        services.transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
+        transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
+        services.listener = Listener(services.store, transcriber, config, clock)
     services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
     embedder = make_embedder(config.embeddings, client, config.embedding_model, features)
     recaller = FactRecaller(services.store, embedder, config.subset(RecallSettings))

@@ -11,7 +11,7 @@ from telegram.ext import CallbackContext, ExtBot
 
 from chat.companion import Companion
 from chat.outreach import Outreach
-from chat.transcriber import Transcriber
+from chat.voice import Listener
 from config import Config
 from handlers.transport.inbox import Inbox
 from handlers.transport.streaming import Drafts
@@ -32,7 +32,7 @@ class Services:
     model: ChatModel | None = None
     companion: Companion | None = None
     keeper: MemoryKeeper | None = None
-    transcriber: Transcriber | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
+    listener: Listener | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
     drafts: Drafts | None = None
     outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT

@@ -7,7 +7,7 @@ import logging
 from telegram import Audio, Message, Update, VideoNote, Voice
 from telegram.error import BadRequest, TelegramError
 
-from chat.limits import VOICE_UNHEARD, limits_for, today
+from chat.limits import VOICE_UNHEARD
 from chat.media import (
     MAX_DOWNLOAD_BYTES,
     MAX_IMAGE_BYTES,
@@ -19,12 +19,12 @@ from chat.media import (
     seconds,
     voice_refusal,
 )
-from chat.transcriber import Transcriber, TranscriptionError
+from chat.transcriber import TranscriptionError
+from chat.voice import Listener
 from handlers.context import Context
 from handlers.talk import addressed_text, converse
 from handlers.texts import text
 from handlers.transport.replies import typing_indicator
-from memory.usage import voice_reached
 
 log = logging.getLogger(__name__)
 DOWNLOAD_TIMEOUT_S = 60.0
@@ -78,21 +78,21 @@ async def on_voice(update: Update, context: Context) -> None:
         return
     message, language = found[0], update.effective_user.language_code  # type: ignore[union-attr]
     kind, audio = _recording(message)
-    config, transcriber = context.bot_data.config, context.bot_data.transcriber
-    if transcriber is None or not transcriber.available:
-        await message.reply_text(text("voice" if transcriber is None else "voice_unsupported", language))
+    config, listener = context.bot_data.config, context.bot_data.listener
+    if listener is None or not listener.transcriber.available:
+        await message.reply_text(text("voice" if listener is None else "voice_unsupported", language))
         return
     refusal = voice_refusal(seconds(audio.duration), audio.file_size, config.voice_max_seconds)
     if refusal:
         await message.reply_text(text(refusal, language, minutes=str(max(1, config.voice_max_seconds // 60))))
         return
-    if await _voice_used_up(context, update.effective_user.id):  # type: ignore[union-attr]
+    if await listener.used_up(update.effective_user.id):  # type: ignore[union-attr]
         # Not transcribed, but kept in its place: the user learns why once a day, and nothing else is lost.
         await converse(update, context, VOICE_UNHEARD, kind="voice", over_limit="voice_seconds")
         return
     try:
         async with typing_indicator(context.bot, message.chat_id, config.typing_interval_s):
-            words = await _words(update, context, transcriber, kind, audio)
+            words = await _words(update, context, listener, kind, audio)
     except (FileUnavailable, TranscriptionError) as error:
         log.info("a voice message was not transcribed: %s", error.reason)
         await message.reply_text(text(error.reason, language))
@@ -114,31 +114,16 @@ def _recording(message: Message) -> tuple[str, Voice | VideoNote | Audio]:
 
 
 async def _words(
-    update: Update, context: Context, transcriber: Transcriber, kind: str, audio: Voice | VideoNote | Audio
+    update: Update, context: Context, listener: Listener, kind: str, audio: Voice | VideoNote | Audio
 ) -> str:
-    """Return what the voice message says: stored already if a crash cut its turn short, else transcribed."""
+    """Return what the voice message says (the listener transcribes it, or finds it stored after a crash)."""
     user = update.effective_user
     assert user is not None
-    stored = await context.bot_data.store.message_for_update(user.id, update.update_id)
-    if stored is not None:
-        return stored
     name = audio_upload_name(kind, getattr(audio, "file_name", None), getattr(audio, "mime_type", None))
-    audio_bytes = await download(context, audio.file_id)
-    words = await transcriber.transcribe(audio_bytes, name, language_hint(user.language_code))
-    services = context.bot_data
-    await services.store.record_usage(
-        user.id, services.clock(), voice_seconds=max(1.0, seconds(audio.duration) or 0.0)
+    return await listener.words(
+        user.id, update.update_id, lambda: download(context, audio.file_id), name,
+        language_hint(user.language_code), seconds(audio.duration),
     )
-    return words
-
-
-async def _voice_used_up(context: Context, user_id: int) -> bool:
-    """True when the user's seconds of voice for today are spent (DAILY_VOICE_SECONDS); no query without it."""
-    services = context.bot_data
-    if not limits_for(services.config, user_id).voice_seconds:
-        return False
-    day = await today(services.store, services.config, user_id, services.clock())
-    return voice_reached(day.spent, day.limits)
 
 
 async def on_photo(update: Update, context: Context) -> None:

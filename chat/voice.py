@@ -1,0 +1,42 @@
+"""A voice message heard once: the words a crash already stored, else a transcript whose seconds are counted."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Awaitable, Callable
+
+from chat.limits import limits_for, today
+from chat.transcriber import Transcriber
+from config import Config
+from memory.store.store import Store
+from memory.usage import voice_reached
+
+
+class Listener:
+    """Turns a user's recording into their words, within their daily seconds of voice."""
+
+    def __init__(self, store: Store, transcriber: Transcriber, config: Config, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.transcriber = transcriber
+        self.config = config
+        self.clock = clock
+
+    async def used_up(self, user_id: int) -> bool:
+        """True when the user's seconds of voice for today are spent (DAILY_VOICE_SECONDS); no query without it."""
+        if not limits_for(self.config, user_id).voice_seconds:
+            return False
+        day = await today(self.store, self.config, user_id, self.clock())
+        return voice_reached(day.spent, day.limits)
+
+    async def words(
+        self, user_id: int, update_id: int, fetch: Callable[[], Awaitable[bytes]], name: str, language: str | None,
+        duration: float | None,
+    ) -> str:
+        """Return what the recording says: stored already if a crash cut this update's turn short, else
+        transcribed (secrets masked) from the audio `fetch` downloads, its seconds counted for today."""
+        stored = await self.store.message_for_update(user_id, update_id)
+        if stored is not None:
+            return stored
+        words = await self.transcriber.transcribe(await fetch(), name, language)
+        await self.store.record_usage(user_id, self.clock(), voice_seconds=max(1.0, duration or 0.0))
+        return words
