@@ -304,7 +304,7 @@ def report_style(show_misses: bool) -> None:
     hybrid pipeline's."""
     corpus = load_corpus(STYLE_CORPUS)
     result = score(extract_style_facts, corpus, aspect)
-    report("style rules (memory.style.extract_style_facts)", result, show_misses, STYLE_ASPECTS)
+    report("style rules (memory.style.wishes.extract_style_facts)", result, show_misses, STYLE_ASPECTS)
     wishes = score(extract_style_facts, [entry for entry in corpus if "trap" not in entry], aspect)["groups"]["all"]
     traps = [entry for entry in corpus if "trap" in entry]
     fired = {fp["text"] for fp in result["false_positives"] if fp["trap"]}
@@ -325,7 +325,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"$ {COMMAND}{' --misses' if args.misses else ''}")
     corpus = load_corpus()
-    report("rules layer (memory.rules.extract_rule_facts)", score(rules_predict, corpus), args.misses)
+    report("rules layer (memory.rules.rules.extract_rule_facts)", score(rules_predict, corpus), args.misses)
     report_hybrid(corpus, args.misses)
     report_style(args.misses)
 

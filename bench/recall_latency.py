@@ -92,7 +92,7 @@ def latency_row(facts: list, stored: list[tuple[int, bytes, int]], query: np.nda
 def report_latency(rows: list[dict]) -> None:
     """Print the latency table."""
     print("\nLatency of one recall, query embedding excluded (median ms; random 384-dim float32 BLOBs, LoCoMo")
-    print("observation texts as facts; decode = np.stack of memory.recall.decode per BLOB as the bot does,")
+    print("observation texts as facts; decode = np.stack of memory.recall.ranking.decode per BLOB as the bot does,")
     print("join = one np.frombuffer over b''.join(blobs); select = dict of scores + select_facts(limit 20, top_k 5);")
     print("total = decode + cosine + select, without BM25; bm25 = the fusion (fact_text, bm25_scores, fuse 0.05);")
     print("session = learned_at of each fact + session_pull; + both = total/join (the bot's vector_matrix) + bm25")
