@@ -145,8 +145,9 @@ def new_update(ids: Counter, user_id: int) -> dict:
 
 
 async def one_turn(app, ids: Counter, user_id: int) -> float:
+    data = new_update(ids, user_id)
     started = time.perf_counter()
-    data = masked(new_update(ids, user_id))  # as it arrives
+    data = masked(data)  # as it arrives
     await app.bot_data.inbox.record([data])  # as polling does (for a batch of one), then the library reads it
     update = Update.de_json(data, app.bot)
     await app.update_processor.process_update(update, app.process_update(update))

@@ -28,8 +28,9 @@ log = logging.getLogger(__name__)
 def masked(data: Any) -> Any:
     """Return the update's JSON data with every text and caption passed through mask_secrets.
 
-    This is the one place a message is masked: as it arrives (polled or POSTed), before the library reads
-    it, so the inbox, the session, the model and the extractor all get the masked words.
+    This is where what the user writes is masked, once, as it arrives (polled or POSTed), before the library
+    reads it: the inbox, the session, the model and the extractor all get the masked words. (What is said
+    aloud is masked as its transcript comes back, in chat/transcriber.py.)
     """
     if isinstance(data, dict):
         return {
