@@ -25,6 +25,10 @@ STYLE_LINES = 8  # at most this many wishes in the prompt's block
 # Aspects that collect a list: a new wish adds to it ("never say X", later "nor Y") instead of replacing it.
 STYLE_LISTS = frozenset({"style:avoid_words", "style:avoid_topics"})
 STATE_DAYS = 3  # a mood or condition ("tired") is shown for this many days, then dropped
+# How a fact stopped being true: it ended (a job left, a city moved away from, a habit dropped), or the pet
+# or relative it names died. An ended fact is the past; a death is a loss, remembered for good.
+ENDINGS = ("ended", "died")
+PAST_DAYS = 30  # an ended fact still matters this long after it ended (a recent change); a loss always does
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(?::[\w-]+)?$")
 # A "fact" that talks to the assistant is an injection attempt, not something about the user: it is refused
 # whether the rules or the LLM found it.
@@ -51,10 +55,15 @@ class Fact:
     source_message_id: int | None = None
     # When a plan or event happens, in the user's local time: ISO 8601 "2026-12-04" or "2026-12-04T10:00".
     when: str | None = None
+    # Set when the user said it is no longer true: how (one of ENDINGS), and the local date it ended where their
+    # words said ("2026-11-30"); the store adds when memory learned it (ended_at).
+    ended: str | None = None
+    ended_on: str | None = None
     # Filled in by the store:
     id: int | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    ended_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -68,12 +77,35 @@ class Relation:
 
 
 @dataclass(frozen=True)
+class Ending:
+    """A known fact the user said is no longer true: the fact under `key` ended (or died) on `on`, if said."""
+
+    key: str
+    how: str = "ended"  # one of ENDINGS
+    on: str | None = None  # the local date it ended ("2026-11-30"), where the words say
+    source_message_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A known fact the user corrected: the fact under `key` becomes `fact` (a new value or date, maybe a new
+    key: "сестра Катя" -> "сестра Оля" is family:sister_оля); the old value goes to its history."""
+
+    key: str
+    fact: Fact
+
+
+@dataclass(frozen=True)
 class Extraction:
-    """What one extraction pass found: facts, the relations among them, and the conversation's topic line."""
+    """What one extraction pass found: facts, the relations among them, the conversation's topic line, and
+    the known facts that ended, were corrected or are to be forgotten."""
 
     facts: list[Fact] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     topics: str | None = None  # one line on what the user talked about in the messages read (LLM layer only)
+    endings: list[Ending] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)
+    forget: list[str] = field(default_factory=list)  # keys the user asked to forget (the LLM layer's; see Store.forget)
 
 
 def slug(text: str) -> str:
@@ -131,16 +163,31 @@ def normalize_facts(facts: Iterable[Fact]) -> list[Fact]:
 
 
 def is_current(fact: Fact, now: datetime) -> bool:
-    """False for a state ("tired") older than STATE_DAYS; every other fact stays current."""
+    """False for a fact that ended and for a state ("tired") older than STATE_DAYS; every other fact is current."""
+    if fact.ended is not None:
+        return False
     if fact.category != "state" or fact.updated_at is None:
         return True
     return now - fact.updated_at <= timedelta(days=STATE_DAYS)
 
 
+def is_loss(fact: Fact) -> bool:
+    """True for a pet or relative who died."""
+    return fact.ended == "died"
+
+
+def still_matters(fact: Fact, now: datetime) -> bool:
+    """True for an ended fact the prompt still shows as the past: a loss always, any other for PAST_DAYS."""
+    if fact.ended is None:
+        return False
+    return is_loss(fact) or fact.ended_at is None or now - fact.ended_at <= timedelta(days=PAST_DAYS)
+
+
 def prompt_candidates(facts: Sequence[Fact], now: datetime) -> list[Fact]:
-    """Return the facts recall may choose for the prompt: current ones, without the name and the style wishes
-    (each has its own place in the prompt)."""
-    return [fact for fact in facts if is_current(fact, now) and fact.key != "name" and fact.category != "style"]
+    """Return the facts recall may choose for the prompt: current ones, and ended ones that still matter (shown
+    as the past); not the name and the style wishes (each has its own place in the prompt)."""
+    return [fact for fact in facts if (is_current(fact, now) or still_matters(fact, now))
+            and fact.key != "name" and fact.category != "style"]
 
 
 def is_style(fact: Fact) -> bool:
@@ -181,11 +228,16 @@ def choose_for_prompt(facts: Sequence[Fact], now: datetime, limit: int) -> list[
 def merge_action(existing: Fact | None, new: Fact, same_family: Iterable[str]) -> str:
     """Return what to do with `new`: 'insert', 'skip' (a duplicate), 'touch' (same value again) or 'replace'.
 
-    `same_family` holds the comparable values of the user's other facts whose key has the same prefix
-    ("likes:"), so "likes:coffee" and "likes:кофе_по_утрам" with the same text are not stored twice.
+    A fact that ended comes back only when said again after it ended (a message read later that was written
+    before it ended is skipped). `same_family` holds the comparable values of the user's other facts whose key
+    has the same prefix ("likes:"), so "likes:coffee" and "likes:кофе_по_утрам" with the same text are not stored twice.
     """
     if existing is None:
         return "skip" if comparable(new.value) in set(same_family) else "insert"
+    if existing.ended is not None:  # an ended fact records the message that ended it as its source
+        later = None in (new.source_message_id, existing.source_message_id) or (
+            new.source_message_id > existing.source_message_id)  # type: ignore[operator]
+        return "replace" if later else "skip"  # said again since: current once more; read from before: past
     if comparable(existing.value) == comparable(new.value) and new.when in (None, existing.when):
         return "touch"  # the same again; a new date for it ("the exam moved to Monday") is a change
     return "replace"

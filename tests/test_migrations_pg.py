@@ -10,11 +10,12 @@ from memory.store.migrations_pg import PG_MIGRATIONS
 TIME_COLUMNS = {
     "users": {"first_seen", "last_seen", "checkin_at", "blocked_at", "proactive_day", "extract_claim", "checkin_claim"},
     "messages": {"created_at"},
-    "facts": {"created_at", "updated_at", "when_at", "followup_at", "followup_claim"},
-    "fact_history": {"valid_from", "valid_until"},
+    "facts": {"created_at", "updated_at", "when_at", "followup_at", "followup_claim", "ended_at", "ended_on"},
+    "fact_history": {"valid_from", "valid_until", "when_at"},
     "inbox": {"received_at", "handled_at"},
     "topics": {"started_at", "ended_at"},
     "usage": {"at"},
+    "forgotten": {"created_at", "expires_at"},
 }
 
 

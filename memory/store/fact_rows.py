@@ -10,6 +10,8 @@ from typing import Callable
 from memory.continuity import Topic
 from memory.facts import (
     STATE_DAYS,
+    Correction,
+    Ending,
     Extraction,
     Fact,
     Relation,
@@ -21,7 +23,8 @@ from memory.store.backends import Dialect, Session
 from memory.store.topic_rows import save_topic
 
 FACT_COLUMNS = (
-    "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at"
+    "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at,"
+    " ended_at, ended, ended_on"
 )
 
 
@@ -34,6 +37,7 @@ def _fact(row: tuple) -> Fact:
         id=row[0], category=row[1], key=row[2], value=row[3], importance=row[4], confidence=row[5],
         source=row[6], source_message_id=row[7],
         created_at=datetime.fromisoformat(row[8]), updated_at=datetime.fromisoformat(row[9]), when=row[10],
+        ended_at=datetime.fromisoformat(row[11]) if row[11] else None, ended=row[12], ended_on=row[13],
     )
 
 
@@ -81,23 +85,34 @@ class FactQueries:
         plan: Callable[[Fact], datetime | None] | None = None,
         topic: Topic | None = None,
         max_topics: int = 30,
+        forgets_seen: int | None = None,
     ) -> list[Fact]:
         """Merge facts and relations into the user's memory in one transaction; return the new or changed facts.
 
+        The extraction's endings and corrections go first: an ended fact stays as the past, a corrected one
+        takes its new value or date, and the old value goes to fact_history either way.
         With `extracted_upto`, the same transaction records that the user's messages up to that id were read.
         `plan` says when to write first about a new or changed fact (a follow-up, a birthday), or None.
         `topic` is the line of the conversation those messages belong to, kept with the newest `max_topics`.
+        `forgets_seen` is forget_count() from before the messages were read: if the user had something
+        forgotten since, nothing is saved (the answer may hold it) and an empty list comes back; the messages
+        stay unread for the next pass.
         """
         stamp = _iso(now)
         saved: list[Fact] = []
         async with self._transaction() as db:
             if self._dialect.lock_user:  # another machine's turn or extraction pass merges after this one
                 await db.execute(self._dialect.lock_user, (user_id,))
+            if forgets_seen is not None and await self._forget_count(db, user_id) != forgets_seen:
+                return []
             known = {fact.key: fact for fact in await self._facts(db, user_id)}
+            saved += await self._correct(db, user_id, extraction.corrections, known, stamp, plan)
+            await self._end(db, user_id, extraction.endings, known, stamp)
             for fact in extraction.facts:
                 fact = with_list_merged(known.get(fact.key), fact)
                 family = fact.key.split(":")[0] + ":"
-                siblings = [comparable(f.value) for k, f in known.items() if ":" in fact.key and k.startswith(family)]
+                siblings = [comparable(f.value) for k, f in known.items()
+                            if ":" in fact.key and k.startswith(family) and f.ended is None]
                 action = merge_action(known.get(fact.key), fact, siblings)
                 due = plan(fact) if plan is not None and action in ("insert", "replace") else None
                 if action == "insert":
@@ -117,15 +132,11 @@ class FactQueries:
                     )
                 elif action == "replace":
                     old = known[fact.key]
-                    await db.execute(
-                        "INSERT INTO fact_history (fact_id, user_id, value, source, valid_from, valid_until)"
-                        " VALUES (?, ?, ?, ?, ?, ?)",
-                        (old.id, user_id, old.value, old.source, _iso(old.updated_at or now), stamp),
-                    )
+                    await self._keep_history(db, user_id, old, stamp)
                     await db.execute(
                         "UPDATE facts SET category = ?, value = ?, importance = ?, confidence = ?, source = ?,"
-                        " source_message_id = ?, updated_at = ?, embedding = NULL, when_at = ?, followup_at = ?"
-                        " WHERE id = ?",
+                        " source_message_id = ?, updated_at = ?, embedding = NULL, when_at = ?, followup_at = ?,"
+                        " ended_at = NULL, ended = NULL, ended_on = NULL WHERE id = ?",
                         (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
                          fact.source_message_id, stamp, fact.when, due and _iso(due), old.id),
                     )
@@ -145,6 +156,69 @@ class FactQueries:
                     (extracted_upto, user_id),
                 )
         return saved
+
+    async def forget_count(self, user_id: int) -> int:
+        """Return how many times the user has had something forgotten (read before an extraction pass)."""
+        async with self._session() as db:
+            return await self._forget_count(db, user_id)
+
+    @staticmethod
+    async def _forget_count(db: Session, user_id: int) -> int:
+        rows = await db.execute_fetchall("SELECT forgets FROM users WHERE id = ?", (user_id,))
+        return int(next((row[0] for row in rows), 0))
+
+    @staticmethod
+    async def _keep_history(db: Session, user_id: int, old: Fact, stamp: str) -> None:
+        """Record `old`'s value and date in fact_history, valid until it ended (or until now)."""
+        until = _iso(old.ended_at) if old.ended_at else stamp
+        await db.execute(
+            "INSERT INTO fact_history (fact_id, user_id, value, source, valid_from, valid_until, when_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (old.id, user_id, old.value, old.source, _iso(old.updated_at) if old.updated_at else stamp, until,
+             old.when),
+        )
+
+    async def _correct(
+        self, db: Session, user_id: int, corrections: list[Correction], known: dict[str, Fact], stamp: str,
+        plan: Callable[[Fact], datetime | None] | None,
+    ) -> list[Fact]:
+        """Give each corrected fact its new value, date and key (a clash with another known key is skipped)."""
+        changed = []
+        for correction in corrections:
+            old, fact = known.get(correction.key), correction.fact
+            if old is None or (fact.key != old.key and fact.key in known):
+                continue
+            due = plan(fact) if plan is not None else None
+            await self._keep_history(db, user_id, old, stamp)
+            await db.execute(
+                "UPDATE facts SET key = ?, value = ?, when_at = ?, source_message_id = ?, updated_at = ?,"
+                " embedding = NULL, followup_at = ? WHERE id = ?",
+                (fact.key, fact.value, fact.when, fact.source_message_id, stamp,
+                 None if old.ended else due and _iso(due), old.id),
+            )
+            if fact.key == "name":
+                await db.execute("UPDATE users SET name = ? WHERE id = ?", (fact.value, user_id))
+            fact = replace(old, key=fact.key, value=fact.value, when=fact.when,
+                           source_message_id=fact.source_message_id)
+            del known[correction.key]
+            known[fact.key] = fact
+            changed.append(fact)
+        return changed
+
+    @staticmethod
+    async def _end(db: Session, user_id: int, endings: list[Ending], known: dict[str, Fact], stamp: str) -> None:
+        """Mark each ended fact as the past: how and when it ended, the message that said so; no follow-up."""
+        for ending in endings:
+            old = known.get(ending.key)
+            if old is None or old.ended == ending.how or (old.ended == "died" and ending.how == "ended"):
+                continue  # unknown, or already so: the first date stays
+            await db.execute(
+                "UPDATE facts SET ended_at = ?, ended = ?, ended_on = ?, source_message_id = ?, followup_at = NULL"
+                " WHERE id = ?",
+                (stamp, ending.how, ending.on, ending.source_message_id, old.id),
+            )
+            known[ending.key] = replace(old, ended=ending.how, ended_on=ending.on, ended_at=datetime.fromisoformat(
+                stamp), source_message_id=ending.source_message_id)
 
     async def delete_facts(self, user_id: int, fact_ids: list[int]) -> int:
         """Delete those of `fact_ids` that belong to the user, in one transaction; return how many went."""
@@ -256,15 +330,16 @@ class FactQueries:
 
     @staticmethod
     async def _evict(db: Session, dialect: Dialect, user_id: int, now: datetime, max_facts: int) -> None:
-        # Old moods go first; then, past the cap, the least important and oldest facts (never a style wish:
-        # there are a handful at most, and forgetting how someone wants to be talked to is what this avoids).
+        # Old moods go first; then, past the cap, facts that ended (not a loss), then the least important and
+        # oldest facts (never a style wish: there are a handful at most, and forgetting how someone wants to be
+        # talked to is what this avoids).
         await db.execute(
             "DELETE FROM facts WHERE user_id = ? AND category = 'state' AND updated_at < ?",
             (user_id, _iso(now - timedelta(days=STATE_DAYS))),
         )
         await db.execute(
             "DELETE FROM facts WHERE id IN (SELECT id FROM facts WHERE user_id = ? AND category != 'style'"
-            " ORDER BY importance, updated_at, id"
+            " ORDER BY CASE WHEN ended = 'ended' THEN 0 ELSE 1 END, importance, updated_at, id"
             f" LIMIT {dialect.greatest}(0, (SELECT COUNT(*) FROM facts WHERE user_id = ?) - ?))",
             (user_id, user_id, max_facts),
         )

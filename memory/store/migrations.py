@@ -200,6 +200,35 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "ALTER TABLE facts ADD COLUMN followup_claim TEXT",
         ),
     ),
+    (
+        10,
+        "facts that ended, and what was forgotten kept a few minutes for Undo",
+        (
+            # A fact the user said is no longer true stays, as the past: when memory learned it ended (UTC),
+            # how ('ended', or 'died' for a pet or relative), and the local date it ended where their words
+            # said it ("вчера"). NULL ended_at: the fact is current.
+            "ALTER TABLE facts ADD COLUMN ended_at TEXT",
+            "ALTER TABLE facts ADD COLUMN ended TEXT",
+            "ALTER TABLE facts ADD COLUMN ended_on TEXT",
+            # The date an earlier value had ("the exam moved to Monday" keeps the old day here).
+            "ALTER TABLE fact_history ADD COLUMN when_at TEXT",
+            # How many times the user has had something forgotten: an extraction pass that read their messages
+            # before the last one saves nothing, so it cannot bring the forgotten thing back.
+            "ALTER TABLE users ADD COLUMN forgets INTEGER NOT NULL DEFAULT 0",
+            # What a forget request removed (facts with their history and relations, session messages as they
+            # were, topic lines), as JSON, only until expires_at: the Undo button puts it back. Purged after.
+            """
+            CREATE TABLE forgotten (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: an old Undo button must not find a newer one
+                user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at TEXT NOT NULL,
+                expires_at TEXT NOT NULL,
+                payload TEXT NOT NULL
+            )
+            """,
+            "CREATE INDEX forgotten_by_expiry ON forgotten(expires_at)",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

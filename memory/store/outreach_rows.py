@@ -18,8 +18,8 @@ from memory.store.backends import Dialect, Session
 from memory.store.fact_rows import _iso
 
 USER_COLUMNS = (
-    "u.settings, (SELECT c.value FROM facts c WHERE c.user_id = u.id AND c.key = 'city'), u.language_code,"
-    " u.proactive_day, u.proactive_count"
+    "u.settings, (SELECT c.value FROM facts c WHERE c.user_id = u.id AND c.key = 'city' AND c.ended IS NULL),"
+    " u.language_code, u.proactive_day, u.proactive_count"
 )
 # Both halves use their partial index; only items of users who can be written to are read.
 DUE_QUERY = (

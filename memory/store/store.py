@@ -15,6 +15,7 @@ from memory.facts import Fact
 from memory.store.backends import PostgresBackend, Session, SQLiteBackend, is_postgres_url
 from memory.store.claims import ClaimQueries
 from memory.store.fact_rows import FactQueries, _iso
+from memory.store.forget_rows import ForgetQueries
 from memory.store.inbox_rows import InboxQueries
 from memory.store.migrations import LATEST_VERSION
 from memory.store.outreach_rows import ProactiveQueries
@@ -41,6 +42,7 @@ class Turn:
     stored_reply: str | None = None  # set when a crash cut this turn short after its reply was stored
     times: list[datetime] = field(default_factory=list)  # when each message of `history` was written
     topics: list[Topic] = field(default_factory=list)  # the newest topic lines of earlier conversations
+    ids: list[int] = field(default_factory=list)  # the id of each message of `history`
 
 
 @dataclass(frozen=True)
@@ -57,10 +59,11 @@ def _parse(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
-class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries):
-    """Async access to users, their session history, their facts (FactQueries), the inbox (InboxQueries),
-    the schedule of messages written first (ProactiveQueries), the topic lines of conversations
-    (TopicQueries), the usage ledger (UsageQueries) and claims on background work (ClaimQueries)."""
+class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries):
+    """Async access to users, their session history, their facts (FactQueries), forgetting some with Undo
+    (ForgetQueries), the inbox (InboxQueries), the schedule of messages written first (ProactiveQueries), the
+    topic lines of conversations (TopicQueries), the usage ledger (UsageQueries) and claims on background work
+    (ClaimQueries)."""
 
     def __init__(self, backend: SQLiteBackend | PostgresBackend) -> None:
         self._backend = backend
@@ -202,6 +205,7 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
             previous_seen=previous,
             history=[{"role": role, "content": content} for _id, role, content, _, _at in reversed(rows)],
             times=[datetime.fromisoformat(row[4]) for row in reversed(rows)],
+            ids=[row[0] for row in reversed(rows)],
             topics=topics,
             facts=facts,
             settings=settings,
@@ -280,7 +284,7 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
                 "SELECT role, kind, content, created_at FROM messages WHERE user_id = ? ORDER BY id", (user_id,)
             )
             history = await db.execute_fetchall(
-                "SELECT f.key, h.value, h.valid_from, h.valid_until FROM fact_history h"
+                "SELECT f.key, h.value, h.valid_from, h.valid_until, h.when_at FROM fact_history h"
                 " JOIN facts f ON f.id = h.fact_id WHERE h.user_id = ? ORDER BY h.id",
                 (user_id,),
             )
@@ -295,10 +299,11 @@ class Store(FactQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQuer
             "facts": [
                 {"category": f.category, "key": f.key, "value": f.value, "importance": f.importance,
                  "confidence": f.confidence, "source": f.source, "learned": _iso(f.created_at),
-                 "updated": _iso(f.updated_at), "when": f.when}
+                 "updated": _iso(f.updated_at), "when": f.when,
+                 **({"ended": f.ended, "ended_at": _iso(f.ended_at), "ended_on": f.ended_on} if f.ended_at else {})}
                 for f in facts if f.created_at and f.updated_at
             ],
-            "fact_history": [dict(zip(("key", "value", "valid_from", "valid_until"), row, strict=True))
+            "fact_history": [dict(zip(("key", "value", "valid_from", "valid_until", "when"), row, strict=True))
                              for row in history],
             "relations": [{"source": r.source_key, "target": r.target_key, "relation": r.relation,
                            "strength": r.strength} for r in relations],

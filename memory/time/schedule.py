@@ -58,8 +58,8 @@ def user_zone(settings: dict, city: str | None, default: str) -> tuple[str, str]
 
 
 def city_of(facts: Sequence[Fact]) -> str | None:
-    """Return the value of the user's city fact, if they have one."""
-    return next((fact.value for fact in facts if fact.key == "city"), None)
+    """Return the value of the user's city fact, if they have one and still live there."""
+    return next((fact.value for fact in facts if fact.key == "city" and fact.ended is None), None)
 
 
 def local_zone(settings: dict, facts: Sequence[Fact], default: str) -> ZoneInfo:
