@@ -304,7 +304,7 @@ STATUS_TRIGGERS = [
                                   r"(?![\w-])", I)),
     ("diet", re.compile(rf"{I_AM}\s+(?:a\s+)?(?:(?:strict|full)\s+)?(?P<status>vegetarian|vegan|pescatarian)(?![\w-])",
                         I)),
-    ("diet", re.compile(r"\bя\s+(?:(?:тоже|вообще|уже|давно|строгий|строгая)\s+)*"
+    ("diet", re.compile(r"\bя\s+(?:(?:тоже|вообще|уже|давно|теперь|строгий|строгая)\s+)*"
                         r"(?P<status>вегетарианка|вегетарианец|веганка|веган)(?![\w-])", I)),
     ("job_title", re.compile(rf"{I_AM}\s+(?:now\s+)?(?P<status>retired)(?![\w-])", I)),
     ("job_title", re.compile(r"\bя\s+(?:уже\s+)?(?P<status>на\s+пенсии)(?![\w-])", I)),
