@@ -34,6 +34,7 @@ from chat.voice import Listener
 from config import Config, ConfigError, hide_password, load_config
 from handlers.context import Services
 from handlers.jobs import (
+    forgotten_notifier,
     outreach_sender,
     remembered_notifier,
     start_inbox_upkeep,
@@ -56,6 +57,7 @@ from memory.store.backends import DATABASE_ERRORS
 from memory.store.store import Store
 from memory.time import zones
 from memory.time.clock import utc_now
+from memory.unlearn.forgetter import Forgetter
 from prompts import load_prompt
 from prompts.outreach import write_first_tasks
 
@@ -182,14 +184,16 @@ async def post_init(app: Application) -> None:
     embedder = make_embedder(config.embeddings, client, config.embedding_model, features)
     recaller = FactRecaller(services.store, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
-    services.companion = Companion(services.store, services.model, config, persona, recaller, clock)
+    services.forgetter = Forgetter(services.store, clock)
+    services.companion = Companion(services.store, services.model, config, persona, recaller, clock, services.forgetter)
     services.outreach = Outreach(services.store, services.model, config, persona, outreach_sender(app), clock)
     extractor = LLMExtractor(
         services.model, load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
         config.extract_max_tokens,
     )
     services.keeper = MemoryKeeper(
-        services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app)
+        services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app),
+        services.forgetter, forgotten_notifier(app),
     )
     # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.
     asyncio.get_running_loop().run_in_executor(None, warm_zones)

@@ -6,22 +6,27 @@ import logging
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Callable
+from zoneinfo import ZoneInfo
 
 from chat.limits import limit_reached
 from chat.media import session_text, with_image
+from chat.unlearning import Unlearned, carry_out
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recall.recaller import FactRecaller
+from memory.rules.changes import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
 from memory.store.store import Store, Turn
 from memory.style.wishes import extract_style_facts
 from memory.time.schedule import local_zone, plan_followup
 from memory.time.words import zone_hemisphere
+from memory.unlearn.forgetter import Forgetter
+from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
-from prompts.budget import fit_with_lines
+from prompts.budget import fit_with_carried_lines
 from prompts.system import build_system_message
 
 log = logging.getLogger(__name__)
@@ -55,6 +60,7 @@ class Answer:
     notify: bool = False  # the user asked to be told what is remembered (/memory notify on)
     unseen_photo: bool = False  # a photo was answered from its caption alone: the model did not see it
     limited: Limited | None = None  # set (and `text` empty) when a daily limit kept the model from answering
+    unlearned: Unlearned | None = None  # the message asked to forget: the bot's own line says what came of it
 
 
 class Companion:
@@ -68,8 +74,10 @@ class Companion:
         persona: str,
         recaller: FactRecaller,
         clock: Callable[[], datetime],
+        forgetter: Forgetter,
     ) -> None:
         self.recaller = recaller
+        self.forgetter = forgetter
         self.store = store
         self.model = model
         self.config = config
@@ -80,6 +88,16 @@ class Companion:
     def sees_images(self) -> bool:
         """False once photos are known not to reach the model (VISION=off, or the server refuses or drops them)."""
         return self.model.features.images is not False
+
+    @staticmethod
+    def _plan(text: str, local_now: datetime, turn: Turn) -> Plan:
+        """Return what the message changes in memory (endings, corrections, forget requests); a bug in a rule
+        costs the change, never the reply."""
+        try:
+            return plan_changes(extract_changes(text, local_now), turn.facts, turn.message_id)
+        except Exception:  # noqa: BLE001
+            log.exception("a change rule failed on a message; continuing without changes")
+            return Plan()
 
     @staticmethod
     def _rule_facts(text: str, local_now: datetime) -> Extraction:
@@ -135,6 +153,10 @@ class Companion:
             return Answer(turn.stored_reply, turn.unread, [], False)
         zone = local_zone(turn.settings, turn.facts, self.config.timezone)
         over_limit = over_limit or await limit_reached(self.store, self.config, speaker.id, now, zone)
+        plan = self._plan(text, now.astimezone(zone), turn) if kind != "sticker" else Plan()
+        if plan.forgets:  # done at once, past a daily limit or with /memory off too; nothing is learned from it
+            return await self._forget(speaker, turn, text, plan, now, zone, on_text if not over_limit else None,
+                                      answers=not over_limit)
         if over_limit:
             local_day = now.astimezone(zone).date().isoformat()
             notice = await self.store.claim_limit_notice(speaker.id, local_day, over_limit)
@@ -143,16 +165,26 @@ class Companion:
         learns = memory_enabled(turn.settings) and kind != "sticker"
         found = self._rule_facts(text, now.astimezone(zone)) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
-        if found.facts:
+        if found.facts or (learns and (plan.endings or plan.corrections)):
             cited = [replace(fact, source_message_id=turn.message_id) for fact in found.facts]
             learned = await self.store.save_facts(
-                speaker.id, Extraction(cited, found.relations), now, self.config.memory_max_facts,
+                speaker.id, Extraction(cited, found.relations, endings=plan.endings, corrections=plan.corrections),
+                now, self.config.memory_max_facts,
                 plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
             )
-            if learned:
+            if learned or plan.endings:
                 known = await self.store.facts(speaker.id)
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
                 zone = local_zone(turn.settings, known, self.config.timezone)  # they may have named their city
+        answer, seen = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text)
+        return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
+
+    async def _answer(
+        self, speaker: Speaker, turn: Turn, text: str, known: list[Fact], name: str | None, now: datetime,
+        zone: ZoneInfo, image: str | None, on_text: Callable[[str], None] | None,
+    ) -> tuple[str, bool]:
+        """Complete the turn with system message zero rebuilt, store the reply; return it and whether the model
+        saw the image."""
         facts = await self.recaller.choose(speaker.id, text, known, now)
 
         def system_with(topics: list[Topic]) -> dict:
@@ -169,19 +201,41 @@ class Companion:
                 topics=topics,
             )
 
-        messages = fit_with_lines(system_with, self._earlier(turn), turn.history, self.config.prompt_max_tokens)
+        messages = fit_with_carried_lines(
+            system_with, lambda first: self._earlier(turn, first), turn.history, self.config.prompt_max_tokens
+        )
         tally = Tally()
         answer, seen = await self._complete(messages, image, on_text, tally)
         await self.store.add_reply(
             speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens
         )
-        return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
+        return answer, seen
 
-    def _earlier(self, turn: Turn) -> list[Topic]:
-        """Return the topic lines of earlier conversations for this turn's "Last time you talked" block."""
+    async def _forget(
+        self, speaker: Speaker, turn: Turn, text: str, plan: Plan, now: datetime, zone: ZoneInfo,
+        on_text: Callable[[str], None] | None, answers: bool,
+    ) -> Answer:
+        """Carry out a forget request; when `answers`, the model answers what else the message says ("…, как
+        дела?"), and only that."""
+        unlearned = await carry_out(self.forgetter, turn, text, plan)
+        answer = ""
+        if unlearned.rest and answers:
+            if unlearned.forgotten is not None:  # the session as it is now: scrubbed, the request as its mark
+                history = await self.store.timed_history(speaker.id, self.config.history_limit)
+                turn = replace(turn, history=[{"role": role, "content": content} for role, content, _ in history],
+                               times=[at for _, _, at in history], facts=await self.store.facts(speaker.id))
+            answer, _ = await self._answer(speaker, turn, unlearned.rest, turn.facts, turn.name, now, zone, None,
+                                           on_text)
+        return Answer(answer, turn.unread, unlearned=unlearned)
+
+    def _earlier(self, turn: Turn, first: int = 0) -> list[Topic]:
+        """Return the topic lines of earlier conversations for this turn's "Last time you talked" block, when the
+        prompt carries the session from its message `first` on."""
         gap = timedelta(minutes=self.config.conversation_gap_minutes)
         said = [at for at, message in zip(turn.times, turn.history, strict=True) if message["role"] == "user"]
-        return recalled_topics(turn.topics, conversation_start(said, gap), said[0] if said else None, gap)
+        carried = [at for at, message in zip(turn.times[first:], turn.history[first:], strict=True)
+                   if message["role"] == "user"]
+        return recalled_topics(turn.topics, conversation_start(said, gap), carried[0] if carried else None, gap)
 
     async def _complete(
         self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None, tally: Tally

@@ -19,6 +19,7 @@ from chat.media import IMAGE_MIME_TYPES
 from handlers.access import refuse_strangers
 from handlers.commands import help_command, private_only, start
 from handlers.errors import on_error
+from handlers.forgetting import forget_button
 from handlers.media import on_other, on_photo, on_sticker, on_voice
 from handlers.notes import undo_button
 from handlers.privacy import (
@@ -63,6 +64,7 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
     app.add_handler(CallbackQueryHandler(undo_button, pattern="^un:"))
+    app.add_handler(CallbackQueryHandler(forget_button, pattern="^fg:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
     app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))
     app.add_handler(MessageHandler(NEW_MESSAGES & PICTURE, on_photo))

@@ -19,6 +19,7 @@ from llm.client import ChatModel
 from memory.extract.keeper import MemoryKeeper
 from memory.store.store import Store
 from memory.time.clock import utc_now
+from memory.unlearn.forgetter import Forgetter
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Services:
     model: ChatModel | None = None
     companion: Companion | None = None
     keeper: MemoryKeeper | None = None
+    forgetter: Forgetter | None = None  # forget requests and their Undo
     listener: Listener | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
     drafts: Drafts | None = None
     outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins

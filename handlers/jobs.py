@@ -11,15 +11,18 @@ from telegram.ext import Application, JobQueue
 
 from chat.outreach import Sender
 from handlers.context import Context, Services
+from handlers.forgetting import send_forgotten_note
 from handlers.notes import send_note, to_confirm
 from handlers.texts import text
 from handlers.transport.replies import send_text
+from memory.changes import Forgotten
 from memory.facts import Fact
 
 log = logging.getLogger(__name__)
 INBOX_KEEP = timedelta(days=1)
 USAGE_KEEP = timedelta(days=2)  # enough for any zone's "today" and /stats' 24 hours
 ORPHAN_AFTER = timedelta(seconds=20)  # an update unhandled this long after it came may have lost its machine
+FORGOTTEN_PURGE = timedelta(minutes=1)  # how often expired Undo records of forget requests are deleted
 
 
 def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitable[None]]:
@@ -32,6 +35,17 @@ def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitab
         if confirmed:
             profile = await store.profile(user_id)
             await send_note(app.bot, user_id, confirmed, profile.language_code if profile else None)
+
+    return notify
+
+
+def forgotten_notifier(app: Application) -> Callable[[int, Forgotten], Awaitable[None]]:
+    """Return the callback that confirms, in the user's private chat, what the LLM extractor forgot at their
+    request, with its Undo button."""
+
+    async def notify(user_id: int, forgotten: Forgotten) -> None:
+        profile = await app.bot_data.store.profile(user_id)
+        await send_forgotten_note(app.bot, user_id, forgotten, profile.language_code if profile else None)
 
     return notify
 
@@ -97,6 +111,8 @@ def start_inbox_upkeep(app: Application) -> None:
     handled (it died): after ORPHAN_AFTER they are queued here, and the user's lock keeps them from running twice.
     """
     app.job_queue.run_repeating(prune_inbox_job, interval=3600, first=60, name="inbox-prune")
+    app.job_queue.run_repeating(purge_forgotten_job, interval=FORGOTTEN_PURGE.total_seconds(), first=5,
+                                name="forgotten-purge", job_kwargs={"max_instances": 1, "coalesce": True})
     if app.bot_data.store.on_postgres:
         app.job_queue.run_repeating(
             orphans_job, interval=ORPHAN_AFTER.total_seconds() / 2, first=ORPHAN_AFTER.total_seconds(),
@@ -114,6 +130,11 @@ async def prune_inbox_job(context: Context) -> None:
     now = context.bot_data.clock()
     await context.bot_data.store.prune_inbox(now - INBOX_KEEP)
     await context.bot_data.store.prune_usage(now - USAGE_KEEP)
+
+
+async def purge_forgotten_job(context: Context) -> None:
+    """Delete what forget requests removed once its Undo has expired."""
+    await context.bot_data.store.purge_forgotten(context.bot_data.clock())
 
 
 async def sweep_job(context: Context) -> None:

@@ -65,7 +65,7 @@ def render_profile(
             lines += ["", titles.get(category, category)]
         learned = fact.updated_at.astimezone(timezone).strftime("%d.%m.%Y") if fact.updated_at else ""
         shown_as = wish_line(fact, language_code).removeprefix("✎ ") if is_style(fact) else fact.value
-        lines.append(f"• {shown_as}{_when(fact.when)} — {learned}")
+        lines.append(f"• {shown_as}{_when(fact.when)}{_past(fact, timezone, language_code)} — {learned}")
     links = _links(shown, facts, relations)
     if links:
         lines += ["", text("profile_links", language_code), *links]
@@ -96,6 +96,16 @@ def _links(shown: Sequence[Fact], facts: Sequence[Fact], relations: Sequence[Rel
         if relation.source_key in on_page and source and target:
             lines.append(f"• {short(source.value)} — {relation.relation} → {short(target.value)}")
     return lines
+
+
+def _past(fact: Fact, timezone: ZoneInfo, language_code: str | None) -> str:
+    """Return ' (past since 01.12.2026)' or ' (died 30.11.2026)' for a fact that ended, '' for a current one."""
+    if fact.ended is None:
+        return ""
+    ended = parse_when(fact.ended_on)
+    day = ended[0] if ended else fact.ended_at.astimezone(timezone).date() if fact.ended_at else None
+    date = f"{day:%d.%m.%Y}" if day else ""
+    return f" ({text('profile_died' if fact.ended == 'died' else 'profile_past', language_code, date=date).strip()})"
 
 
 def _when(when: str | None) -> str:

@@ -7,6 +7,7 @@ from telegram.constants import ChatType
 
 from chat.companion import Speaker
 from handlers.context import Context
+from handlers.forgetting import send_unlearned
 from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
 from handlers.texts import text
@@ -85,7 +86,11 @@ async def converse(
         except ModelUnavailable:
             await send_text(context.bot, message.chat_id, text("model_down", user.language_code))
             return
-    if answer is not None and answer.limited is not None:
+    if answer is not None and answer.unlearned is not None:
+        if answer.text:
+            await send_text(context.bot, message.chat_id, answer.text)
+        await send_unlearned(context.bot, message.chat_id, answer.unlearned, user.language_code, private)
+    elif answer is not None and answer.limited is not None:
         if answer.limited.notice:
             await send_text(context.bot, message.chat_id, limit_line(answer.limited, services.clock(),
                                                                      user.language_code))

@@ -137,6 +137,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "profile_page": {"en": "page {page} of {pages}", "ru": "стр. {page} из {pages}"},
     "profile_name": {"en": "Name: {name}", "ru": "Имя: {name}"},
     "profile_links": {"en": "Connections:", "ru": "Связи:"},
+    "profile_past": {"en": "past, since {date}", "ru": "в прошлом, с {date}"},
+    "profile_died": {"en": "died {date}", "ru": "не стало {date}"},
     "profile_hint": {
         "en": "Tap ✕ to delete a fact. /forget erases everything.",
         "ru": "Нажми ✕, чтобы удалить факт. /forget стирает всё.",
@@ -180,6 +182,26 @@ TEXTS: dict[str, dict[str, str]] = {
     "profile_topics": {"en": "What we talked about lately:", "ru": "О чём мы говорили недавно:"},
     "undo_one": {"en": "↩ Undo: {fact}", "ru": "↩ Отменить: {fact}"},
     "undone": {"en": "↩ Undone: {fact}", "ru": "↩ Отменено: {fact}"},
+    "forgotten": {"en": "🗑 Forgotten: {facts}", "ru": "🗑 Забыл: {facts}"},
+    "forgotten_this": {"en": "🗑 I won't remember that.", "ru": "🗑 Не запомню это."},
+    "forgotten_count": {"en": "🗑 Forgotten ({count}).", "ru": "🗑 Забыл ({count})."},
+    "forget_unmatched": {
+        "en": "I don't remember anything about “{words}”. See what I keep with /profile.",
+        "ru": "Про «{words}» я ничего не помню. Посмотреть, что я храню: /profile.",
+    },
+    "forget_which": {"en": "Which one should I forget?", "ru": "Что именно забыть?"},
+    "forget_which_private": {
+        "en": "That could be more than one thing: tell me which in our private chat.",
+        "ru": "Это может быть не одно, а несколько: скажи, что именно, в нашем личном чате.",
+    },
+    "forget_keep": {"en": "Keep all", "ru": "Ничего не забывать"},
+    "forget_kept": {"en": "Okay, I forget nothing.", "ru": "Хорошо, ничего не забываю."},
+    "forget_everything_private": {
+        "en": "To erase everything, send /forget in our private chat.",
+        "ru": "Чтобы стереть всё, отправь /forget в нашем личном чате.",
+    },
+    "restored": {"en": "↩ Brought back: {facts}", "ru": "↩ Вернул: {facts}"},
+    "restored_this": {"en": "↩ Brought back.", "ru": "↩ Вернул."},
     "zone_is": {
         "en": "Your time zone: {zone} ({origin}); it's {time} there now.",
         "ru": "Твой часовой пояс: {zone} ({origin}); сейчас там {time}.",

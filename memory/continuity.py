@@ -79,12 +79,12 @@ def recalled_topics(
 
     A line is recalled when its conversation ended more than `gap` before the current one `started` (so it
     is an earlier conversation, even when the session no longer shows where the current one began), and
-    before the first of the user's messages still in the session (`window_start`): the model reads those
-    messages themselves.
+    began before the first of the user's messages the prompt carries (`window_start`): a conversation the
+    model reads from its start needs no line, one it sees only the tail of (or nothing of) does.
     """
     earlier = [
         topic for topic in topics
         if (started is None or started - topic.ended_at > gap)
-        and (window_start is None or topic.ended_at < window_start)
+        and (window_start is None or topic.started_at < window_start)
     ]
     return sorted(earlier, key=lambda topic: topic.ended_at, reverse=True)[:limit]

@@ -8,6 +8,7 @@ from llm.roles import EARLIER
 from llm.tokens import estimate_tokens
 
 Line = TypeVar("Line")
+MAX_ROUNDS = 4  # fit_with_carried_lines: rounds of "which lines, given what fits" before the last fit is kept
 
 
 def fit_to_budget(system: dict, history: Sequence[dict], budget: int) -> list[dict]:
@@ -46,3 +47,21 @@ def fit_with_lines(
         kept.pop()
         system = build(kept)
     return fit_to_budget(system, history, budget)
+
+
+def fit_with_carried_lines(
+    build: Callable[[list[Line]], dict], lines_for: Callable[[int], list[Line]], history: Sequence[dict], budget: int
+) -> list[dict]:
+    """Return fit_with_lines where the lines depend on what the prompt carries: `lines_for(first)` gives them
+    when the prompt carries `history[first:]`. Lines that make system message zero longer can push older
+    messages out, which can call for more lines: this settles within a few rounds (more lines only ever push
+    the window later), and the last fit is kept."""
+    first = 0
+    messages = fit_with_lines(build, lines_for(first), history, budget)
+    for _ in range(MAX_ROUNDS):
+        carried_from = len(history) - (len(messages) - 1)
+        if carried_from <= first:
+            break
+        first = carried_from
+        messages = fit_with_lines(build, lines_for(first), history, budget)
+    return messages

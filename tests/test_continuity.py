@@ -89,11 +89,13 @@ def test_a_new_conversation_gets_a_new_line_and_small_talk_none():
     assert conversation_topic("x", None, []) is None
 
 
-def test_recalled_lines_are_earlier_conversations_outside_the_session_newest_first_at_most_three():
+def test_recalled_lines_are_earlier_conversations_not_carried_from_their_start_newest_first_at_most_three():
     topics = [Topic(f"t{i}", at(24 * i), at(24 * i + 1), id=i) for i in range(6)]  # one a day
     newest_first = topics[::-1]
-    started, window = at(24 * 5), at(24 * 3 + 0.5)  # the current one began on day 5; the session reaches day 3
-    assert [t.text for t in recalled_topics(newest_first, started, window, GAP)] == ["t2", "t1", "t0"]
+    started, window = at(24 * 5), at(24 * 4)  # the current one began on day 5; the prompt carries day 4 whole
+    assert [t.text for t in recalled_topics(newest_first, started, window, GAP)] == ["t3", "t2", "t1"]
+    # The prompt carries only the tail of day 3's conversation: its line is recalled all the same.
+    assert [t.text for t in recalled_topics(newest_first, started, at(24 * 3 + 0.5), GAP)] == ["t3", "t2", "t1"]
     assert [t.text for t in recalled_topics(newest_first, started, None, GAP, limit=2)] == ["t4", "t3"]
     assert recalled_topics([], started, window, GAP) == []
 
@@ -106,6 +108,7 @@ def test_the_current_conversations_own_line_is_never_recalled_even_when_the_sess
     assert recalled_topics([own, earlier], at(100 + 3.5), None, GAP) == [own, earlier]  # after a real gap
 
 
-def test_writing_first_recalls_what_the_session_no_longer_shows():
+def test_writing_first_recalls_what_the_session_no_longer_shows_from_its_start():
     lines = [Topic("b", at(50), at(51), id=2), Topic("a", at(1), at(2), id=1)]
-    assert recalled_topics(lines, None, at(50.5), timedelta(0)) == [lines[1]]
+    assert recalled_topics(lines, None, at(50), timedelta(0)) == [lines[1]]
+    assert recalled_topics(lines, None, at(50.5), timedelta(0)) == lines  # b's start is no longer shown

@@ -203,7 +203,7 @@ def test_relations_need_both_keys_among_returned_or_known_facts():
             relation("pet:murka", "city", strength="strong"),
         ],
     }
-    extraction = parse_extraction(json.dumps(answer), {1}, known_keys=["city"])
+    extraction = parse_extraction(json.dumps(answer), {1}, known=[Fact("location", "city", "Berlin")])
     assert extraction.relations == [Relation("employer", "city", "located_in", 0.8)]
 
 
@@ -215,7 +215,10 @@ def test_the_schema_is_strict():
     edge = FACTS_SCHEMA["properties"]["relations"]["items"]
     assert set(edge["required"]) == set(edge["properties"])
     assert edge["properties"]["relation"]["enum"] == list(RELATIONS)
-    assert FACTS_SCHEMA["required"] == ["facts", "relations", "topics"] == list(FACTS_SCHEMA["properties"])
+    change = FACTS_SCHEMA["properties"]["changes"]["items"]
+    assert set(change["required"]) == set(change["properties"]) and change["additionalProperties"] is False
+    assert change["properties"]["op"]["enum"] == ["end", "replace", "forget"]
+    assert FACTS_SCHEMA["required"] == ["facts", "relations", "topics", "changes"] == list(FACTS_SCHEMA["properties"])
 
 
 CONVERSATION = [

@@ -6,6 +6,7 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -15,10 +16,13 @@ from llm.client import ChatModel, Tally
 from llm.tokens import estimate_tokens
 from memory.facts import (
     CATEGORIES,
+    ENDINGS,
     INSTRUCTION,
     KEY_PATTERN,
     RELATIONS,
     SINGLE_VALUED,
+    Correction,
+    Ending,
     Extraction,
     Fact,
     Relation,
@@ -33,6 +37,8 @@ from memory.time.words import format_date
 FACT_FIELDS = frozenset({"category", "key", "value", "importance", "confidence", "source_message_id"})
 OPTIONAL_FACT_FIELDS = frozenset({"when"})  # older prompts and models leave it out
 RELATION_FIELDS = frozenset({"source_key", "target_key", "relation", "strength"})
+CHANGE_FIELDS = frozenset({"op", "key", "value", "when", "how", "source_message_id"})
+CHANGE_OPS = ("end", "replace", "forget")
 FACTS_SCHEMA: dict = {
     "type": "object",
     "properties": {
@@ -68,8 +74,24 @@ FACTS_SCHEMA: dict = {
             },
         },
         "topics": {"type": ["string", "null"]},
+        "changes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "op": {"type": "string", "enum": list(CHANGE_OPS)},
+                    "key": {"type": "string"},
+                    "value": {"type": ["string", "null"]},
+                    "when": {"type": ["string", "null"]},
+                    "how": {"type": ["string", "null"]},
+                    "source_message_id": {"type": "integer"},
+                },
+                "required": sorted(CHANGE_FIELDS),
+                "additionalProperties": False,
+            },
+        },
     },
-    "required": ["facts", "relations", "topics"],
+    "required": ["facts", "relations", "topics", "changes"],
     "additionalProperties": False,
 }
 
@@ -119,8 +141,9 @@ def build_extraction_messages(
 
 
 def known_line(fact: Fact) -> str:
-    """Return a known fact as the prompt lists it: "- key (category): value [when: …]"."""
-    return f"- {fact.key} ({fact.category}): {fact.value}" + (f" [when: {fact.when}]" if fact.when else "")
+    """Return a known fact as the prompt lists it: "- key (category): value [when: …] [past: died]"."""
+    when = f" [when: {fact.when}]" if fact.when else ""
+    return f"- {fact.key} ({fact.category}): {fact.value}{when}" + (f" [past: {fact.ended}]" if fact.ended else "")
 
 
 def known_within(known: list[Fact], tokens: int) -> list[Fact]:
@@ -164,35 +187,81 @@ def cut_after_word(head: str) -> str:
     return (head[:space] if space > len(head) // 2 else head).rstrip() + "…"
 
 
-def parse_extraction(raw: str, allowed_message_ids: set[int], known_keys: Iterable[str] = ()) -> Extraction:
-    """Return the valid facts and relations in the model's answer; raise ExtractionError when it holds no JSON."""
+def parse_extraction(raw: str, allowed_message_ids: set[int], known: Iterable[Fact] = ()) -> Extraction:
+    """Return the valid facts, relations and changes in the model's answer; raise ExtractionError when it holds
+    no JSON. `known` are the user's facts: a change must name one of their keys."""
     data = first_json(raw)
+    known = {fact.key: fact for fact in known}
     if isinstance(data, list):
-        fact_items, relation_items = data, []
+        fact_items, relation_items, change_items = data, [], []
     else:
-        fact_items, relation_items = data.get("facts"), data.get("relations")
+        fact_items, relation_items, change_items = data.get("facts"), data.get("relations"), data.get("changes")
     fact_items = fact_items if isinstance(fact_items, list) else []
     relation_items = relation_items if isinstance(relation_items, list) else []
+    change_items = change_items if isinstance(change_items, list) else []
     facts = normalize_facts(
         fact for fact in (parse_fact(item, allowed_message_ids) for item in fact_items) if fact is not None
     )
     topics = parse_topics(data.get("topics") if isinstance(data, dict) else None)
-    keys = {fact.key for fact in facts} | set(known_keys)
+    keys = {fact.key for fact in facts} | set(known)
     relations: dict[tuple[str, str, str], Relation] = {}
     for item in relation_items:
         relation = parse_relation(item, keys)
         if relation is not None:
             relations[(relation.source_key, relation.target_key, relation.relation)] = relation
-    return Extraction(facts=facts, relations=list(relations.values()), topics=topics)
+    endings: dict[str, Ending] = {}
+    corrections: dict[str, Correction] = {}
+    forget: list[str] = []
+    for item in change_items:
+        change = parse_change(item, allowed_message_ids, known)
+        if isinstance(change, Ending):
+            endings.setdefault(change.key, change)
+        elif isinstance(change, Correction):
+            corrections.setdefault(change.key, change)
+        elif change is not None and change not in forget:
+            forget.append(change)
+    return Extraction(facts=facts, relations=list(relations.values()), topics=topics, endings=list(endings.values()),
+                      corrections=list(corrections.values()), forget=forget)
 
 
-def parse_cut_answer(raw: str, allowed_message_ids: set[int], known_keys: Iterable[str] = ()) -> Extraction:
+def parse_change(item: Any, allowed_message_ids: set[int], known: dict[str, Fact]) -> Ending | Correction | str | None:
+    """Return the change an answer item describes (an Ending, a Correction, or the key to forget), or None when
+    it is malformed, unsourced, unsafe, or names no known fact."""
+    if not isinstance(item, dict) or not {"op", "key", "source_message_id"} <= set(item) <= CHANGE_FIELDS:
+        return None
+    op, key = item["op"], item["key"]
+    if op not in CHANGE_OPS or not isinstance(key, str) or as_integer(item["source_message_id"]) not in \
+            allowed_message_ids:
+        return None
+    fact = known.get(repair_key(key))
+    if fact is None:
+        return None
+    message_id = as_integer(item["source_message_id"])
+    if op == "forget":
+        return fact.key
+    if op == "end":
+        how = item.get("how") or "ended"
+        if how not in ENDINGS or (how == "died" and fact.category not in ("pets", "family")):
+            return None  # "my phone died", "the Honda died on the M25": no pet or relative
+        when = normalize_when(item.get("when"))
+        return Ending(fact.key, how, when[:10] if when else None, message_id)
+    value, when = as_text(item.get("value")), normalize_when(item.get("when"))
+    if value is not None and (INSTRUCTION.search(value) or contains_secret(value)):
+        return None
+    value = normalize_value(value) if value else fact.value
+    if not value or (value == fact.value and when in (None, fact.when)):
+        return None
+    return Correction(fact.key, replace(fact, value=value, when=when or fact.when, source="llm",
+                                        source_message_id=message_id))
+
+
+def parse_cut_answer(raw: str, allowed_message_ids: set[int], known: Iterable[Fact] = ()) -> Extraction:
     """Return the whole facts and relations of an answer cut off mid-JSON; an empty Extraction when none."""
     repaired = close_json(raw)
     if repaired is None:
         return Extraction()
     try:
-        return parse_extraction(repaired, allowed_message_ids, known_keys)
+        return parse_extraction(repaired, allowed_message_ids, known)
     except ExtractionError:
         return Extraction()
 
@@ -361,7 +430,7 @@ class LLMExtractor:
             "facts", FACTS_SCHEMA,
             max_tokens=self.max_answer_tokens, timeout=self.timeout, tally=tally or Tally(),
         )
-        return parse_extraction(raw, user_ids, [fact.key for fact in known])
+        return parse_extraction(raw, user_ids, known)
 
 
 def prompt_tokens(messages: list[dict]) -> int:

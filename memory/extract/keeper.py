@@ -6,12 +6,13 @@ import asyncio
 import contextlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
 from llm.client import AnswerCut, ModelUnavailable, Tally, TooLong
+from memory.changes import Forgotten
 from memory.continuity import continues, conversation_topic, first_conversation
 from memory.extract.extractor import MIN_PROMPT_TOKENS, ExtractionError, LLMExtractor, parse_cut_answer
 from memory.facts import Extraction, Fact, memory_enabled
@@ -19,6 +20,7 @@ from memory.recall.embeddings import EmbeddingsMissing
 from memory.recall.recaller import FactRecaller
 from memory.store.store import Store
 from memory.time.schedule import local_zone, plan_followup
+from memory.unlearn.forgetter import Forgetter
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +54,8 @@ class MemoryKeeper:
         clock: Callable[[], datetime],
         recaller: FactRecaller | None = None,
         on_learned: Callable[[int, list[Fact]], Awaitable[None]] | None = None,
+        forgetter: Forgetter | None = None,
+        on_forgotten: Callable[[int, Forgotten], Awaitable[None]] | None = None,
     ) -> None:
         self.store = store
         self.extractor = extractor
@@ -59,6 +63,8 @@ class MemoryKeeper:
         self.clock = clock
         self.recaller = recaller  # embeds what was learned
         self.on_learned = on_learned  # told about new facts (the handlers' "✎ remembered" notes)
+        self.forgetter = forgetter  # carries out the forget requests the model finds
+        self.on_forgotten = on_forgotten  # told what went (the handlers' confirmation with Undo)
         self._running: set[int] = set()
         self._slots = asyncio.Semaphore(CONCURRENT_EXTRACTIONS)
         # After a failure a user waits memory_retry_s; kept in memory, so a restart simply tries once more.
@@ -112,6 +118,9 @@ class MemoryKeeper:
             await self.embed_learned(user_id)
         if saved and self.on_learned is not None:
             await self.on_learned(user_id, saved)
+        for forgotten in work.forgotten:
+            if forgotten.facts and self.on_forgotten is not None:
+                await self.on_forgotten(user_id, forgotten)
         return saved
 
     async def embed_learned(self, user_id: int) -> int:
@@ -152,6 +161,7 @@ class MemoryKeeper:
         gap = timedelta(minutes=self.config.conversation_gap_minutes)
         most, budget = self.config.memory_batch, None  # lowered when the server finds a batch too long
         while True:
+            forgets_seen = await self.store.forget_count(user_id)  # before reading: a forget since voids the pass
             pending = await self.store.pending_messages(user_id, self.config.memory_batch)
             if not pending:
                 return saved
@@ -176,7 +186,7 @@ class MemoryKeeper:
                         most = self._halved(batch, error)
                         continue
                     # One message whose answer still runs past the cap: keep its whole facts, go on.
-                    extraction = parse_cut_answer(error.text, {batch[0]["id"]}, [fact.key for fact in known])
+                    extraction = parse_cut_answer(error.text, {batch[0]["id"]}, known)
                 except TooLong as error:
                     most, budget = self._smaller(batch, budget, error)
                     continue
@@ -192,8 +202,12 @@ class MemoryKeeper:
             saved += await self.store.save_facts(
                 user_id, extraction, now, self.config.memory_max_facts, extracted_upto=batch[-1]["id"],
                 plan=self._planner(zone, now, batch), topic=conversation_topic(extraction.topics, ongoing, said),
-                max_topics=self.config.memory_max_topics,
+                max_topics=self.config.memory_max_topics, forgets_seen=forgets_seen,
             )
+            if extraction.forget and self.forgetter is not None:
+                meant = [fact for fact in await self.store.facts(user_id) if fact.key in extraction.forget]
+                if meant:
+                    work.forgotten.append(await self.forgetter.forget(user_id, meant))
             if len(batch) == len(pending) and len(pending) < self.config.memory_batch:
                 return saved
 
@@ -242,6 +256,7 @@ class Pass:
     read: int = 0  # the user's messages read
     tokens: int = 0
     estimated: bool = False
+    forgotten: list[Forgotten] = field(default_factory=list)  # what the model's forget requests removed
 
     def summary(self, learned: int) -> str:
         """Return the pass as one line: facts learned, messages read, model calls, tokens and seconds."""
