@@ -17,12 +17,12 @@ from config import Config
 from llm.answers import close_json
 from llm.client import ChatModel
 from llm.server import ServerFeatures
+from memory.extract.answers import parse_cut_answer
 from memory.extract.extractor import (
     REPLY_CONTEXT_CHARS,
     LLMExtractor,
     build_extraction_messages,
     fit_batch,
-    parse_cut_answer,
     prompt_tokens,
     shorten_reply,
 )

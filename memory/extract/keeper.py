@@ -14,7 +14,8 @@ from zoneinfo import ZoneInfo
 from llm.client import AnswerCut, ModelUnavailable, Tally, TooLong
 from memory.changes import Forgotten
 from memory.continuity import continues, conversation_topic, first_conversation
-from memory.extract.extractor import MIN_PROMPT_TOKENS, ExtractionError, LLMExtractor, parse_cut_answer
+from memory.extract.answers import ExtractionError, parse_cut_answer
+from memory.extract.extractor import MIN_PROMPT_TOKENS, LLMExtractor
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recall.embeddings import EmbeddingsMissing
 from memory.recall.recaller import FactRecaller

@@ -113,10 +113,10 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("ё", "е"))
 
 
-def stem(word: str) -> str:
-    """Return `word` without its longest listed ending, keeping at least MIN_STEM letters ("dogs" -> "dog")."""
+def stem(word: str, keep: int = MIN_STEM) -> str:
+    """Return `word` without its longest listed ending, keeping at least `keep` letters ("dogs" -> "dog")."""
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM:
+        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
             return word[: -len(suffix)]
     return word
 

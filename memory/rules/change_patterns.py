@@ -28,22 +28,20 @@ JOB_ENDED = [
     re.compile(r"\b(?:я\s+)?(?:уже\s+)?(?:вышла|вышел)\s+на\s+пенсию\b", I),
     re.compile(r"\b(?:я\s+)?(?:теперь\s+|сейчас\s+)?безработн(?:ый|ая)\b", I),
     re.compile(r"\b(?:я\s+)?(?:потерял|потеряла)\s+работу\b", I),
-    re.compile(_I_EN + r"(?:quit|left|resigned\s+from|walked\s+out\s+of)\s+(?:(?:my\s+)?job\s+at\s+|my\s+job\s+"
-               r"(?:with\s+)?|my\s+position\s+at\s+)?(?P<about>(?<=job\s)|(?<=job\swith\s)|(?<=at\s)"
-               r"[A-Z][\w&-]*(?:\s+[A-Z][\w&-]*)?|[A-Z][\w&-]*(?:\s+[A-Z][\w&-]*)?)(?!['’]s)", I),
+    # "I quit my job at Google", "I left Google" (not "Google's office"); the organisation is checked in code.
+    re.compile(_I_EN + r"(?:quit|left|resigned\s+from|walked\s+out\s+of)\s+(?:my\s+(?:job|position)\s+(?:at|with)\s+)?"
+               r"(?P<about>[A-Z][\w&-]*\b(?!['’]s)(?:\s+[A-Z][\w&-]*\b(?!['’]s))?)", I),
     re.compile(_I_EN + r"(?:quit|left)\s+my\s+(?:job|work)\b", I),
     re.compile(r"(?:\b(?:i|we)(?:['’]ve|\s+have|\s+was|\s+got|\s+am|['’]m)?\s+|^\W*)(?:been\s+|being\s+)?(?:got\s+)?"
                r"(?:fired|laid\s+off|let\s+go|sacked|made\s+redundant)\b"
                r"(?:\s+(?:from|by)\s+(?P<about>[A-Z][\w&-]*))?", I),
-    re.compile(_I_EN + r"(?:no\s+longer|don['’]?t|do\s+not)\s+work\s+(?:at|for)\s+(?P<about>[A-Z][\w&-]*)", I),
+    re.compile(_I_EN + r"no\s+longer\s+work\s+(?:at|for)\s+(?P<about>[A-Z][\w&-]*)", I),
+    re.compile(_I_EN + r"(?:don['’]?t|do\s+not)\s+work\s+(?:at|for)\s+(?P<about>[A-Z][\w&-]*)\s+any\s?more\b", I),
     re.compile(r"\bi(?:['’]m|\s+am)\s+no\s+longer\s+(?:at|with)\s+(?P<about>[A-Z][\w&-]*)", I),
     re.compile(_I_EN + r"lost\s+my\s+job\b", I),
     re.compile(_I_EN + r"retired\b", I),
 ]
 PLAIN_JOB_WORDS = frozenset({"работы", "job", "work"})
-# Job triggers that only count when the sentence also says "any more" ("I don't work at Google any more").
-ANY_MORE = re.compile(r"\b(?:any\s?more|больше)\b", I)
-NEEDS_ANY_MORE = re.compile(r"\bdon['’]?t\s+work|\bdo\s+not\s+work", I)
 
 # A place left for good.
 PLACE_ENDED = [

@@ -60,9 +60,6 @@ def _findings(sentence: str) -> Iterator[tuple[int, str, str, tuple[str, ...]]]:
                     continue
                 if trigger in c.PET_LOST and c.FOUND_AGAIN.search(sentence, match.end()):
                     continue  # "убежала в парке, но через полчаса нашлась"
-                if trigger is c.JOB_ENDED[-4] and not c.ANY_MORE.search(sentence, match.end()) and \
-                        c.NEEDS_ANY_MORE.search(match.group()):
-                    continue  # "I don't work at Google on Fridays"
                 about = _about(match)
                 if trigger in NAMED and about and not _named(about):
                     continue  # "ушла из офиса", "I left work early": no organisation or place is named

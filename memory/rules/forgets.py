@@ -17,7 +17,6 @@ from memory.rules import change_patterns as c
 from memory.rules import patterns as p
 from memory.rules.guards import clause_before, inside_quotes
 
-SENTENCE = re.compile(r"[^.!?\n;]+[.!?\n;]*")
 # Words that name several things: the request means all that match ("my pets", "обеих сестёр").
 PLURAL = re.compile(r"\b(?:pets|all|both|sisters|brothers|kids|children|dogs|cats|питомцев|питомцы|всех|обоих|обеих|"
                     r"сестёр|сестер|братьев|детей|животных|собак|котов|кошек)\b", re.IGNORECASE)
@@ -27,7 +26,7 @@ MAX_SENTENCE = 300
 def extract_forget_requests(text: str) -> list[Change]:
     """Return the forget requests in `text`: one FORGET per thing named, FORGET_THIS or FORGET_ALL."""
     found: list[Change] = []
-    for match in SENTENCE.finditer(text):
+    for match in p.SENTENCE.finditer(text):
         sentence = match.group()
         if len(sentence) > MAX_SENTENCE or c.ATTRIBUTION.search(text, match.start()):
             continue  # «Забудь про мою собаку», — сказала подруга

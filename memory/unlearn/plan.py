@@ -45,7 +45,7 @@ def plan_changes(changes: Sequence[Change], facts: Sequence[Fact], message_id: i
     current = [fact for fact in facts if fact.ended is None]
     for change in changes:
         if change.op == END:
-            meant = _one(facts_meant(change.about, current, _slots(change)))
+            meant = _one(facts_meant(change.about, current, change.slots))
             if meant is not None and (change.how != "died" or meant.category in ("pets", "family")):
                 endings.setdefault(meant.key, Ending(meant.key, change.how or "ended", change.on, message_id))
                 for plan in _plans_about(meant, current) if change.how == "died" else []:
@@ -81,10 +81,6 @@ def _plans_about(fact: Fact, facts: Sequence[Fact]) -> list[Fact]:
     return [plan for plan in plans if (stems & fact_words(plan)[0]) or (kin & fact_words(plan)[1])]
 
 
-def _slots(change: Change) -> tuple[str, ...]:
-    return change.slots
-
-
 def _one(facts: list[Fact]) -> Fact | None:
     return facts[0] if len(facts) == 1 else None
 
@@ -97,8 +93,7 @@ def _distinct_kin(facts: list[Fact]) -> bool:
 
 def _correction(change: Change, facts: Sequence[Fact], message_id: int | None) -> Correction | None:
     """Return the correction a REPLACE change makes, when its words mean exactly one fact and change it."""
-    slots = change.slots or ()
-    meant = _one(facts_meant(change.about, facts, slots))
+    meant = _one(facts_meant(change.about, facts, change.slots))
     if meant is None:
         return None
     if change.when is not None:

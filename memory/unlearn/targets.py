@@ -13,13 +13,10 @@ import re
 from typing import Sequence
 
 from memory.facts import Fact
+from memory.recall import ranking
 from memory.rules import kin_patterns as kin
 
 WORD = re.compile(r"[^\W_]+(?:-[^\W\d_]+)*")
-# Endings taken off to compare two words, longest first; at least two letters stay ("Оля" and "Олю" -> "ол").
-ENDINGS = sorted(
-    "ями ами ого его ому ему ыми ими ой ей ий ый ая яя ое ее ые ие ую юю ом ем ам ям ах ях ов ев ью "
-    "ings ing ies es s а я о е ы и у ю ь й".split(), key=len, reverse=True)
 # Words that say nothing about what is meant.
 FILLER = frozenset("""
 my our the a an about of on what that this it i me you your told said say tell everything all whole stuff thing
@@ -64,12 +61,8 @@ def fold(word: str) -> str:
 
 
 def stem(word: str) -> str:
-    """Return the folded word without its longest listed ending, keeping two letters at least."""
-    word = fold(word)
-    for ending in ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 2:
-            return word[: -len(ending)]
-    return word
+    """Return the folded word as recall stems it, but keeping two letters at least ("Оля" and "Олю" -> "ол")."""
+    return ranking.stem(fold(word), keep=2)
 
 
 def concepts_of(word: str) -> set[str]:
