@@ -21,13 +21,14 @@ from typing import Callable
 
 import openai
 from dotenv import load_dotenv
-from telegram import BotCommand, Update
+from telegram import BotCommand, MenuButtonDefault, MenuButtonWebApp, Update, WebAppInfo
 from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest, HTTPXRequest
 
 import handlers
 from chat.companion import Companion
+from chat.memory_page import MemoryPage
 from chat.outreach import Outreach
 from chat.transcriber import Transcriber
 from chat.voice import Listener
@@ -45,7 +46,8 @@ from handlers.texts import COMMANDS
 from handlers.transport.inbox import Inbox, InboxBot
 from handlers.transport.ordering import PerUserUpdateProcessor
 from handlers.transport.streaming import Drafts, RateLimiter
-from handlers.transport.webhook import build_webhook_server
+from handlers.transport.web import start_web_server
+from handlers.webapp.api import page_routes
 from llm.client import ChatModel
 from llm.discovery import describe_server
 from llm.server import ServerFeatures
@@ -66,6 +68,10 @@ log = logging.getLogger("bot")
 
 class AnotherPoller(Exception):
     """Polling mode found another process polling with the same PostgreSQL database."""
+
+
+class CannotListen(Exception):
+    """The web server (webhook or memory page) could not take PORT: another program holds it."""
 
 
 class RedactSecrets(logging.Filter):
@@ -195,9 +201,13 @@ async def post_init(app: Application) -> None:
         services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app),
         services.forgetter, forgotten_notifier(app),
     )
+    services.memory_page = MemoryPage(services.store, config, clock)
     # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.
     asyncio.get_running_loop().run_in_executor(None, warm_zones)
     await register_commands(app)
+    await register_menu_button(app, config.webapp_url)
+    if config.webapp_url and not config.webhook_url:  # polling mode serves the memory page too
+        await listen(app, config)
     start_memory_upkeep(app)
     start_inbox_upkeep(app)
     start_outreach(app)
@@ -224,9 +234,38 @@ async def register_commands(app: Application) -> None:
         log.warning("could not register the command list with Telegram: %s", error)
 
 
+async def listen(app: Application, config: Config) -> None:
+    """Start the web server on PORT (the webhook, /healthz, the memory page); a taken port stops start-up."""
+    try:
+        pages = page_routes(app, config) if config.webapp_url else []
+        app.bot_data.web = start_web_server(app, config, pages)
+    except OSError as error:  # post_shutdown still closes what post_init opened
+        raise CannotListen(f"cannot listen on PORT={config.port}: {error.strerror or error}") from None
+
+
+async def register_menu_button(app: Application, webapp_url: str | None) -> None:
+    """Point the private chats' menu button at the memory page, or put it back when WEBAPP_URL is gone."""
+    try:
+        if webapp_url:
+            await app.bot.set_chat_menu_button(menu_button=MenuButtonWebApp("Memory", WebAppInfo(webapp_url)))
+        elif isinstance(await app.bot.get_chat_menu_button(), MenuButtonWebApp):
+            await app.bot.set_chat_menu_button(menu_button=MenuButtonDefault())
+    except TelegramError as error:
+        log.warning("could not set the chat menu button: %s", error)
+
+
+async def stop_web_server(services: Services) -> None:
+    """Stop the web server taking connections and close the open ones; a second call does nothing."""
+    server, services.web = services.web, None
+    if server is not None:
+        server.stop()
+        await server.close_all_connections()
+
+
 async def post_shutdown(app: Application) -> None:
-    """Close the model client and the database."""
+    """Stop the web server, close the model client and the database."""
     services: Services = app.bot_data
+    await stop_web_server(services)
     if services.model is not None:
         await services.model.client.close()
     if services.store is not None:
@@ -255,13 +294,12 @@ async def serve_webhook(app: Application, config: Config) -> None:
         await app.bot.set_webhook(
             config.webhook_url, secret_token=config.webhook_secret, allowed_updates=Update.ALL_TYPES
         )
-        server = build_webhook_server(app, config.webhook_url, config.webhook_secret).listen(config.port)
+        await listen(app, config)
         await app.start()
         log.info("webhook mode: listening on port %d", config.port)
         await app.bot_data.stop_requested.wait()
-        server.stop()
+        await stop_web_server(app.bot_data)  # no new updates while the ones in flight finish
         await app.stop()
-        await server.close_all_connections()
     finally:
         await app.shutdown()
         await post_shutdown(app)
@@ -291,7 +329,7 @@ def run(config: Config) -> int:
     except DATABASE_ERRORS as error:
         print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
         return 2
-    except (EmbedderUnavailable, AnotherPoller) as error:
+    except (EmbedderUnavailable, AnotherPoller, CannotListen) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Mapping, TypeVar
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -67,6 +68,8 @@ class Config:
     webhook_url: str | None = None  # set: receive updates by webhook instead of long polling
     webhook_secret: str | None = None
     port: int = 8080
+    webapp_url: str | None = None  # set: the memory page (a Telegram Mini App) and its API are served under its path
+    webapp_auth_max_age_s: int = 86_400  # the page's signed initData is refused once older than this
     transcription_model: str = "whisper-1"  # empty: voice messages are not transcribed
     voice_max_seconds: int = 300
     vision: bool = True  # VISION=auto: photos go to the chat model (until it refuses them)
@@ -122,6 +125,12 @@ class Config:
         return not self.allowed_user_ids or user_id in self.allowed_user_ids or user_id in self.admin_user_ids
 
 
+def webapp_path(url: str) -> str:
+    """Return the path the memory page is served under, ending in "/": "https://x.dev/memory" -> "/memory/"."""
+    path = urlsplit(url).path or "/"
+    return path if path.endswith("/") else path + "/"
+
+
 def load_config(env: Mapping[str, str]) -> Config:
     """Build the Config from environment variables, or raise ConfigError naming the bad one."""
     token = _get(env, "TELEGRAM_BOT_TOKEN")
@@ -167,6 +176,17 @@ def load_config(env: Mapping[str, str]) -> Config:
             raise ConfigError("WEBHOOK_URL must be an https:// URL (Telegram only calls https webhooks)")
         if not webhook_secret or not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", webhook_secret):
             raise ConfigError("WEBHOOK_SECRET is required with WEBHOOK_URL: 16-256 letters, digits, _ or -")
+
+    webapp_url = _get(env, "WEBAPP_URL") or None
+    if webapp_url is not None:
+        parts = urlsplit(webapp_url)
+        if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
+            raise ConfigError("WEBAPP_URL must be an https:// URL without ?query or #fragment (Telegram opens only"
+                              " https Mini Apps), e.g. https://<app>.fly.dev/memory/")
+        if webapp_path(webapp_url) == "/healthz/" or (
+            webhook_url and urlsplit(webhook_url).path.startswith(webapp_path(webapp_url))
+        ):
+            raise ConfigError("WEBAPP_URL's path must not hold /healthz or WEBHOOK_URL's path; try /memory/")
 
     quiet = env.get("QUIET_HOURS", "22-9").strip()
     quiet_hours = parse_quiet_hours(quiet)
@@ -220,6 +240,8 @@ def load_config(env: Mapping[str, str]) -> Config:
         webhook_url=webhook_url,
         webhook_secret=webhook_secret,
         port=_int(env, "PORT", 8080, low=1, high=65_535),
+        webapp_url=webapp_url,
+        webapp_auth_max_age_s=_int(env, "WEBAPP_AUTH_MAX_AGE", 86_400, low=60, high=365 * 86_400),
         # Set but empty turns voice off, so it is read as given rather than through `or`.
         transcription_model=env.get("TRANSCRIPTION_MODEL", "whisper-1").strip(),
         voice_max_seconds=_int(env, "VOICE_MAX_SECONDS", 300, low=1, high=86_400),

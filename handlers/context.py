@@ -8,8 +8,10 @@ from datetime import datetime
 from typing import Callable
 
 from telegram.ext import CallbackContext, ExtBot
+from tornado.httpserver import HTTPServer
 
 from chat.companion import Companion
+from chat.memory_page import MemoryPage
 from chat.outreach import Outreach
 from chat.voice import Listener
 from config import Config
@@ -37,6 +39,8 @@ class Services:
     listener: Listener | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
     drafts: Drafts | None = None
     outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins
+    memory_page: MemoryPage | None = None  # the memory page's reads and changes
+    web: HTTPServer | None = None  # listening on PORT in webhook mode, and with WEBAPP_URL in polling mode too
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 
 

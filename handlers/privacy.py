@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from zoneinfo import ZoneInfo
 
@@ -14,7 +13,6 @@ from handlers.settings import zone_and_origin
 from handlers.texts import text
 from handlers.transport.replies import keyboard, own_button
 from memory.facts import facts_matching, memory_enabled
-from memory.time.schedule import city_of, user_zone
 
 FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
 # "pf:pg:<page>", "pf:del:<fact id>:<page>" or "pf:tp:<topic id>:<page>". ASCII digits only (str.isdigit()
@@ -47,10 +45,16 @@ async def profile(update: Update, context: Context) -> None:
         empty = text("profile_empty", user.language_code)
         if not memory_enabled(await context.bot_data.store.settings(user.id)):
             empty += "\n" + text("memory_is_off", user.language_code)
-        await message.reply_text(empty)
+        await message.reply_text(empty, reply_markup=keyboard([], _page_button(context, user.language_code)))
         return
     body, buttons = page
-    await message.reply_text(body, reply_markup=keyboard(buttons))
+    await message.reply_text(body, reply_markup=keyboard(buttons, _page_button(context, user.language_code)))
+
+
+def _page_button(context: Context, language: str | None) -> tuple[str, str] | None:
+    """Return the "Open memory page" button's label and URL, when WEBAPP_URL is set."""
+    url = context.bot_data.config.webapp_url
+    return (text("open_memory_page", language), url) if url else None
 
 
 async def profile_button(update: Update, context: Context) -> None:
@@ -74,7 +78,7 @@ async def profile_button(update: Update, context: Context) -> None:
         await query.edit_message_text(text("profile_empty", language))
         return
     body, buttons = page
-    await query.edit_message_text(body, reply_markup=keyboard(buttons))
+    await query.edit_message_text(body, reply_markup=keyboard(buttons, _page_button(context, language)))
 
 
 async def forget(update: Update, context: Context) -> None:
@@ -152,12 +156,7 @@ async def export(update: Update, context: Context) -> None:
     user, message = update.effective_user, update.effective_message
     if user is None or message is None:
         return
-    store, config = context.bot_data.store, context.bot_data.config
-    data = await store.export_user(user.id)
-    settings = (data["user"] or {}).get("settings", {})
-    zone, source = user_zone(settings, city_of(await store.facts(user.id)), config.timezone)
-    data["timezone"] = {"zone": zone, "source": source}
-    document = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
+    document = await context.bot_data.memory_page.export(user.id)
     await message.reply_document(
         InputFile(document, filename=f"memory-{user.id}.json"), caption=text("export_caption", user.language_code)
     )

@@ -293,6 +293,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "{user}: {tokens} tokens, {messages} messages", "ru": "{user}: токенов {tokens}, сообщений {messages}",
     },
     "stats_nobody": {"en": "nobody yet", "ru": "пока никого"},
+    "open_memory_page": {"en": "Open memory page", "ru": "Открыть страницу памяти"},
+    "export_sent": {"en": "Sent to your chat with the bot.", "ru": "Отправил файлом в чат с ботом."},
     "export_caption": {
         "en": "Everything I keep about you, as JSON.",
         "ru": "Всё, что я о тебе храню, в формате JSON.",
@@ -308,6 +310,32 @@ CATEGORY_NAMES: dict[str, dict[str, str]] = {
            "interests": "Интересы", "pets": "Питомцы",
            "family": "Семья", "preferences": "Любишь и не любишь", "location": "Места",
            "plans": "Планы и даты", "state": "Недавно", "other": "Другое"},
+}
+
+# The memory page's refusals (chat/page_input.Refused codes), one line each, shown next to what was refused.
+PAGE_ERRORS: dict[str, dict[str, str]] = {
+    "en": {"bad_json": "That request was not JSON.", "bad_type": "That field has the wrong type.",
+           "unknown_field": "That field cannot be changed here.", "no_change": "Nothing to change.",
+           "empty": "The value is empty.", "too_long": "At most 200 characters, please.",
+           "instruction": "That reads like an instruction to the bot, not something about you.",
+           "bad_when": "A date looks like 2026-12-31 or 2026-12-31T18:30.",
+           "bad_category": "Pick one of the categories.", "bad_zone": "I do not know that time zone or city.",
+           "not_editable": "Wishes about how I talk are changed by telling me.",
+           "not_found": "Not found: it may have been deleted already.",
+           "confirm": "Erasing everything needs the confirmation.", "signed": "This page has expired: close it"
+           " and open it again from the bot.", "too_many": "Too many changes at once; try again in a minute.",
+           "not_allowed": "This bot is private.", "send_failed": "Telegram did not take the file; try /export."},
+    "ru": {"bad_json": "Запрос не в формате JSON.", "bad_type": "У поля неверный тип.",
+           "unknown_field": "Это поле здесь не меняется.", "no_change": "Менять нечего.",
+           "empty": "Пустое значение.", "too_long": "Не больше 200 символов.",
+           "instruction": "Это похоже на указание боту, а не на факт о тебе.",
+           "bad_when": "Дата выглядит так: 2026-12-31 или 2026-12-31T18:30.",
+           "bad_category": "Выбери одну из категорий.", "bad_zone": "Не знаю такого часового пояса или города.",
+           "not_editable": "Пожелания о том, как мне говорить, меняются словами в чате.",
+           "not_found": "Не найдено: возможно, уже удалено.",
+           "confirm": "Чтобы стереть всё, нужно подтверждение.", "signed": "Страница устарела: закрой её и"
+           " открой снова из бота.", "too_many": "Слишком много изменений сразу; попробуй через минуту.",
+           "not_allowed": "Это личный бот.", "send_failed": "Telegram не принял файл; попробуй /export."},
 }
 
 COMMANDS: dict[str, list[tuple[str, str]]] = {

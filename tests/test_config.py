@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from config import NO_KEY, Config, ConfigError, load_config
+from config import NO_KEY, Config, ConfigError, load_config, webapp_path
 
 TOKEN = "123456:ABCdefGHIjkl-mno_pqr"
 BASE = {"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_API_KEY": "sk-abc"}
@@ -57,6 +57,14 @@ def test_memory_recall_and_webhook_settings():
     assert (config.webhook_url, config.webhook_secret, config.port) == ("https://bot.example.com/tg", "a" * 16, 9000)
     assert load_config(BASE | {"RECALL_MIN_SIMILARITY": "0.5"}).recall_min_similarity == 0.5
     assert load_config(BASE).recall_min_similarity == 0.3
+
+
+def test_memory_page_settings():
+    assert (load_config(BASE).webapp_url, load_config(BASE).webapp_auth_max_age_s) == (None, 86_400)
+    config = load_config(BASE | {"WEBAPP_URL": "https://bot.example.com/memory", "WEBAPP_AUTH_MAX_AGE": "3600",
+                                 "WEBHOOK_URL": "https://bot.example.com/tg", "WEBHOOK_SECRET": "a" * 16})
+    assert (config.webapp_url, config.webapp_auth_max_age_s) == ("https://bot.example.com/memory", 3600)
+    assert webapp_path(config.webapp_url) == "/memory/" and webapp_path("https://bot.example.com") == "/"
 
 
 def test_media_and_streaming_settings():
@@ -155,6 +163,14 @@ def test_allows():
         (BASE | {"WEBHOOK_URL": "https://example.com/hook"}, "WEBHOOK_SECRET"),
         (BASE | {"WEBHOOK_URL": "https://example.com/hook", "WEBHOOK_SECRET": "short"}, "WEBHOOK_SECRET"),
         (BASE | {"PORT": "99999"}, "PORT"),
+        (BASE | {"WEBAPP_URL": "http://bot.example.com/memory/"}, "WEBAPP_URL"),
+        (BASE | {"WEBAPP_URL": "https:///memory/"}, "WEBAPP_URL"),
+        (BASE | {"WEBAPP_URL": "https://bot.example.com/memory/?x=1"}, "WEBAPP_URL"),
+        (BASE | {"WEBAPP_URL": "https://bot.example.com/healthz"}, "WEBAPP_URL"),
+        (BASE | {"WEBAPP_URL": "https://bot.example.com/", "WEBHOOK_URL": "https://bot.example.com/tg",
+                 "WEBHOOK_SECRET": "x" * 20}, "WEBAPP_URL"),
+        (BASE | {"WEBAPP_AUTH_MAX_AGE": "soon"}, "WEBAPP_AUTH_MAX_AGE"),
+        (BASE | {"WEBAPP_AUTH_MAX_AGE": "10"}, "WEBAPP_AUTH_MAX_AGE"),
         (BASE | {"TELEGRAM_FILE_BASE_URL": "files"}, "TELEGRAM_FILE_BASE_URL"),
         (BASE | {"VOICE_MAX_SECONDS": "0"}, "VOICE_MAX_SECONDS"),
         (BASE | {"VISION": "always"}, "VISION"),

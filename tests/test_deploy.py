@@ -39,6 +39,18 @@ def test_polling_fly_toml_keeps_the_database_on_the_volume_and_shuts_down_cleanl
     assert config["build"]["dockerfile"] == "Dockerfile"
 
 
+def test_polling_fly_toml_serves_the_memory_page_once_its_block_is_uncommented():
+    text = (ROOT / "fly.toml").read_text()
+    block = text[text.index("# [http_service]"):text.index("[[vm]]")]
+    config = tomllib.loads(text.replace(block, "\n".join(line.removeprefix("#").removeprefix(" ")
+                                                         for line in block.splitlines()) + "\n"))
+    service = config["http_service"]
+    assert service["internal_port"] == Config.port and service["force_https"] is True
+    assert service["auto_stop_machines"] == "off" and service["min_machines_running"] == 1
+    assert service["checks"][0]["path"] == "/healthz"
+    assert "WEBAPP_URL=https://<app>.fly.dev/memory/" in text
+
+
 def test_webhook_fly_toml_serves_the_port_and_keeps_a_machine_running():
     config = fly("fly.webhook.toml")
     service = config["http_service"]

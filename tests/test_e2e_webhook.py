@@ -9,7 +9,7 @@ import aiohttp
 import pytest
 
 from bot import build_application, serve_webhook
-from tests.harness import make_config
+from tests.harness import make_config, wait_healthy
 from tests.pg import free_port
 from tests.webhook_bots import text_update as webhook_update
 
@@ -87,3 +87,30 @@ async def test_healthz(webhook_bot):
     http, base = webhook_bot
     async with http.get(f"{base}/healthz") as response:
         assert response.status == 200 and await response.text() == "ok"
+
+
+async def test_the_memory_page_shares_the_webhook_port_and_each_keeps_its_path(telegram, model, tmp_path):
+    port = free_port()
+    config = make_config(telegram, model, tmp_path / "bot.db", webhook_url="https://bot.example.com/tg/hook",
+                         webhook_secret=SECRET, port=port, webapp_url="https://bot.example.com/memory/")
+    telegram.push_text(ANN, "so the double knows this chat")
+    app = build_application(config)
+    task = asyncio.create_task(serve_webhook(app, config))
+    await telegram.wait_for_call("setWebhook")
+    base = f"http://127.0.0.1:{port}"
+    async with aiohttp.ClientSession() as http:
+        assert await wait_healthy(http, port)
+        async with http.get(f"{base}/memory/") as response:
+            assert response.status == 200 and "Content-Security-Policy" in response.headers
+        async with http.get(f"{base}/memory/api/memory") as response:
+            assert response.status == 401  # unsigned
+        async with http.get(f"{base}/tg/hook/") as response:
+            assert response.status == 404
+        headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
+        async with http.post(f"{base}/tg/hook", data=json.dumps(text_update(520, "both")), headers=headers) as answer:
+            assert answer.status == 200
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    app.bot_data.stop_requested.set()
+    await asyncio.wait_for(task, 15)
+    assert reply["visible_text"] == "echo: both"
+    assert telegram.menu_button["web_app"] == {"url": "https://bot.example.com/memory/"}

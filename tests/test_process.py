@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ SETTINGS = (
     "DATABASE_PATH HISTORY_LIMIT BOT_TIMEZONE ALLOWED_USER_IDS LOG_LEVEL VOICE_MAX_SECONDS VISION STREAM_REPLIES "
     "STREAM_INTERVAL_MS PROACTIVE PROACTIVE_SWEEP_SECONDS FOLLOWUP_AFTER_HOURS CHECKIN_AFTER_HOURS PROACTIVE_DAILY_MAX "
     "QUIET_HOURS DATABASE_URL WEBHOOK_URL WEBHOOK_SECRET ADMIN_USER_IDS DAILY_MESSAGE_LIMIT DAILY_TOKEN_LIMIT "
-    "DAILY_VOICE_SECONDS"
+    "DAILY_VOICE_SECONDS PORT WEBAPP_URL WEBAPP_AUTH_MAX_AGE"
 ).split()
 
 
@@ -76,6 +77,18 @@ async def test_a_token_telegram_rejects_is_one_line_and_exit_code_2(env, telegra
     assert process.returncode == 2
     assert "error: Telegram rejected TELEGRAM_BOT_TOKEN" in text
     assert "Traceback" not in text and "WRONG-TOKEN-VALUE" not in text
+
+
+async def test_a_port_another_program_holds_is_one_line_and_exit_code_2(env):
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        env.update(WEBAPP_URL="https://bot.example.com/memory/", PORT=str(taken.getsockname()[1]))
+        process = await start_bot(env)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    text = stderr.decode()
+    assert process.returncode == 2
+    assert f"error: cannot listen on PORT={env['PORT']}" in text and "Traceback" not in text
 
 
 async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(env, telegram, model):

@@ -8,7 +8,7 @@ import functools
 import logging
 from typing import AsyncIterator, Awaitable, Callable
 
-from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, TelegramError
 
@@ -17,9 +17,14 @@ from handlers.transport.formatting import split_message, to_telegram_html
 log = logging.getLogger(__name__)
 
 
-def keyboard(buttons: list[list[tuple[str, str]]]) -> InlineKeyboardMarkup | None:
-    """Return Telegram's inline keyboard for rows of (label, callback data), or None for no rows."""
+def keyboard(
+    buttons: list[list[tuple[str, str]]], web_app: tuple[str, str] | None = None
+) -> InlineKeyboardMarkup | None:
+    """Return Telegram's inline keyboard for rows of (label, callback data), or None for no rows; `web_app`
+    (label, https URL) goes first, as a button that opens that Mini App (private chats only)."""
     rows = [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in buttons]
+    if web_app is not None:
+        rows.insert(0, [InlineKeyboardButton(web_app[0], web_app=WebAppInfo(web_app[1]))])
     return InlineKeyboardMarkup(rows) if rows else None
 
 

@@ -273,6 +273,14 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
         async with self._transaction() as db:
             await db.execute(self._dialect.set_setting, (user_id, _iso(now), _iso(now), key, json.dumps(value)))
 
+    async def meet_user(self, user_id: int, now: datetime) -> None:
+        """Give the user a row if the bot has not met them yet (facts typed on the memory page need one)."""
+        async with self._transaction() as db:
+            await db.execute(
+                "INSERT INTO users (id, first_seen, last_seen) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING",
+                (user_id, _iso(now), _iso(now)),
+            )
+
     async def export_user(self, user_id: int) -> dict:
         """Return everything stored about the user, as plain data (for /export)."""
         async with self._session() as db:

@@ -58,6 +58,7 @@ class TelegramDouble(BotApiMethods):
         self.drafts: list[dict] = []
         self.downloads: list[str] = []
         self.commands: list = []
+        self.menu_button: dict = {"type": "commands"}  # a fresh bot's: the command list
         self.webhook_url = ""
         self.webhook_secret: str | None = None
         self._updates: list[dict] = []

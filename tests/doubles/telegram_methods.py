@@ -26,6 +26,7 @@ METHODS = {
     "getMyCommands": "_get_my_commands", "answerCallbackQuery": "_answer_callback_query",
     "sendDocument": "_send_document", "editMessageReplyMarkup": "_edit_message_reply_markup",
     "getFile": "_get_file", "sendMessageDraft": "_send_message_draft",
+    "setChatMenuButton": "_set_chat_menu_button", "getChatMenuButton": "_get_chat_menu_button",
 }
 MAX_DOWNLOAD_SIZE = 20 * 1024 * 1024
 FILE_FOLDERS = {"voice": ("voice", ".oga"), "audio": ("music", ".mp3"),
@@ -109,8 +110,7 @@ class BotApiMethods:
             entities = given
         return text, entities
 
-    @staticmethod
-    def _markup(p: dict) -> dict | None:
+    def _markup(self, p: dict) -> dict | None:
         """Validate reply_markup; return it when it is an inline keyboard, else None."""
         markup = p.get("reply_markup")
         if markup is None:
@@ -133,7 +133,34 @@ class BotApiMethods:
             if "callback_data" in button and not 1 <= len(
                     str(button["callback_data"]).encode("utf-8")) <= 64:
                 raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+            if "web_app" in button:
+                self._check_web_app(button["web_app"])
+                if self._chats.get(self._chat_id(p), {}).get("type") != "private":
+                    raise ApiError(400, "Bad Request: BUTTON_TYPE_INVALID")
         return markup
+
+    @staticmethod
+    def _check_web_app(web_app: object) -> None:
+        url = web_app.get("url") if isinstance(web_app, dict) else None
+        if not isinstance(url, str) or not url.startswith("https://"):
+            raise ApiError(400, f"Bad Request: inline keyboard button Web App URL '{url}' is invalid: "
+                                "Only HTTPS links are allowed")
+
+    def _set_chat_menu_button(self, p: dict) -> bool:
+        button = p.get("menu_button") or {"type": "default"}
+        if not isinstance(button, dict) or button.get("type") not in ("default", "commands", "web_app"):
+            raise ApiError(400, "Bad Request: can't parse menu button JSON object")
+        if button["type"] == "web_app":
+            if not 1 <= len(str(button.get("text") or "")) <= 64:
+                raise ApiError(400, "Bad Request: BUTTON_TEXT_INVALID")
+            self._check_web_app(button.get("web_app"))
+        if p.get("chat_id") is not None:
+            self._chat_id(p)
+        self.menu_button = button
+        return True
+
+    def _get_chat_menu_button(self, p: dict) -> dict:
+        return self.menu_button
 
     def _bot_message(self, p: dict, verb: str) -> dict:
         chat_id = self._chat_id(p)

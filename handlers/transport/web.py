@@ -1,4 +1,7 @@
-"""Webhook mode: a small tornado server that takes Telegram's POSTs (secret checked) and answers /healthz."""
+"""The bot's web server on PORT: Telegram's webhook POSTs (secret checked), /healthz, and the memory page.
+
+It runs in webhook mode, and in polling mode too when WEBAPP_URL is set (the page needs it there as well).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,9 @@ from urllib.parse import urlsplit
 
 import tornado.web
 from telegram.ext import Application
+from tornado.httpserver import HTTPServer
 
+from config import Config
 from handlers.transport.inbox import masked, readable
 
 log = logging.getLogger(__name__)
@@ -56,11 +61,16 @@ def webhook_path(url: str) -> str:
     return urlsplit(url).path or "/"
 
 
-def build_webhook_server(app: Application, url: str, secret: str) -> tornado.web.Application:
-    """Return the tornado application serving the webhook path and /healthz."""
-    return tornado.web.Application(
-        [
-            (r"/healthz", Health),
-            (re.escape(webhook_path(url)), TelegramUpdates, {"app": app, "secret": secret}),
-        ]
-    )
+def build_web_server(app: Application, config: Config, pages: list[tuple]) -> tornado.web.Application:
+    """Return the tornado application: /healthz, the webhook path with WEBHOOK_URL, then `pages` (the memory
+    page's routes, which bot.py passes in: transport knows nothing of the handlers above it)."""
+    routes: list[tuple] = [(r"/healthz", Health)]
+    if config.webhook_url and config.webhook_secret:
+        routes.append((re.escape(webhook_path(config.webhook_url)), TelegramUpdates,
+                       {"app": app, "secret": config.webhook_secret}))
+    return tornado.web.Application(routes + pages)
+
+
+def start_web_server(app: Application, config: Config, pages: list[tuple]) -> HTTPServer:
+    """Listen on PORT with the web server; return it (bot.py stops it)."""
+    return build_web_server(app, config, pages).listen(config.port)

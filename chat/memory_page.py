@@ -1,0 +1,115 @@
+"""The memory page's service: what one user's page shows, and each change it asks for, made through the store.
+
+Every call is for the signed-in user only: an id that is not theirs is simply not found. A typed value or date
+is checked as a learned fact is (chat/page_input.py); an edit is a correction, so the old value goes to
+fact_history and the next turn's system message zero has the new one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Callable
+from zoneinfo import ZoneInfo
+
+from chat.page_input import Refused, edited_fact, new_fact, settings_changes
+from config import Config
+from memory.continuity import Topic
+from memory.facts import Correction, Extraction, Fact, Relation, comparable, is_style
+from memory.store.store import Store
+from memory.time.schedule import city_of, local_zone, plan_followup, user_zone
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the page shows of one user."""
+
+    name: str | None
+    facts: list[Fact]
+    relations: list[Relation]
+    topics: list[Topic]
+    settings: dict
+
+
+class MemoryPage:
+    """Reads and changes one user's memory for the page; a refusal is raised as Refused."""
+
+    def __init__(self, store: Store, config: Config, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock
+
+    async def snapshot(self, user_id: int) -> Snapshot:
+        """Return the user's name, facts, relations, topic lines (newest first) and settings."""
+        facts, relations = await self.store.fact_graph(user_id)
+        return Snapshot(
+            await self.store.user_name(user_id), facts, relations, await self.store.topics(user_id),
+            await self.store.settings(user_id),
+        )
+
+    async def edit(self, user_id: int, fact_id: int, changes: dict) -> Fact:
+        """Give one of the user's facts a new value and/or date; return it as stored."""
+        facts = await self.store.facts(user_id)
+        old = _by_id(facts, fact_id)
+        if is_style(old):  # a wish is one of a few set forms ("ты", "no fluff"): it is changed by saying it
+            raise Refused("not_editable")
+        fact = edited_fact(old, changes)
+        await self._save(user_id, facts, Extraction(corrections=[Correction(old.key, fact)]))
+        return _by_id(await self.store.facts(user_id), fact_id)
+
+    async def add(self, user_id: int, fields: dict) -> tuple[Fact, bool]:
+        """Add a fact typed by hand; return it as stored and whether it is new (False: it was already known)."""
+        fact = new_fact(fields)
+        await self.store.meet_user(user_id, self.clock())
+        facts = await self.store.facts(user_id)
+        saved = await self._save(user_id, facts, Extraction(facts=[fact]))
+        if saved:
+            return next(f for f in await self.store.facts(user_id) if f.id == saved[0].id), True
+        known = await self.store.facts(user_id)
+        same = [f for f in known if f.key == fact.key or comparable(f.value) == comparable(fact.value)]
+        return (same or [fact])[0], False
+
+    async def delete_fact(self, user_id: int, fact_id: int) -> None:
+        """Delete one of the user's facts (or style wishes)."""
+        if await self.store.delete_facts(user_id, [fact_id]) != 1:
+            raise Refused("not_found")
+
+    async def delete_topic(self, user_id: int, topic_id: int) -> None:
+        """Delete one of the user's topic lines."""
+        if await self.store.delete_topic(user_id, topic_id) != 1:
+            raise Refused("not_found")
+
+    async def change_settings(self, user_id: int, fields: dict) -> dict:
+        """Set the user's zone, check-ins and memory switch; return all their settings."""
+        now = self.clock()
+        for key, value in settings_changes(fields).items():
+            await self.store.set_setting(user_id, key, value, now)
+        return await self.store.settings(user_id)
+
+    async def export(self, user_id: int) -> bytes:
+        """Return everything stored about the user, and their zone, as indented JSON (the /export file)."""
+        data = await self.store.export_user(user_id)
+        settings = (data["user"] or {}).get("settings", {})
+        zone, source = user_zone(settings, city_of(await self.store.facts(user_id)), self.config.timezone)
+        data["timezone"] = {"zone": zone, "source": source}
+        return json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
+
+    async def forget_all(self, user_id: int) -> tuple[int, int]:
+        """Erase everything kept about the user, as /forget does; return (messages, facts) deleted."""
+        return await self.store.forget_user(user_id)
+
+    async def _save(self, user_id: int, facts: list[Fact], extraction: Extraction) -> list[Fact]:
+        now = self.clock()
+        zone: ZoneInfo = local_zone(await self.store.settings(user_id), facts, self.config.timezone)
+        return await self.store.save_facts(
+            user_id, extraction, now, self.config.memory_max_facts,
+            plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
+        )
+
+
+def _by_id(facts: list[Fact], fact_id: int) -> Fact:
+    found = next((fact for fact in facts if fact.id == fact_id), None)
+    if found is None:
+        raise Refused("not_found")
+    return found

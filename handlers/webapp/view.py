@@ -1,0 +1,51 @@
+"""The memory page's JSON: one user's snapshot in their language, as the page draws it. Pure."""
+
+from __future__ import annotations
+
+from chat.memory_page import Snapshot
+from chat.page_input import HAND_CATEGORIES
+from handlers.notes import wish_line
+from handlers.settings import zone_and_origin
+from handlers.texts import CATEGORY_NAMES, language_of, text
+from memory.facts import Fact, is_style, memory_enabled
+
+
+def fact_json(fact: Fact) -> dict:
+    """Return one fact as the page sees it: what it says, its date, and whether (and how) it is the past."""
+    return {
+        "id": fact.id, "category": fact.category, "key": fact.key, "value": fact.value, "when": fact.when,
+        "past": fact.ended is not None, "ended": fact.ended, "ended_on": fact.ended_on,
+        "learned": fact.created_at.isoformat() if fact.created_at else None,
+    }
+
+
+def settings_json(settings: dict, facts: list[Fact], default_zone: str, proactive: bool, language: str | None) -> dict:
+    """Return the settings the page shows: the zone and where it came from, check-ins, memory on or off."""
+    zone, origin = zone_and_origin(settings, facts, default_zone, language)
+    return {
+        "timezone": zone, "zone_origin": origin, "zone_chosen": bool(settings.get("timezone")),
+        "checkins": settings.get("checkins") != "off", "checkins_available": proactive,
+        "memory": memory_enabled(settings),
+    }
+
+
+def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, proactive: bool) -> dict:
+    """Return everything the page shows of one user, in their language (English or Russian)."""
+    language = language_of(language_code)
+    ids = {fact.key: fact.id for fact in snapshot.facts}
+    return {
+        "language": language,
+        "name": snapshot.name,
+        "category_names": CATEGORY_NAMES[language],
+        "categories": list(HAND_CATEGORIES),
+        "facts": [fact_json(fact) for fact in snapshot.facts if not is_style(fact)],
+        "wishes": [{"id": fact.id, "key": fact.key, "value": fact.value,
+                    "text": wish_line(fact, language_code).removeprefix("✎ ")}
+                   for fact in snapshot.facts if is_style(fact)],
+        "relations": [{"source": ids[r.source_key], "target": ids[r.target_key], "relation": r.relation}
+                      for r in snapshot.relations if r.source_key in ids and r.target_key in ids],
+        "topics": [{"id": topic.id, "text": topic.text, "ended_at": topic.ended_at.isoformat()}
+                   for topic in snapshot.topics if topic.id is not None],
+        "settings": settings_json(snapshot.settings, snapshot.facts, default_zone, proactive, language_code),
+        "texts": {key: text(key, language_code) for key in ("forget_ask", "forget_yes", "forget_no")},
+    }

@@ -1,0 +1,75 @@
+"""The memory page's service on both engines: a fact typed for a user the bot never met, edits, isolation."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from chat.memory_page import MemoryPage
+from chat.page_input import Refused
+from config import Config
+from memory.facts import Extraction, Fact
+from tests.conftest import fetch
+
+ANN, BOB = 1001, 1002
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def page(store):
+    return MemoryPage(store, Config(telegram_token="1:x", openai_api_key="k", timezone="Europe/Berlin"), lambda: NOW)
+
+
+async def test_a_fact_typed_for_a_new_user_gives_them_a_row_and_a_second_time_is_known(page, store):
+    fact, new = await page.add(ANN, {"category": "interests", "value": "plays chess"})
+    assert new and fact.id is not None and fact.value == "plays chess" and fact.importance == 8
+    assert await fetch(store, "SELECT id FROM users WHERE id = ?", (ANN,)) == [(ANN,)]
+    again, new = await page.add(ANN, {"category": "interests", "value": "Plays chess!"})
+    assert not new and again.id == fact.id
+    await store.meet_user(ANN, NOW)  # meeting them again changes nothing
+    assert len(await store.facts(ANN)) == 1
+
+
+async def test_an_edit_keeps_history_and_plans_a_new_date(page, store):
+    fact, _ = await page.add(ANN, {"category": "plans", "value": "dentist", "when": "2026-12-20T10:00"})
+    edited = await page.edit(ANN, fact.id, {"value": "dentist, the new clinic", "when": "2026-12-21T09:00"})
+    assert (edited.id, edited.value, edited.when) == (fact.id, "dentist, the new clinic", "2026-12-21T09:00")
+    history = await fetch(store, "SELECT value, when_at FROM fact_history WHERE fact_id = ?", (fact.id,))
+    assert history == [("dentist", "2026-12-20T10:00")]
+    [(followup,)] = await fetch(store, "SELECT followup_at FROM facts WHERE id = ?", (fact.id,))
+    assert followup is not None and followup > "2026-12-21"
+
+
+async def test_another_users_fact_is_not_found_and_stays(page, store):
+    await store.meet_user(BOB, NOW)
+    await store.save_facts(BOB, Extraction([Fact("pets", "pet:tom", "cat Tom")]), NOW, 100)
+    [tom] = await store.facts(BOB)
+    for call in (page.edit(ANN, tom.id, {"value": "mine now"}), page.delete_fact(ANN, tom.id),
+                 page.delete_topic(ANN, tom.id)):
+        with pytest.raises(Refused) as refused:
+            await call
+        assert refused.value.code == "not_found"
+    assert [fact.value for fact in await store.facts(BOB)] == ["cat Tom"]
+
+
+async def test_a_wish_is_deleted_but_not_edited(page, store):
+    await store.meet_user(ANN, NOW)
+    await store.save_facts(ANN, Extraction([Fact("style", "style:emoji", "no emoji")]), NOW, 100)
+    [wish] = await store.facts(ANN)
+    with pytest.raises(Refused, match="not_editable"):
+        await page.edit(ANN, wish.id, {"value": "lots of emoji"})
+    await page.delete_fact(ANN, wish.id)
+    assert await store.facts(ANN) == []
+
+
+async def test_settings_forget_and_export(page, store):
+    settings = await page.change_settings(ANN, {"timezone": "Tokyo", "checkins": False})
+    assert settings == {"timezone": "Asia/Tokyo", "checkins": "off"}
+    await page.add(ANN, {"category": "other", "value": "likes tea"})
+    exported = json.loads(await page.export(ANN))
+    assert exported["timezone"] == {"zone": "Asia/Tokyo", "source": "command"}
+    assert [fact["value"] for fact in exported["facts"]] == ["likes tea"]
+    assert await page.forget_all(ANN) == (0, 1)
+    assert (await page.snapshot(ANN)).facts == [] and await store.settings(ANN) == {}
