@@ -136,3 +136,17 @@ async def test_the_page_speaks_russian_to_a_russian_user(browser, bot, telegram)
     page, errors, _ = await open_page(browser, bot, telegram, language="ru")
     assert "Что я помню" in await page.locator("body").inner_text()
     assert errors == []
+
+
+async def test_the_zone_is_set_by_city_and_put_back_to_automatic(browser, bot, telegram):
+    app = bot[0]
+    page, errors, _ = await open_page(browser, bot, telegram)
+    assert await page.locator("#zone-auto").is_hidden()  # automatic already
+    await page.locator("#zone-input").fill("Tokyo")
+    await page.locator("#zone-save").click()
+    await page.locator("#zone", has_text="Asia/Tokyo").wait_for(timeout=5_000)
+    assert (await app.bot_data.store.settings(ANN))["timezone"] == "Asia/Tokyo"
+    await page.locator("#zone-auto").click()
+    await page.locator("#zone-auto").wait_for(state="hidden", timeout=5_000)
+    assert (await app.bot_data.store.settings(ANN))["timezone"] is None
+    assert errors == []

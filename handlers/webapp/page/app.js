@@ -452,6 +452,7 @@ function settingsSection() {
 function updateSettings() {
   const s = S.data.settings;
   $("#zone").textContent = (s.timezone || S.T.zoneUnset) + (s.zone_origin ? ` (${s.zone_origin})` : "");
+  $("#zone-auto").hidden = s.zone_chosen === false; // already automatic: nothing to put back
   const checkins = $("#checkins"), memory = $("#memory");
   checkins.checked = !!s.checkins;
   checkins.disabled = s.checkins_available === false;
