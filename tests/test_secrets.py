@@ -412,6 +412,26 @@ def test_seed_phrases_are_masked_whole(text, masked):
     assert mask_secrets(text) == masked
 
 
+TEN = "apple river stone cloud magic orange lemon tiger piano frost"
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (f"сид-фраза моего кошелька: {TEN}", f"сид-фраза моего кошелька: {SEED}"),  # ten words, not twelve
+        ("seed phrase: legal winner thank year wave sausage worth useful legal winner",
+         f"seed phrase: {SEED}"),
+        (f"мнемоника — {TEN[:23]}", f"мнемоника — {SEED}"),
+        (f"моя сид-фраза: {TEN[:17]}, не потеряй", f"моя сид-фраза: {SEED}, не потеряй"),
+        (f"seed phrase: {TEN}.", f"seed phrase: {SEED}."),
+        ("seed: apple, river, stone", f"seed: {SEED}"),
+        ("recovery phrase = 1. apple 2. river 3. stone", f"recovery phrase = {SEED}"),
+    ],
+)
+def test_a_labelled_seed_phrase_is_masked_however_many_words_follow(text, masked):
+    assert mask_secrets(text) == masked
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -420,7 +440,12 @@ def test_seed_phrases_are_masked_whole(text, masked):
         "мнемоника помогает запоминать иностранные слова",
         "the mnemonic for the planets is my very eager mother just served us nachos and then the dog barked loud",
         f"{TWELVE} (no name before it, so just words)",
-        "seed phrase: legal winner thank year wave sausage worth useful legal winner",  # 10 words
+        "seed phrase legal winner thank year wave sausage worth useful legal winner",  # 10 words, no label
+        "seed phrase: never share it with anyone",  # a label, then talk: the clause goes on past the words
+        "Seed phrase: what is it?",
+        "seed phrase: lost.",  # one word
+        "recovery phrase: please help me find it",
+        "my seed phrase - I wrote it down on paper",
     ],
 )
 def test_words_near_seed_phrase_names_that_are_not_seeds_are_kept(text):

@@ -28,6 +28,9 @@ from memory.secrets.patterns import (
     PASSWORD_COMPOUNDS,
     PASSWORD_LEADS,
     PASSWORD_STATED,
+    SEED_LABEL,
+    SEED_LABELLED,
+    SEED_LABELLED_MIN,
     SEED_LEAD_TOKENS,
     SEED_LENGTHS,
     SEED_NAME,
@@ -212,7 +215,11 @@ def _mask_seed_phrases(text: str) -> str:
 
 
 def _seed_run(text: str, start: int) -> tuple[int, int] | None:
-    """Return the span of the 12 to 24 seed words that follow a seed phrase's name ending at `start`, or None."""
+    """Return the span of the seed words that follow a seed phrase's name ending at `start`, or None: all of
+    them up to the clause's end when the name labels them, else a run of 12 to 24."""
+    labelled = _labelled_seed(text, start)
+    if labelled:
+        return labelled
     end = min(len(text), start + SEED_WINDOW)
     # A word cut by the window's edge is not taken: the mask would end inside it.
     tokens = [
@@ -231,6 +238,17 @@ def _seed_run(text: str, start: int) -> tuple[int, int] | None:
             return tokens[first][0][0], tokens[first + kept - 1][0][1]
         first = last + 1
     return None
+
+
+def _labelled_seed(text: str, start: int) -> tuple[int, int] | None:
+    label = SEED_LABEL.match(text, start)
+    words = SEED_LABELLED.match(text, label.end()) if label else None
+    if words is None:
+        return None
+    found = re.findall(r"[^\W\d_]+", words.group())
+    if len(found) < SEED_LABELLED_MIN or any(word.lower() in SEED_STOPWORDS for word in found):
+        return None
+    return words.span()
 
 
 def _is_seed_word(token: str) -> bool:

@@ -223,3 +223,12 @@ SEED_STOPWORDS = frozenset(
 SEED_LENGTHS = (24, 21, 18, 15, 12)
 SEED_WINDOW = 600  # characters after the name searched for the words: 24 words and their numbers fit
 SEED_LEAD_TOKENS = 8  # "for my wallet:" and the like may stand between the name and the words
+# A name that labels what follows ("сид-фраза моего кошелька: …", "seed =", "мнемоника — …"): up to three words,
+# then a colon, an equals sign or a dash. What it labels is the run of seed words up to the end of the clause,
+# however many there are (at least SEED_LABELLED_MIN), numbered or comma-separated.
+SEED_LABEL = re.compile(r"(?:[^\S\n]+[^\W\d_]+){0,3}?[^\S\n]*(?:[:=—–]|-(?=\s))\s*")
+SEED_LABELLED = re.compile(
+    r"(?:[0-9]{1,2}[.)]\s*)?[a-z]{3,8}(?:(?:\s*,)?\s+(?:[0-9]{1,2}[.)]\s*)?[a-z]{3,8})*+(?=\s*(?:[.,;!?)]|$))",
+    re.IGNORECASE,
+)
+SEED_LABELLED_MIN = 2  # one word after a label is more often talk ("seed phrase: lost"), and no secret alone
