@@ -521,3 +521,26 @@ def test_masking_mixed_secrets_is_idempotent(text):
 def test_text_without_digits_or_key_words_is_unchanged(text):
     assume(not any(keyword in text.lower() for keyword in KEYWORDS))
     assert mask_secrets(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("пароль от инсты, он такой: Ins7agram#", f"пароль от инсты, он такой: {PASSWORD}"),
+        ("пароль от вайфая поменяли, новый — Romashka55", f"пароль от вайфая поменяли, новый — {PASSWORD}"),
+        ("my password, as usual: hunter22", f"my password, as usual: {PASSWORD}"),
+    ],
+)
+def test_a_password_label_with_a_comma_before_its_separator_still_labels_it(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["пароль, который ты мне дал: не подходит", "пароль от почты, кстати, я опять забыла",
+     "the wifi password, the one on the sticker: is wrong", "пароли, как обычно: разные везде",
+     "password, username, email: all required"],
+)
+def test_talk_after_a_password_label_with_a_comma_is_kept(text):
+    assert mask_secrets(text) == text
+

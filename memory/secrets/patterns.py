@@ -110,7 +110,8 @@ PASSWORD_STOPWORDS = frozenset(
     "something nothing still now just like also always never probably really somewhere being about and or but "
     "set correct right unknown blank empty all "
     "не нет никакой какой такой тот та то этот эта мой моя твой твоя его её их наш там тут здесь где как что "
-    "очень слишком простой сложный длинный короткий неверный неправильный другой новый старый один одинаковый "
+    "очень слишком простой сложный длинный короткий неверный неправильный другой другие разные разный новый старый "
+    "один одинаковый одинаковые "
     "везде всегда это и а но в на у к с по из за для от до ещё уже тоже вроде забыл забыла забыли сохранен "
     "сохранён записан".split()
 )
@@ -119,7 +120,7 @@ PASSWORD_STOPWORDS = frozenset(
 STOPWORD_ALTERNATION = "|".join(sorted((re.escape(word) for word in PASSWORD_STOPWORDS), key=len, reverse=True))
 # "password (for my email) is VALUE", "пароль от почты: VALUE".
 PASSWORD_STATED = re.compile(
-    rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass)\b(?P<qual>(?:\s+{WORD}){{0,8}}?)(?P<sep>{PASSWORD_SEP})\s*"
+    rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass)\b(?P<qual>(?:,?\s+{WORD}){{0,8}}?)(?P<sep>{PASSWORD_SEP})\s*"
     rf"{NOT_A_PLACEHOLDER}(?!(?:{STOPWORD_ALTERNATION})(?![\w-]))(?P<value>[^\s:=—–\[]\S*)",
     re.IGNORECASE,
 )
