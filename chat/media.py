@@ -112,6 +112,15 @@ def session_text(kind: str, words: str) -> str:
     return words
 
 
+def session_words(kind: str, content: str) -> str:
+    """Return the words session_text kept `content` from: the caption of "[photo] …", the emoji of "[sticker 😂]"."""
+    if kind == "photo":
+        return content.removeprefix("[photo]").strip()
+    if kind == "sticker":
+        return content.removeprefix("[sticker").removesuffix("]").strip()
+    return content
+
+
 def with_image(messages: list[dict], data_url: str) -> list[dict]:
     """Return the chat messages with the image attached to the last one (the user's message of this turn)."""
     *earlier, last = messages

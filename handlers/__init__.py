@@ -35,7 +35,7 @@ from handlers.privacy import (
     stale_button,
 )
 from handlers.settings import checkins_command, timezone_command
-from handlers.talk import on_text
+from handlers.talk import on_text, try_again
 from handlers.usage import stats_command, usage_command
 
 NEW_MESSAGES = filters.UpdateType.MESSAGE
@@ -65,6 +65,7 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
     app.add_handler(CallbackQueryHandler(undo_button, pattern="^un:"))
     app.add_handler(CallbackQueryHandler(forget_button, pattern="^fg:"))
+    app.add_handler(CallbackQueryHandler(try_again, pattern="^ta:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
     app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))
     app.add_handler(MessageHandler(NEW_MESSAGES & PICTURE, on_photo))

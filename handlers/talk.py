@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-from telegram import Message, MessageEntity, Update
+import contextlib
+import re
+
+from telegram import Chat, Message, MessageEntity, Update, User
 from telegram.constants import ChatType
+from telegram.error import TelegramError
 
 from chat.companion import Speaker
+from chat.media import session_words
 from handlers.context import Context
 from handlers.forgetting import send_unlearned
 from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
 from handlers.texts import text
-from handlers.transport.replies import send_text, typing_indicator
+from handlers.transport.replies import keyboard, send_text, typing_indicator
 from handlers.usage import limit_line
 from llm.client import ModelUnavailable
+
+TRY_AGAIN = re.compile(r"ta:([0-9]{1,18})")  # ASCII digits, few enough for a 64-bit id
 
 
 def addressed_text(message: Message, bot_username: str, bot_id: int) -> str | None:
@@ -69,31 +76,61 @@ async def converse(
     """
     message, user = update.effective_message, update.effective_user
     assert message is not None and user is not None
+    await answer_turn(context, user, message.chat, message.message_id, update.update_id, words, kind=kind,
+                      image=image, over_limit=over_limit)
+
+
+async def try_again(update: Update, context: Context) -> None:
+    """Answer the message a model outage left unanswered ("ta:<update id>"): the presser's own last message
+    only, once; any other press has expired."""
+    query = update.callback_query
+    if query is None or query.message is None:
+        return
+    user = query.from_user
+    pressed = TRY_AGAIN.fullmatch(query.data or "")
+    waiting = await context.bot_data.store.last_unanswered(user.id) if pressed else None
+    if waiting is None or waiting[0] != int(pressed[1]):  # type: ignore[index]
+        await query.answer(text("button_expired", user.language_code))
+        return
+    await query.answer()
+    with contextlib.suppress(TelegramError):  # pressed: the button goes (a new apology brings a new one)
+        await query.edit_message_reply_markup(None)
+    update_id, content, kind = waiting
+    await answer_turn(context, user, query.message.chat, query.message.message_id, update_id,
+                      session_words(kind, content), kind=kind)
+
+
+async def answer_turn(
+    context: Context, user: User, chat: Chat, draft_id: int, update_id: int, words: str, *, kind: str = "text",
+    image: str | None = None, over_limit: str | None = None,
+) -> None:
+    """Run the turn of update `update_id` and send what comes of it into `chat` (a draft numbered `draft_id`
+    in a private chat); a model outage gets the apology with a Try again button."""
     services = context.bot_data
     speaker = Speaker(user.id, user.first_name, user.language_code)
-    private = message.chat.type == ChatType.PRIVATE
-    draft = services.drafts.open(context.bot, message.chat_id, message.message_id) if private else None
-    async with typing_indicator(context.bot, message.chat_id, services.config.typing_interval_s):
+    private = chat.type == ChatType.PRIVATE
+    draft = services.drafts.open(context.bot, chat.id, draft_id) if private else None
+    async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s):
         try:
             try:
                 answer = await services.companion.reply(
-                    speaker, words, update.update_id, kind=kind, image=image, on_text=draft.show if draft else None,
+                    speaker, words, update_id, kind=kind, image=image, on_text=draft.show if draft else None,
                     private=private, over_limit=over_limit,
                 )
             finally:
                 if draft is not None:  # no draft may arrive after the answer or the apology
                     await draft.close()
         except ModelUnavailable:
-            await send_text(context.bot, message.chat_id, text("model_down", user.language_code))
+            retry = keyboard([[(text("try_again", user.language_code), f"ta:{update_id}")]])
+            await context.bot.send_message(chat.id, text("model_down", user.language_code), reply_markup=retry)
             return
     if answer is not None and answer.unlearned is not None:
         if answer.text:
-            await send_text(context.bot, message.chat_id, answer.text)
-        await send_unlearned(context.bot, message.chat_id, answer.unlearned, user.language_code, private)
+            await send_text(context.bot, chat.id, answer.text)
+        await send_unlearned(context.bot, chat.id, answer.unlearned, user.language_code, private)
     elif answer is not None and answer.limited is not None:
         if answer.limited.notice:
-            await send_text(context.bot, message.chat_id, limit_line(answer.limited, services.clock(),
-                                                                     user.language_code))
+            await send_text(context.bot, chat.id, limit_line(answer.limited, services.clock(), user.language_code))
         after_turn(services, context.job_queue, user.id, answer.unread, False)  # the extractor still reads it
     elif answer is not None:
         reply = answer.text
@@ -102,8 +139,8 @@ async def converse(
         confirmed = to_confirm(answer.learned, answer.notify)
         if confirmed and not private:  # no Undo buttons outside the user's private chat
             reply += "\n\n" + note_text(confirmed, user.language_code)
-        await send_text(context.bot, message.chat_id, reply)
+        await send_text(context.bot, chat.id, reply)
         if confirmed and private:
-            await send_note(context.bot, message.chat_id, confirmed, user.language_code)
+            await send_note(context.bot, chat.id, confirmed, user.language_code)
         after_turn(services, context.job_queue, user.id, answer.unread, bool(answer.learned))
 

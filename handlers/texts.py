@@ -34,9 +34,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "/help – эта подсказка",
     },
     "model_down": {
-        "en": "Sorry, I can't think straight right now. Please write again in a minute.",
-        "ru": "Прости, у меня сейчас не получается ответить. Напиши, пожалуйста, ещё раз через минуту.",
+        "en": "Sorry, I can't think straight right now. Press Try again in a minute, or just write again.",
+        "ru": "Прости, у меня сейчас не получается ответить. Нажми «Ещё раз» через минуту или просто напиши снова.",
     },
+    "try_again": {"en": "Try again", "ru": "Ещё раз"},
     "error": {
         "en": "Sorry, something went wrong on my side. Please try again.",
         "ru": "Прости, у меня что-то сломалось. Попробуй ещё раз.",

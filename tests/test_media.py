@@ -15,6 +15,7 @@ from chat.media import (
     language_hint,
     seconds,
     session_text,
+    session_words,
     sniff_image,
     voice_refusal,
     with_image,
@@ -142,6 +143,7 @@ def test_bytes_that_are_not_an_image_are_refused():
 )
 def test_session_text(kind, words, kept):
     assert session_text(kind, words) == kept
+    assert session_words(kind, kept) == words  # what a Try again press answers again
 
 
 def test_the_image_rides_on_the_last_message_only():

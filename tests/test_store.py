@@ -90,6 +90,21 @@ async def test_first_turn_has_no_previous_time_and_the_next_has(store):
     assert second.previous_seen == T0
 
 
+async def test_the_last_unanswered_message_is_only_the_newest_with_no_reply(store):
+    assert await store.last_unanswered(1) is None
+    first = await turn(store, 1, "one", update_id=501)
+    assert await store.last_unanswered(1) == (501, "one", "text")
+    await store.add_reply(1, "reply one", T0, 20, reply_to=first.message_id)
+    assert await store.last_unanswered(1) is None
+    await turn(store, 1, "two", minutes=1, update_id=502)
+    await turn(store, 1, "three", minutes=2, update_id=503)
+    assert await store.last_unanswered(1) == (503, "three", "text")  # never an older one
+    await turn(store, 2, "someone else", minutes=3, update_id=504)
+    assert await store.last_unanswered(1) == (503, "three", "text")
+    await turn(store, 1, "no update id", minutes=4)
+    assert await store.last_unanswered(1) is None
+
+
 async def test_history_is_oldest_first_and_includes_replies(store):
     await turn(store, 1, "one")
     await store.add_reply(1, "reply one", T0, 20)

@@ -243,6 +243,20 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
             )
         return next((row[0] for row in rows), None)
 
+    async def last_unanswered(self, user_id: int) -> tuple[int, str, str] | None:
+        """Return (update id, content, kind) of the user's newest message when nothing answered it yet, else None.
+
+        What a "Try again" press may answer: only their very last message, and only once (the reply ends it).
+        """
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                "SELECT m.update_id, m.content, m.kind FROM messages m WHERE m.user_id = ? AND m.role = 'user'"
+                " AND m.update_id IS NOT NULL AND m.id = (SELECT MAX(id) FROM messages WHERE user_id = ?)"
+                " AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.user_id = m.user_id AND r.reply_to = m.id)",
+                (user_id, user_id),
+            )
+        return next((tuple(row) for row in rows), None)  # type: ignore[return-value]
+
     async def user_name(self, user_id: int) -> str | None:
         """Return the name the user gave, if any."""
         async with self._session() as db:
