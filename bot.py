@@ -21,8 +21,8 @@ from typing import Callable
 
 import openai
 from dotenv import load_dotenv
-from telegram import BotCommand, MenuButtonDefault, MenuButtonWebApp, Update, WebAppInfo
-from telegram.error import InvalidToken, NetworkError, TelegramError
+from telegram import Update
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes
 from telegram.request import BaseRequest, HTTPXRequest
 
@@ -42,7 +42,7 @@ from handlers.jobs import (
     start_memory_upkeep,
     start_outreach,
 )
-from handlers.texts import COMMANDS
+from handlers.menus import register_commands, register_menu_button
 from handlers.transport.inbox import Inbox, InboxBot
 from handlers.transport.ordering import PerUserUpdateProcessor
 from handlers.transport.streaming import Drafts, RateLimiter
@@ -224,16 +224,6 @@ def warm_zones() -> None:
         pass
 
 
-async def register_commands(app: Application) -> None:
-    """Publish the command menu in English and Russian; a failure is logged, not fatal."""
-    try:
-        for language, commands in COMMANDS.items():
-            menu = [BotCommand(name, description) for name, description in commands]
-            await app.bot.set_my_commands(menu, language_code=None if language == "en" else language)
-    except TelegramError as error:
-        log.warning("could not register the command list with Telegram: %s", error)
-
-
 async def listen(app: Application, config: Config) -> None:
     """Start the web server on PORT (the webhook, /healthz, the memory page); a taken port stops start-up."""
     try:
@@ -241,17 +231,6 @@ async def listen(app: Application, config: Config) -> None:
         app.bot_data.web = start_web_server(app, config, pages)
     except OSError as error:  # post_shutdown still closes what post_init opened
         raise CannotListen(f"cannot listen on PORT={config.port}: {error.strerror or error}") from None
-
-
-async def register_menu_button(app: Application, webapp_url: str | None) -> None:
-    """Point the private chats' menu button at the memory page, or put it back when WEBAPP_URL is gone."""
-    try:
-        if webapp_url:
-            await app.bot.set_chat_menu_button(menu_button=MenuButtonWebApp("Memory", WebAppInfo(webapp_url)))
-        elif isinstance(await app.bot.get_chat_menu_button(), MenuButtonWebApp):
-            await app.bot.set_chat_menu_button(menu_button=MenuButtonDefault())
-    except TelegramError as error:
-        log.warning("could not set the chat menu button: %s", error)
 
 
 async def stop_web_server(services: Services) -> None:

@@ -80,12 +80,13 @@ class MemoryPage:
         if await self.store.delete_topic(user_id, topic_id) != 1:
             raise Refused("not_found")
 
-    async def change_settings(self, user_id: int, fields: dict) -> dict:
-        """Set the user's zone, check-ins and memory switch; return all their settings."""
+    async def change_settings(self, user_id: int, fields: dict) -> tuple[dict, list[Fact]]:
+        """Set the user's zone, check-ins and memory switch; return all their settings, and their facts (the
+        zone may come from their city)."""
         now = self.clock()
         for key, value in settings_changes(fields).items():
             await self.store.set_setting(user_id, key, value, now)
-        return await self.store.settings(user_id)
+        return await self.store.settings(user_id), await self.store.facts(user_id)
 
     async def export(self, user_id: int) -> bytes:
         """Return everything stored about the user, and their zone, as indented JSON (the /export file)."""

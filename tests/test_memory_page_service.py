@@ -65,8 +65,8 @@ async def test_a_wish_is_deleted_but_not_edited(page, store):
 
 
 async def test_settings_forget_and_export(page, store):
-    settings = await page.change_settings(ANN, {"timezone": "Tokyo", "checkins": False})
-    assert settings == {"timezone": "Asia/Tokyo", "checkins": "off"}
+    settings, facts = await page.change_settings(ANN, {"timezone": "Tokyo", "checkins": False})
+    assert settings == {"timezone": "Asia/Tokyo", "checkins": "off"} and facts == []
     await page.add(ANN, {"category": "other", "value": "likes tea"})
     exported = json.loads(await page.export(ANN))
     assert exported["timezone"] == {"zone": "Asia/Tokyo", "source": "command"}

@@ -169,8 +169,7 @@ class SettingsApi(Api):
     """PATCH api/settings takes {"timezone": zone, city or null, "checkins": bool, "memory": bool}."""
 
     async def patch(self) -> None:
-        settings = await self.page.change_settings(self.user.id, self.body())
-        facts = (await self.page.snapshot(self.user.id)).facts
+        settings, facts = await self.page.change_settings(self.user.id, self.body())
         self.answer({"settings": settings_json(settings, facts, self.config.timezone, self.config.proactive,
                                                self.user.language_code)})
 
