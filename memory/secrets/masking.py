@@ -18,6 +18,7 @@ from memory.secrets.patterns import (
     IBAN_CANDIDATE,
     KEY_PATTERNS,
     NAMED_BLOB,
+    NAMED_SHORT_KEY,
     NOT_SECRET_AFTER_CODE,
     NOT_SECRET_BEFORE_CODE,
     NUMBER_SHAPE,
@@ -86,6 +87,7 @@ def _mask_once(text: str) -> str:
         text = pattern.sub(API_KEY, text)
     text = _mask_seed_phrases(text)
     text = NAMED_BLOB.sub(_mask_blob, text)
+    text = NAMED_SHORT_KEY.sub(lambda match: _replace_value(match, API_KEY), text)
     text = IBAN_CANDIDATE.sub(_mask_iban, text)
     text = DIGIT_RUN.sub(_mask_cards, text)
     text = SNILS_NAMED.sub(lambda match: _replace_value(match, SNILS), text)

@@ -37,6 +37,18 @@ NAMED_BLOB = re.compile(
     r"(?P<value>[A-Za-z0-9+/_=-]{16,})",
     re.IGNORECASE,
 )
+# A shorter value after an unmistakable name ("api key: k3y9Xa", "токен бота — 12ab34cd", "access token is
+# Zx81qq"): any length from 6, with a letter and a digit, when it ends its clause ("api key: version2 of the
+# plan" and "токены закончились: 500000" are talk).
+STRONG_KEY_NAME = (
+    r"(?:api|access|secret|private|auth|bearer|bot)[ _-]?(?:key|token)s?|tokens?|токен\w*|api[ -]?ключ\w*"
+    r"|ключ\w*\s+(?:api|доступа)|секретн\w+\s+ключ\w*"
+)
+NAMED_SHORT_KEY = re.compile(
+    rf"(?<!\[)\b(?:{STRONG_KEY_NAME})\b{QUALIFIERS}\s*(?:\bis\b|[:=—–]|-(?=\s))\s*"
+    r"(?P<value>(?=[^\s,;]*[0-9])(?=[^\s,;]*[A-Za-z])[A-Za-z0-9+/_=.-]{6,}?)(?=[.!?]?(?:\s*(?:[,;!?)]|$)|\s+(?:and|but|и|а|но)\b))",
+    re.IGNORECASE,
+)
 IBAN_CANDIDATE = re.compile(
     r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]{4})+(?: ?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])"
 )
