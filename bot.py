@@ -43,9 +43,11 @@ from handlers.jobs import (
     start_outreach,
 )
 from handlers.menus import register_commands, register_menu_button
+from handlers.transport.budget import Budget
 from handlers.transport.inbox import Inbox, InboxBot
 from handlers.transport.ordering import PerUserUpdateProcessor
-from handlers.transport.streaming import Drafts, RateLimiter
+from handlers.transport.sending import Outage, QuietOutageLogs, SendGate
+from handlers.transport.streaming import Drafts
 from handlers.transport.web import start_web_server
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
@@ -111,6 +113,7 @@ def setup_logging(config: Config) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets(config.telegram_token, config.openai_api_key))
     handler.addFilter(WithholdUpdateData())
+    handler.addFilter(QuietOutageLogs())
     logging.basicConfig(level=config.log_level, handlers=[handler], force=True)
     for noisy in ("httpx", "httpx2", "httpcore", "openai"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
@@ -126,6 +129,8 @@ def build_application(
     `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one); `clock` is
     the one clock every service is given (tests and benchmarks pass a fake one).
     """
+    outage = Outage(config.send_retry_s)
+    budget = Budget(config.telegram_max_rate) if config.telegram_max_rate > 0 else None
     bot = InboxBot(
         token=config.telegram_token,
         base_url=config.telegram_api_base_url,
@@ -133,13 +138,13 @@ def build_application(
         # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
         request=request or HTTPXRequest(connection_pool_size=256),
         get_updates_request=HTTPXRequest(connection_pool_size=1),
-        rate_limiter=RateLimiter(overall_max_rate=config.telegram_max_rate, max_retries=3),
+        rate_limiter=SendGate(budget, outage),
     )
     app = (
         ApplicationBuilder()
         .bot(bot)
         .context_types(ContextTypes(bot_data=Services))
-        .concurrent_updates(PerUserUpdateProcessor(config.max_concurrent_updates))
+        .concurrent_updates(PerUserUpdateProcessor(config.max_concurrent_updates, outage))
         .post_init(post_init)
         .post_shutdown(post_shutdown)
         .build()
@@ -165,6 +170,8 @@ async def post_init(app: Application) -> None:
     app.bot.attach_inbox(services.inbox)
     app.update_processor.inbox = services.inbox
     app.update_processor.app = app
+    if services.store.on_postgres and app.bot.rate_limiter.budget is not None:
+        app.bot.rate_limiter.budget.share(services.store)  # every machine of the bot draws on one rate
     await services.inbox.replay(app)
     client = openai.AsyncOpenAI(
         api_key=config.openai_api_key,
@@ -261,6 +268,7 @@ def begin_shutdown(app: Application) -> None:
     if services.keeper is not None:
         services.keeper.stopping.set()
     services.stop_requested.set()
+    app.bot.rate_limiter.outage.stop()  # a reply waiting out a Telegram outage is sent after the restart
     if not services.config.webhook_url:
         app.stop_running()
 

@@ -70,6 +70,7 @@ class Config:
     port: int = 8080
     webapp_url: str | None = None  # set: the memory page (a Telegram Mini App) and its API are served under its path
     webapp_auth_max_age_s: int = 86_400  # the page's signed initData is refused once older than this
+    send_retry_s: float = 600.0  # a request Telegram does not take is retried this long; then its update waits
     transcription_model: str = "whisper-1"  # empty: voice messages are not transcribed
     voice_max_seconds: int = 300
     vision: bool = True  # VISION=auto: photos go to the chat model (until it refuses them)
@@ -242,6 +243,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         port=_int(env, "PORT", 8080, low=1, high=65_535),
         webapp_url=webapp_url,
         webapp_auth_max_age_s=_int(env, "WEBAPP_AUTH_MAX_AGE", 86_400, low=60, high=365 * 86_400),
+        send_retry_s=_number(env, "SEND_RETRY_MINUTES", 10, low=0, high=24 * 60) * 60,
         # Set but empty turns voice off, so it is read as given rather than through `or`.
         transcription_model=env.get("TRANSCRIPTION_MODEL", "whisper-1").strip(),
         voice_max_seconds=_int(env, "VOICE_MAX_SECONDS", 300, low=1, high=86_400),

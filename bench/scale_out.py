@@ -19,16 +19,29 @@ one not acknowledged with 200 is POSTed again (to another process, when there ar
 Measured per configuration: messages per second (replies / wall time from the first POST to the last reply),
 latency from the POST to the sendMessage reaching the double (p50, p99), and the CPU seconds the bot
 processes, the PostgreSQL server and this process (both doubles and the load) spent during the run.
+Also the Bot API requests reaching the double from all the bot processes of the configuration together: the
+arrival (time.monotonic()) of every call but getUpdates from the moment the clock starts (after start-up and
+the warm-up) until a second after the last reply, so sendMessage, sendChatAction, sendMessageDraft and the
+like. Reported: their number, the sustained rate (requests / (last arrival - first arrival)), and the largest
+number in any 1-second sliding window that starts at least 1 s after the first request (a token bucket lets
+a first burst through; from then on the window shows the rate the limiter keeps), the same from 5 s on (a
+bucket the first second did not empty still lets burst + rate through in the second one), the calls in each
+of the first five seconds, and the calls per method.
 Checked: every message answered exactly once, each user's replies in order, no ERROR or Traceback in the
 bots' logs. The exit code is 1 when a check fails.
 
-Telegram's 30 requests/s limiter: bot.py turns it on in every process, and at 30/s (a reply and a typing
-action per message) it caps a process at ~15 messages/s whatever the database does. As bench/load.py and
+Telegram's 30 requests/s limiter: bot.py turns it on, one budget for all the processes on PostgreSQL, and at
+30/s (a reply per message; a typing action only when a token is free) it caps the bot at ~29 messages/s
+whatever the database does. As bench/load.py and
 bench/turn.py do, it is off here by default: the processes are then started with the limiter set to 0 by a
 one-line wrapper around bot.py (`python -c ...`, the same `main()`); `--limiter on` starts plain `bot.py`.
+With the limiter on, the Bot API requests per second above show the rate the configuration keeps: with the
+budget shared through PostgreSQL, (c)'s two processes together send at most about 30/s (with one budget per
+process, as before 2026-12-02, they sent 60).
 
-    .venv/bin/python bench/scale_out.py            # 200 users x 5 messages, (a) (b) (c)
-    .venv/bin/python bench/scale_out.py --quick    # 50 users x 3 messages
+    .venv/bin/python bench/scale_out.py                              # 200 users x 5 messages, (a) (b) (c)
+    .venv/bin/python bench/scale_out.py --quick                      # 50 users x 3 messages
+    .venv/bin/python bench/scale_out.py --limiter on --configs c     # (c) alone, limiter on
 """
 
 from __future__ import annotations
@@ -44,6 +57,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from aiohttp import web
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -65,7 +80,21 @@ CONFIGS = {
 
 
 class Replies(TaggedReplies):
-    """The Bot API double, noting when each tagged reply arrives and waking the user who waits for it."""
+    """The Bot API double, noting when each tagged reply arrives and waking the user who waits for it; while
+    `counting`, it also notes the arrival (time.monotonic()) and method of every call but getUpdates."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counting = False
+        self.requests: list[tuple[float, str]] = []  # (time.monotonic(), method), in arrival order
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        if self.counting and request.path.startswith("/bot"):
+            method = request.path.rpartition("/")[2]
+            name = self._methods.get(method.lower(), (method, None))[0]
+            if name.lower() != "getupdates":
+                self.requests.append((time.monotonic(), name))
+        return await super()._handle(request)
 
     def know(self, user_id: int) -> None:
         """Make the private chat known, as a first message would (nothing polls the double in webhook mode)."""
@@ -141,10 +170,55 @@ class Result:
     cpu_pg: float = 0.0
     cpu_bench: float = 0.0
     model_calls: str = ""
+    requests: list[float] = field(default_factory=list)  # Bot API calls' arrivals (time.monotonic()), sorted
+    methods: collections.Counter = field(default_factory=collections.Counter)
 
     @property
     def rate(self) -> float:
         return self.answered / self.wall if self.wall else 0.0
+
+    @property
+    def request_span(self) -> float:
+        return self.requests[-1] - self.requests[0] if len(self.requests) > 1 else 0.0
+
+    @property
+    def request_rate(self) -> float:
+        """Bot API requests per second, all processes together: requests / (last arrival - first arrival)."""
+        return len(self.requests) / self.request_span if self.request_span else 0.0
+
+    def busiest(self, after: float = 1.0, width: float = 1.0) -> tuple[int, float]:
+        """The most requests in any `width`-second window [s, s + width) with s >= first arrival + `after`, and
+        where that window starts (seconds after the first arrival); the busiest such window starts at an
+        arrival, so only those are tried."""
+        times, best, at, end = self.requests, 0, 0.0, 0
+        for start_index, start in enumerate(times):
+            if start < times[0] + after:
+                continue
+            end = max(end, start_index)
+            while end < len(times) and times[end] < start + width:
+                end += 1
+            if end - start_index > best:
+                best, at = end - start_index, start - times[0]
+        return best, at
+
+    def window_max(self, after: float = 1.0, width: float = 1.0) -> int:
+        """The most requests in any `width`-second window starting at least `after` s after the first one."""
+        return self.busiest(after, width)[0]
+
+    def per_second(self, seconds: int = 5) -> list[int]:
+        """Requests in each of the first `seconds` whole seconds from the first one."""
+        counts = [0] * seconds
+        for t in self.requests:
+            index = int(t - self.requests[0])
+            if index >= seconds:
+                break
+            counts[index] += 1
+        return counts
+
+    @property
+    def first_second(self) -> int:
+        """Requests in the first second from the first one (the burst a full bucket lets through)."""
+        return sum(1 for t in self.requests if t < self.requests[0] + 1.0) if self.requests else 0
 
     def pct(self, q: float) -> float:
         if not self.latencies:
@@ -214,6 +288,8 @@ async def run_config(key: str, args: argparse.Namespace, server: pg.Server | Non
         bots.posts.clear()
         bots.refused = 0
         model.chats = model.extractions = model.embeddings = 0
+        telegram.requests.clear()
+        telegram.counting = True
         cpu_bots, cpu_pg = bots_cpu(bots), postgres_cpu(server)
         cpu_bench = sum(os.times()[:2])
 
@@ -224,6 +300,9 @@ async def run_config(key: str, args: argparse.Namespace, server: pg.Server | Non
         result.cpu_pg = postgres_cpu(server) - cpu_pg
         result.cpu_bench = sum(os.times()[:2]) - cpu_bench
         await asyncio.sleep(1.0)  # a duplicate reply would arrive now
+        telegram.counting = False
+        result.requests = sorted(t for t, _ in telegram.requests)
+        result.methods = collections.Counter(method for _, method in telegram.requests)
 
         result.wall = last - started
         answers = collections.Counter((user, number) for user, number, _ in telegram.arrived)
@@ -260,15 +339,18 @@ async def run_config(key: str, args: argparse.Namespace, server: pg.Server | Non
 
 
 def report(args: argparse.Namespace, results: list[Result]) -> int:
-    limiter = "on (30 requests/s per process)" if args.limiter == "on" else "off"
+    limiter = "on (bot.py's 30 requests/s)" if args.limiter == "on" else "off"
     print(f"\n{args.users} users x {args.messages} messages each, every user sending the next message when the "
           f"reply to the last one is in; model {args.delay_ms} ms; Telegram limiter {limiter}; "
           f"{os.cpu_count()} CPU cores for the bots, PostgreSQL, the doubles and the load")
-    print(f"{'configuration':<29} {'msgs/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'answered':>10} {'twice':>5} "
-          f"{'missing':>7}  {'CPU s: bots / pg / bench':<25} posts per process")
+    print(f"{'configuration':<29} {'msgs/s':>7} {'api req':>7} {'req/s':>6} {'max 1s':>6} {'>=5s':>5} {'p50 ms':>8} "
+          f"{'p99 ms':>8} {'answered':>10} {'twice':>5} {'missing':>7}  {'CPU s: bots / pg / bench':<25} "
+          f"posts per process")
     for r in results:
         cpu = f"{r.cpu_bots:.1f} / {r.cpu_pg:.1f} / {r.cpu_bench:.1f}"
-        print(f"{r.name:<29} {r.rate:>7.1f} {r.pct(0.5):>8.0f} {r.pct(0.99):>8.0f} "
+        print(f"{r.name:<29} {r.rate:>7.1f} {len(r.requests):>7} {r.request_rate:>6.1f} {r.window_max():>6} "
+              f"{r.window_max(5.0):>5} "
+              f"{r.pct(0.5):>8.0f} {r.pct(0.99):>8.0f} "
               f"{f'{r.answered}/{r.sent}':>10} {r.twice:>5} {r.missing:>7}  {cpu:<25} "
               f"{'+'.join(map(str, r.posts))} (pids {', '.join(map(str, r.pids))})")
     by_key = {r.name[:3]: r for r in results}
@@ -279,6 +361,12 @@ def report(args: argparse.Namespace, results: list[Result]) -> int:
     for r in results:
         print(f"{r.name}: wall {r.wall:.1f}s; model calls {r.model_calls}; webhook POSTs refused {r.refused}; "
               f"bot CPU {r.cpu_bots / r.wall if r.wall else 0:.2f} cores busy on average")
+        methods = ", ".join(f"{method} {n}" for method, n in r.methods.most_common())
+        most, at = r.busiest()
+        print(f"{r.name}: Bot API requests, all processes together: {len(r.requests)} in {r.request_span:.1f}s "
+              f"= {r.request_rate:.1f}/s sustained; max {most} in a 1-s window starting >= 1 s after the first "
+              f"request (at +{at:.1f} s; from 5 s on: {r.window_max(5.0)}); seconds 1-5: "
+              f"{'/'.join(map(str, r.per_second()))}; {methods or 'none'}")
     failed = False
     for r in results:
         problems = [f"{n} {what}" for n, what in ((r.missing, "unanswered"), (r.twice, "answered twice"),
@@ -301,7 +389,12 @@ async def run(args: argparse.Namespace) -> int:
                 server = await asyncio.to_thread(pg.start_server)
             for key in keys:
                 print(f"running {CONFIGS[key][0]} ...", flush=True)
-                results.append(await run_config(key, args, server, Path(folder)))
+                result = await run_config(key, args, server, Path(folder))
+                results.append(result)
+                print(f"  {result.name}: {result.answered}/{result.sent} answered, {result.rate:.1f} msgs/s; "
+                      f"Bot API {len(result.requests)} requests, {result.request_rate:.1f} req/s sustained over "
+                      f"{result.request_span:.1f}s, max {result.window_max()} in a 1-s window after the first "
+                      f"second ({result.first_second} in the first); ok {result.ok}", flush=True)
         finally:
             if server is not None:
                 server.stop()

@@ -10,6 +10,7 @@ from telegram.error import TelegramError
 
 from handlers.context import Context
 from handlers.texts import text
+from handlers.transport.sending import SendPostponed
 
 log = logging.getLogger(__name__)
 
@@ -17,6 +18,9 @@ log = logging.getLogger(__name__)
 async def on_error(update: object, context: Context) -> None:
     """Log an unhandled exception with its update id; tell the user something went wrong."""
     update_id = update.update_id if isinstance(update, Update) else None
+    if isinstance(context.error, SendPostponed):  # not an error: the update is handled again later
+        log.info("update %s waits for Telegram to take requests again", update_id)
+        return
     log.error("unhandled error while handling update %s", update_id, exc_info=context.error)
     if not isinstance(update, Update) or update.effective_chat is None:
         return

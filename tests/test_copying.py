@@ -77,7 +77,7 @@ async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(sour
     before, files = digest(source), sorted(os.listdir(source.parent))
     counts = await copy_sqlite_to_postgres(source, pg_url)
     assert list(counts) == ["users", "messages", "facts", "fact_history", "fact_relations", "inbox", "topics", "usage",
-                           "forgotten"]
+                           "forgotten", "send_budget"]
     assert all(lite == pg for lite, pg in counts.values()) and counts["messages"] == (12, 12)
     assert counts["fact_history"] == (1, 1) and counts["usage"][0] == 14
     assert digest(source) == before and sorted(os.listdir(source.parent)) == files

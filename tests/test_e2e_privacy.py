@@ -31,6 +31,8 @@ async def tables_mentioning(path, user_id: int) -> dict[str, int]:
     counts = {}
     tables = await fetch(store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     for (table,) in tables:
+        if table == "send_budget":  # one row, the bot's shared Telegram rate: nobody's data
+            continue
         if table == "inbox":  # an update waiting there carries the user in its JSON, and whose it is
             where, values = "payload LIKE ? OR user_id = ?", (f'%"id": {user_id},%', user_id)
         else:

@@ -90,7 +90,7 @@ class Bot:
         await self.tracker.wait(update_id)
 
     def group(self) -> int:
-        """A fresh group id: AIORateLimiter allows 20 messages a minute per group, so no group is reused."""
+        """A fresh group id: the send gate allows 20 messages a minute per group, so no group is reused."""
         self.next_group -= 1
         return self.next_group
 

@@ -76,6 +76,20 @@ async def test_fifty_users_spread_over_two_processes_are_answered_once_each_in_o
 
 
 @pytest.mark.timeout(240)
+async def test_two_processes_share_one_telegram_rate(bots, telegram):
+    first = len(telegram.calls)
+    await asyncio.gather(*(bots.post(n % 2, text_update(9000 + n, user_id, f"burst from {user_id}"))
+                           for n, user_id in enumerate(USERS + USERS)))
+    await wait_for_replies(telegram, 2 * len(USERS), 120)
+    times = telegram.call_times[first:]
+    requests, span = len(times), times[-1] - times[0]
+    # One bucket, 30 a second with one saved up: n requests take at least (n - 1) / 30 s (3 of slack for the
+    # jitter of loopback). Two buckets (one per process, as before) would let them through twice as fast.
+    assert requests >= 2 * len(USERS)  # the replies (typing actions only when a token is free)
+    assert requests - 1 <= 30 * span + 3, f"{requests} requests in {span:.2f} s"
+
+
+@pytest.mark.timeout(240)
 async def test_a_process_killed_mid_burst_loses_nothing(bots, telegram):
     planned, rng = messages(), random.Random(16)
     killed = asyncio.Event()

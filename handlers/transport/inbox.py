@@ -14,9 +14,10 @@ from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from telegram import Update
-from telegram.error import NetworkError
+from telegram.error import NetworkError, TimedOut
 from telegram.ext import Application, ExtBot
 
+from handlers.transport.sending import Outage, unreachable
 from memory.secrets.masking import mask_secrets
 from memory.store.backends import DATABASE_ERRORS
 from memory.store.store import Store
@@ -124,13 +125,14 @@ def parsed(payload: str, bot: ExtBot) -> Update | None:
 class InboxBot(ExtBot):
     """The bot, with each batch of polled updates written to the inbox before it is returned."""
 
-    __slots__ = ("_inbox", "_batch")
+    __slots__ = ("_inbox", "_batch", "polling")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         with self._unfrozen():
             self._inbox: Inbox | None = None
             self._batch: list[dict] = []  # the last getUpdates answer as Telegram sent it
+            self.polling = PollingOutage(0.0)  # getUpdates failing: logged once, when it starts and ends
 
     def attach_inbox(self, inbox: Inbox) -> None:
         """Record polled updates in `inbox` from now on."""
@@ -141,10 +143,15 @@ class InboxBot(ExtBot):
         """Fetch updates and record them; if they cannot be recorded, Telegram is not told they arrived."""
         try:
             updates = await super().get_updates(*args, **kwargs)
+        except NetworkError as error:
+            if unreachable(error) and not isinstance(error, TimedOut):  # a timeout is retried at once, unlogged
+                self.polling.failed(error)
+            raise
         except (TypeError, ValueError, KeyError):
             # python-telegram-bot could not read one of the batch (a field it requires is missing). Left
             # alone, its polling loop would ask for the same batch forever and hear nothing else.
             updates = tuple(readable(data, self) for data in self._batch)
+        self.polling.ended()
         if updates and self._inbox is not None:
             try:
                 await self._inbox.record(self._batch)
@@ -162,6 +169,13 @@ class InboxBot(ExtBot):
             with self._unfrozen():
                 self._batch = list(result)
         return result
+
+
+class PollingOutage(Outage):
+    """getUpdates failing: python-telegram-bot backs off (up to 30 s) and tries again; this says so once."""
+
+    STARTED = "Telegram does not answer getUpdates ({error}); polling backs off and keeps trying"
+    ENDED = "Telegram answers getUpdates again after {seconds:.0f} s ({failures} failed meanwhile)"
 
 
 def readable(data: dict, bot: ExtBot) -> Update:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any, Awaitable
 
 from telegram import Update
@@ -9,6 +11,9 @@ from telegram.ext import Application, BaseUpdateProcessor
 
 from chat.locks import KeyedLocks
 from handlers.transport.inbox import Inbox
+from handlers.transport.sending import DELIVERY, Delivery, Outage
+
+HELD_RETRY_S = 60.0  # a postponed update is handled again this often, or as soon as Telegram takes a request
 
 
 def ordering_key(update: object) -> int | None:
@@ -27,50 +32,112 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
 
     With an inbox attached, an update already handled (Telegram delivered it again, or it was replayed
     after a crash and also redelivered) is skipped, and each update is marked handled once its handlers ran.
+    An update whose reply Telegram would not take for SEND_RETRY_MINUTES is held, unhandled, with the user's
+    later updates queued behind it, and handled again later (handlers/transport/sending.py).
     """
 
-    def __init__(self, max_concurrent_updates: int) -> None:
+    def __init__(self, max_concurrent_updates: int, outage: Outage | None = None) -> None:
         super().__init__(max_concurrent_updates)
         self._locks = KeyedLocks()
         self.inbox: Inbox | None = None
-        self.app: Application | None = None  # runs an earlier update another machine recorded (PostgreSQL)
+        self.app: Application | None = None  # runs an earlier or a held update again
+        self.outage = outage or Outage(0.0)
+        self._held: dict[int, list[Update]] = {}  # user -> their updates waiting for Telegram, oldest first
+        self._retrying: asyncio.Task | None = None
 
     async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
         key = ordering_key(update)
-        if key is None:
+        if key is None or not isinstance(update, Update):
             async with self._semaphore:
                 await self.do_process_update(update, coroutine)
             return
         # Taking the lock is this task's first suspension point, and tasks start in the
         # order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
         async with self._locks.hold(key), self._semaphore:
-            inbox = self.inbox
-            if inbox is None or not inbox.shared or not isinstance(update, Update) or self.app is None:
-                await self.do_process_update(update, coroutine)
+            if key in self._held:  # an earlier update of theirs waits for Telegram: this one queues behind it
+                coroutine.close()  # type: ignore[attr-defined]
+                self._held[key].append(update)
                 return
-            # Several machines: the user's lock in the database, then any earlier update of theirs that
-            # another machine recorded but has not handled, then this one.
-            async with inbox.store.user_turn(key):
-                for earlier in await inbox.earlier(key, update.update_id, self.app.bot):
-                    await self.do_process_update(earlier, self.app.process_update(earlier))
-                await self.do_process_update(update, coroutine)
+            await self._in_order(key, [update], coroutine)
 
-    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        """Await the update's coroutine unless the inbox says it was handled; then mark it handled."""
-        inbox = self.inbox if isinstance(update, Update) else None
-        if inbox is None:
+    async def _in_order(self, key: int, updates: list[Update], last: Awaitable[Any] | None) -> None:
+        """Process `updates` one by one (`last` is the last one's coroutine, when there is one); from the first
+        one postponed on, they are held. On several machines, any earlier update of the user that another
+        machine recorded but has not handled goes first, all under the user's lock in the database."""
+        inbox = self.inbox
+        if inbox is None or not inbox.shared or self.app is None:
+            await self._each(key, updates, last)
+            return
+        async with inbox.store.user_turn(key):
+            earlier = await inbox.earlier(key, updates[0].update_id, self.app.bot)
+            await self._each(key, earlier + updates, last)
+
+    async def _each(self, key: int, updates: list[Update], last: Awaitable[Any] | None) -> None:
+        for index, update in enumerate(updates):
+            final = index == len(updates) - 1
+            coroutine = last if final and last is not None else self._coroutine(update)
+            if not await self.do_process_update(update, coroutine):
+                if last is not None and not final:
+                    last.close()  # type: ignore[attr-defined]
+                self._hold(key, updates[index:])
+                return
+
+    def _coroutine(self, update: Update) -> Awaitable[Any]:
+        assert self.app is not None, "the application is attached in post_init"
+        return self.app.process_update(update)
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> bool:  # type: ignore[override]
+        """Await the update's coroutine unless the inbox says it was handled; then mark it handled. Return
+        False when a request of it was postponed: it stays unhandled."""
+        delivery = Delivery()
+        token = DELIVERY.set(delivery)
+        try:
+            inbox = self.inbox if isinstance(update, Update) else None
+            if inbox is None:
+                await coroutine
+                return True
+            assert isinstance(update, Update)
+            if not await inbox.should_handle(update.update_id):
+                coroutine.close()  # type: ignore[attr-defined]
+                return True
             await coroutine
-            return
-        assert isinstance(update, Update)
-        if not await inbox.should_handle(update.update_id):
-            coroutine.close()  # type: ignore[attr-defined]
-            return
-        await coroutine
-        await inbox.handled(update.update_id)
+            if delivery.postponed and self.app is not None:
+                return False
+            await inbox.handled(update.update_id)
+            return True
+        finally:
+            DELIVERY.reset(token)
+
+    def _hold(self, key: int, updates: list[Update]) -> None:
+        self._held.setdefault(key, []).extend(updates)
+        if self._retrying is None or self._retrying.done():
+            self._retrying = asyncio.create_task(self._retry_held())
+
+    async def _retry_held(self) -> None:
+        """Now and then, and as soon as Telegram takes a request again, handle the held updates again."""
+        while self._held:
+            await self.outage.time.sleep(1.0)
+            await self.outage.time.sleep(HELD_RETRY_S, self.outage.over)
+            await asyncio.gather(*(self._retry(key) for key in list(self._held)))
+
+    async def _retry(self, key: int) -> None:
+        async with self._locks.hold(key), self._semaphore:
+            held = self._held.pop(key, [])
+            if held:
+                await self._in_order(key, held, None)
+
+    @property
+    def held(self) -> int:
+        """How many updates wait for Telegram."""
+        return sum(len(updates) for updates in self._held.values())
 
     async def initialize(self) -> None:
         """Nothing to set up."""
 
     async def shutdown(self) -> None:
-        """Nothing to tear down."""
+        """Stop retrying; what is held stays unhandled in the inbox and is replayed at the next start."""
+        if self._retrying is not None:
+            self._retrying.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._retrying

@@ -16,7 +16,6 @@ from typing import Callable
 
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
-from telegram.ext import AIORateLimiter
 
 from chat.media import seconds
 from handlers.transport.formatting import split_message
@@ -27,20 +26,6 @@ CLOSE_WAIT_S = 5.0  # at the end of a turn, how long a draft already on its way 
 # The first draft waits this long after the first words: a reply complete by then goes straight out as a
 # message, sparing a draft nobody would see (and a Bot API call).
 FIRST_DRAFT_DELAY_S = 0.15
-
-
-class RateLimiter(AIORateLimiter):
-    """python-telegram-bot's limiter for every request but drafts, which go at once and are never retried.
-
-    A draft is a preview: it must not queue a reply behind it, and a 429 on it only pauses that reply's
-    drafts (DraftStream), where the limiter would hold every request for the retry_after.
-    """
-
-    async def process_request(self, callback, args, kwargs, endpoint, data, rate_limit_args):  # type: ignore[no-untyped-def]
-        """Run a draft directly; hand anything else to AIORateLimiter."""
-        if endpoint == "sendMessageDraft":
-            return await callback(*args, **kwargs)
-        return await super().process_request(callback, args, kwargs, endpoint, data, rate_limit_args)
 
 
 class DraftPacer:

@@ -48,6 +48,8 @@ class Dialect:
     """The SQL that differs between the engines."""
 
     greatest: str  # the larger of two values: MAX(a, b) in SQLite, GREATEST(a, b) in PostgreSQL
+    least: str  # the smaller: MIN(a, b), LEAST(a, b)
+    epoch_now: str  # seconds since the epoch now, on the database's clock, as a float
     topics_json: str  # the user's newest topic lines as one JSON array (parameters: limit; correlated on users.id)
     set_setting: str  # upsert one key of users.settings (parameters: id, first_seen, last_seen, key, json value)
     database_size: str  # bytes the database takes
@@ -63,6 +65,8 @@ _TOPIC_ROWS = (
 
 SQLITE = Dialect(
     greatest="MAX",
+    least="MIN",
+    epoch_now="((julianday('now') - 2440587.5) * 86400.0)",
     topics_json="SELECT json_group_array(json_array(id, text, started_at, ended_at)) FROM" + _TOPIC_ROWS,
     set_setting=(
         "INSERT INTO users (id, first_seen, last_seen, settings) VALUES (?, ?, ?, json_object(?4, json(?5)))"
@@ -76,6 +80,8 @@ SQLITE = Dialect(
 
 POSTGRES = Dialect(
     greatest="GREATEST",
+    least="LEAST",
+    epoch_now="EXTRACT(EPOCH FROM clock_timestamp())::float8",
     topics_json="SELECT json_agg(json_build_array(id, text, started_at, ended_at)) FROM" + _TOPIC_ROWS + " AS t",
     set_setting=(
         "INSERT INTO users (id, first_seen, last_seen, settings) VALUES (?, ?, ?, jsonb_build_object(?4::text,"

@@ -229,6 +229,22 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX forgotten_by_expiry ON forgotten(expires_at)",
         ),
     ),
+    (
+        11,
+        "Telegram's rate shared by several machines",
+        (
+            # One row: the token bucket every process of the bot takes a token from before a request to Telegram
+            # (PostgreSQL only; one process on SQLite keeps its bucket in memory). refilled_at is in seconds
+            # since the epoch, on the database's clock.
+            """
+            CREATE TABLE send_budget (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                tokens REAL NOT NULL,
+                refilled_at REAL NOT NULL
+            )
+            """,
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -207,6 +207,19 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX forgotten_by_expiry ON forgotten(expires_at)",
         ),
     ),
+    (
+        11,
+        "Telegram's rate shared by several machines",
+        (
+            """
+            CREATE TABLE send_budget (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                tokens DOUBLE PRECISION NOT NULL,
+                refilled_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+        ),
+    ),
 ]
 
 # Checked at import (not with assert, which python -O drops): both backends must agree on every version.

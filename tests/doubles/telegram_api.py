@@ -26,6 +26,10 @@ MEDIA_DEFAULTS = {
     "video_note": {"length": 240, "duration": 3},
     "animation": {"width": 320, "height": 240, "duration": 2},
 }
+# What Telegram's front end answers while the Bot API behind it is down: nginx's page, not JSON.
+BAD_GATEWAY_PAGE = ("<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+                    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.18.0</center>\r\n"
+                    "</body>\r\n</html>\r\n")
 MENTION_RE = re.compile(r"(?<![\w@])@[A-Za-z][A-Za-z0-9_]{3,31}")
 
 
@@ -53,6 +57,7 @@ class TelegramDouble(BotApiMethods):
         self.bot_user = {"id": bot_id, "is_bot": True, "first_name": "Companion",
                          "username": bot_username}
         self.calls: list[tuple[str, dict]] = []
+        self.call_times: list[float] = []  # time.monotonic() of each of calls
         self.sent: list[dict] = []
         self.documents: list[dict] = []
         self.drafts: list[dict] = []
@@ -77,6 +82,9 @@ class TelegramDouble(BotApiMethods):
         self.blocked: set[int] = set()  # users who blocked the bot: their chat answers 403
         self._delays: dict[str, float] = {}
         self._failures: dict[str, deque] = {}
+        self._down: tuple[float, Callable[[], float]] | None = None  # an outage: until when, by which clock
+        self._polling_down = False
+        self.refused = 0  # calls the outage refused
         self._activity = asyncio.Event()
         self._closing = False
         self._runner: web.AppRunner | None = None
@@ -314,6 +322,22 @@ class TelegramDouble(BotApiMethods):
         """Hold every call of `method` this long before handling it (0 ends it); a caller gone meanwhile loses it."""
         self._delays[method.lower()] = seconds
 
+    def go_down(self, until: float = float("inf"), clock: Callable[[], float] = time.monotonic, *,
+                polling: bool = False) -> None:
+        """An outage: every method but getUpdates gets 502 and nginx's HTML page until clock() reaches `until`
+        (or come_back()). Updates still arrive, as in the outage this double was made for, unless `polling`:
+        then getUpdates fails too."""
+        self._down = (until, clock)
+        self._polling_down = polling
+
+    def come_back(self) -> None:
+        """The outage ends."""
+        self._down = None
+
+    def is_down(self) -> bool:
+        """True while the outage lasts."""
+        return self._down is not None and self._down[1]() < self._down[0]
+
     # ----- HTTP plumbing -----
 
     def _notify(self) -> None:
@@ -349,7 +373,11 @@ class TelegramDouble(BotApiMethods):
             return self._error(ApiError(400, "Bad Request: can't parse request parameters"))
         name, handler = self._methods.get(method.lower(), (method, None))
         self.calls.append((name, params))
+        self.call_times.append(time.monotonic())
         self._notify()
+        if (name != "getUpdates" or self._polling_down) and self.is_down():
+            self.refused += 1
+            return web.Response(status=502, text=BAD_GATEWAY_PAGE, content_type="text/html")
         try:
             if token != self.token:
                 raise ApiError(401, "Unauthorized")

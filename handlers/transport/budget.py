@@ -1,0 +1,78 @@
+"""Telegram's per-bot rate (about 30 requests a second), kept by one process or shared by several.
+
+A token bucket: `rate` tokens a second, at most `burst` saved up, one token per request. A taker who finds no
+token takes one anyway, as a debt, and waits until the bucket would have refilled to it: the takers queue in
+the order they came, and however many processes take, no more than `burst + rate × t` requests go in any t
+seconds. A moment's signal ("typing…") takes a token only if one is there: in a queue it is dropped, so it
+never holds up a reply, nor leaves a gap in the queue when it is cancelled (a typing action is, as soon as the
+reply is ready). With PostgreSQL the bucket is one row, taken from in one statement against the database's
+clock (Store.take_send_token), so every machine of the bot draws on the same budget.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable
+
+from memory.store.backends import DATABASE_ERRORS
+from memory.store.store import Store
+
+log = logging.getLogger(__name__)
+# Requests saved up while idle. One: the requests are paced evenly, never more than `rate` + 1 in any second
+# (a burst of 30 on top, as python-telegram-bot's limiter allows, let 59 through in one second).
+BURST = 1.0
+
+
+class TokenBucket:
+    """The bucket's arithmetic, for one process."""
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.at = burst, now
+
+    def take(self, now: float, queue: bool = True) -> float | None:
+        """Take one token at `now`; return the seconds to wait before using it (0 when one was saved up). With
+        `queue` False, take one only if it is there now, and return None when it is not."""
+        tokens = min(self.burst, self.tokens + max(0.0, now - self.at) * self.rate)
+        if not queue and tokens < 1:
+            return None
+        self.tokens, self.at = tokens - 1, max(self.at, now)
+        return max(0.0, -self.tokens / self.rate)
+
+
+class Budget:
+    """The bot's rate: a bucket in this process, or, once `share` is called, the one in PostgreSQL.
+
+    If the database cannot be reached, this process falls back to its own bucket (and says so once), so a
+    database hiccup never stops a reply; the budget is then per process until the database answers again.
+    """
+
+    def __init__(self, rate: float, burst: float = BURST, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate, self.burst = rate, burst
+        self.clock = clock
+        self.local = TokenBucket(self.rate, self.burst, clock())
+        self.store: Store | None = None
+        self._apart = False  # the shared bucket could not be reached on the last try
+
+    def share(self, store: Store) -> None:
+        """Take from the database's bucket from now on (several machines on one PostgreSQL)."""
+        self.store = store
+
+    async def take(self, queue: bool = True) -> float | None:
+        """Take one request's token; return the seconds to wait before sending it. With `queue` False (a
+        moment's signal, which must not hold up a reply), only a token there now: None when there is none."""
+        if self.store is None:
+            return self.local.take(self.clock(), queue)
+        try:
+            wait = await self.store.take_send_token(self.rate, self.burst, queue)
+        except DATABASE_ERRORS as error:
+            if not self._apart:
+                log.warning("the shared Telegram rate cannot be read (%s); this process keeps its own for now",
+                            type(error).__name__)
+                self._apart = True
+            return self.local.take(self.clock(), queue)
+        if self._apart:
+            log.warning("the shared Telegram rate can be read again")
+            self._apart = False
+        return wait

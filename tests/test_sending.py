@@ -1,0 +1,238 @@
+"""The gate every request to Telegram passes: backoff, outages, 429s, moments dropped; the rate's arithmetic."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+
+import pytest
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+
+from handlers.transport.budget import Budget, TokenBucket
+from handlers.transport.sending import (
+    DELIVERY,
+    Delivery,
+    Outage,
+    RealTime,
+    SendGate,
+    SendPostponed,
+    backoff,
+)
+
+SENDING = "handlers.transport.sending"
+
+
+class FakeTime(RealTime):
+    """Time that passes only when slept."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self.slept: list[float] = []
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, delay: float, wake: asyncio.Event | None = None) -> None:
+        self.slept.append(delay)
+        self.t += delay
+        await asyncio.sleep(0)
+
+
+class Telegram:
+    """Answers each call with the next of `outcomes` (an exception is raised); the last one repeats."""
+
+    def __init__(self, *outcomes: object) -> None:
+        self.outcomes = list(outcomes)
+        self.calls = 0
+
+    async def __call__(self) -> object:
+        self.calls += 1
+        outcome = self.outcomes.pop(0) if len(self.outcomes) > 1 else self.outcomes[0]
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+
+def gate(retry_for: float = 600.0, budget: Budget | None = None) -> SendGate:
+    return SendGate(budget, Outage(retry_for, FakeTime()))
+
+
+async def send(gate: SendGate, telegram: Telegram, endpoint: str = "sendMessage", chat: object = 1) -> object:
+    data = {} if chat is None else {"chat_id": chat}
+    return await gate.process_request(telegram, (), {}, endpoint, data, None)
+
+
+def outage_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == SENDING and r.levelno == logging.WARNING]
+
+
+def test_backoff_doubles_from_one_second_up_to_thirty():
+    assert [backoff(attempt) for attempt in range(9)] == [1, 2, 4, 8, 16, 30, 30, 30, 30]
+    assert backoff(10_000) == 30
+
+
+async def test_a_request_telegram_cannot_take_is_retried_with_backoff_until_it_goes(caplog):
+    caplog.set_level(logging.INFO)
+    the_gate, telegram = gate(), Telegram(NetworkError("Bad Gateway"), TimedOut(), NetworkError("x"), "sent")
+    assert await send(the_gate, telegram) == "sent"
+    assert telegram.calls == 4 and the_gate.outage.time.slept == [1, 2, 4]
+    started, ended = outage_lines(caplog)
+    assert "not taking requests (NetworkError: Bad Gateway)" in started and "up to 10 minutes" in started
+    assert ended == "Telegram takes requests again after 7 s (3 failed meanwhile)"
+    assert the_gate.outage.since is None and the_gate.outage.over.is_set()
+
+
+async def test_past_the_retry_window_the_update_is_postponed_not_lost():
+    the_gate, telegram = gate(retry_for=60), Telegram(NetworkError("Bad Gateway"))
+    delivery = Delivery()
+    token = DELIVERY.set(delivery)
+    try:
+        with pytest.raises(SendPostponed):
+            await send(the_gate, telegram)
+    finally:
+        DELIVERY.reset(token)
+    # 1 + 2 + 4 + 8 + 16 = 31 s; the next wait (30 s) would end past the 60 s window
+    assert the_gate.outage.time.slept == [1, 2, 4, 8, 16] and telegram.calls == 6
+    assert delivery.postponed
+
+
+async def test_no_retry_window_postpones_at_the_first_failure():
+    the_gate, telegram = gate(retry_for=0), Telegram(NetworkError("Bad Gateway"))
+    with pytest.raises(SendPostponed):
+        await send(the_gate, telegram)
+    assert telegram.calls == 1 and the_gate.outage.time.slept == []
+
+
+async def test_a_stopping_bot_gives_up_at_once_so_the_update_is_replayed_at_the_next_start():
+    the_gate, telegram = gate(), Telegram(NetworkError("Bad Gateway"))
+    the_gate.outage.stop()
+    with pytest.raises(SendPostponed):
+        await send(the_gate, telegram)
+    assert telegram.calls == 1
+
+
+@pytest.mark.parametrize("refusal", [BadRequest("Bad Request: chat not found"), RetryAfter(5)])
+async def test_a_refusal_is_the_callers_and_a_429_is_waited_for(refusal, caplog):
+    the_gate, telegram = gate(), Telegram(refusal, "sent")
+    if isinstance(refusal, BadRequest):
+        with pytest.raises(BadRequest):
+            await send(the_gate, telegram)
+        assert telegram.calls == 1
+    else:
+        assert await send(the_gate, telegram) == "sent"
+        assert the_gate.outage.time.slept == [pytest.approx(5.1)]
+    assert outage_lines(caplog) == [] and the_gate.outage.since is None
+
+
+async def test_a_429_pauses_its_own_chat_only():
+    the_gate = gate()
+    assert await send(the_gate, Telegram(RetryAfter(5), "sent"), chat=1) == "sent"
+    slept = list(the_gate.outage.time.slept)
+    the_gate._pause(1, 3.0)  # Telegram asked chat 1 to wait 3 s more
+    assert await send(the_gate, Telegram("sent"), chat=2) == "sent"
+    assert the_gate.outage.time.slept == slept  # chat 2 did not wait
+    assert await send(the_gate, Telegram("sent"), chat=1) == "sent"
+    assert the_gate.outage.time.slept == [*slept, pytest.approx(3.0)]
+
+
+@pytest.mark.parametrize("endpoint", ["sendChatAction", "sendMessageDraft", "answerCallbackQuery"])
+async def test_a_moments_signal_is_never_retried_and_during_an_outage_never_tried(endpoint):
+    the_gate = gate()
+    typing = Telegram(NetworkError("Bad Gateway"))
+    assert await send(the_gate, typing, endpoint) is True  # dropped, not raised
+    assert typing.calls == 1 and the_gate.outage.since is not None  # the outage is noticed
+    later = Telegram(True)
+    assert await send(the_gate, later, endpoint) is True
+    assert later.calls == 0 and the_gate.outage.time.slept == []
+
+
+async def test_start_up_calls_go_once():
+    the_gate, telegram = gate(), Telegram(NetworkError("Bad Gateway"), True)
+    with pytest.raises(NetworkError):
+        await send(the_gate, telegram, "setMyCommands", chat=None)
+    assert telegram.calls == 1
+
+
+async def test_many_waiting_replies_make_one_warning_when_the_outage_starts_and_one_when_it_ends(caplog):
+    caplog.set_level(logging.INFO)
+    the_gate = gate()
+    telegrams = [Telegram(NetworkError("Bad Gateway"), NetworkError("Bad Gateway"), "sent") for _ in range(50)]
+    results = await asyncio.gather(*(send(the_gate, telegram, chat=n) for n, telegram in enumerate(telegrams)))
+    assert results == ["sent"] * 50
+    assert len(outage_lines(caplog)) == 2
+
+
+def test_a_full_bucket_lets_a_burst_through_then_one_request_per_tick():
+    bucket = TokenBucket(rate=30, burst=30, now=0.0)
+    waits = [bucket.take(0.0) for _ in range(33)]
+    assert waits[:30] == [0.0] * 30
+    assert waits[30:] == pytest.approx([1 / 30, 2 / 30, 3 / 30])
+
+
+def test_takers_in_debt_queue_up_so_the_rate_holds_whoever_takes():
+    bucket = TokenBucket(rate=30, burst=30, now=0.0)
+    waits = [bucket.take(0.0) for _ in range(330)]
+    assert waits[-1] == pytest.approx(10.0)  # 300 past the burst, at 30 a second
+    assert bucket.take(10.0) == pytest.approx(1 / 30)  # at 10 s the queue has drained to this one's turn
+
+
+def test_an_idle_bucket_saves_up_no_more_than_its_burst_and_a_clock_going_back_adds_nothing():
+    bucket = TokenBucket(rate=30, burst=30, now=0.0)
+    for _ in range(30):
+        bucket.take(0.0)
+    assert bucket.take(-5.0) == pytest.approx(1 / 30)  # time went back: no refill
+    waits = [bucket.take(100.0) for _ in range(31)]
+    assert waits[:30] == [0.0] * 30 and waits[30] == pytest.approx(1 / 30)
+
+
+def test_refill_is_proportional_to_the_time_passed():
+    bucket = TokenBucket(rate=10, burst=1, now=0.0)
+    assert bucket.take(0.0) == 0.0
+    assert bucket.take(0.05) == pytest.approx(0.05)  # half a token back, half a tick to wait
+    assert bucket.take(0.2) == pytest.approx(0.0)  # 0.15 s more: 1.5 tokens, the half owed paid back first
+
+
+class Unreachable:
+    """A store whose shared bucket cannot be read for the first `failures` takes."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+
+    async def take_send_token(self, rate: float, burst: float, queue: bool = True) -> float:
+        if self.failures:
+            self.failures -= 1
+            raise sqlite3.OperationalError("database is locked")
+        return 0.25
+
+
+async def test_a_shared_bucket_that_cannot_be_read_falls_back_to_the_local_one_and_says_so_once(caplog):
+    budget = Budget(30, burst=30, clock=lambda: 0.0)
+    budget.share(Unreachable(failures=2))  # type: ignore[arg-type]
+    assert [await budget.take(), await budget.take(), await budget.take()] == [0.0, 0.0, 0.25]
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(lines) == 2
+    assert "cannot be read (OperationalError)" in lines[0] and "can be read again" in lines[1]
+
+
+async def test_the_shared_bucket_in_the_database_takes_one_token_a_call(store):
+    waits = [await store.take_send_token(1.0, 3.0) for _ in range(5)]
+    assert waits[:3] == [0.0, 0.0, 0.0]
+    assert 0.9 < waits[3] <= 1.0 and 1.9 < waits[4] <= 2.0  # in debt: one second each, less what passed
+    assert await store.take_send_token(1.0, 3.0, queue=False) is None  # a moment's signal does not queue
+    assert 2.8 < await store.take_send_token(1.0, 3.0) <= 3.0  # and it took nothing
+
+
+async def test_a_moments_signal_takes_from_a_fresh_shared_bucket_only_once_it_exists(store):
+    assert await store.take_send_token(30.0, 30.0, queue=False) is None  # no row yet: the first reply makes it
+    assert await store.take_send_token(30.0, 30.0) == 0.0
+    assert await store.take_send_token(30.0, 30.0, queue=False) == 0.0
+
+
+def test_a_moments_signal_takes_a_token_only_if_one_is_there_and_never_queues():
+    bucket = TokenBucket(rate=10, burst=2, now=0.0)
+    assert bucket.take(0.0, queue=False) == 0.0 and bucket.take(0.0, queue=False) == 0.0
+    assert bucket.take(0.0, queue=False) is None  # none left: dropped, nothing owed
+    assert bucket.take(0.0) == pytest.approx(0.1)  # a reply queues: one tick, as if the signal never asked
+    assert bucket.take(0.05, queue=False) is None  # a queue is waiting: the signal is dropped
+    assert bucket.take(0.3, queue=False) == 0.0  # the queue has drained and a token has come back
