@@ -181,12 +181,12 @@ async def wait_until_stored(config, user_id: int, key: str, timeout: float = 10.
 async def test_at_shutdown_passes_still_waiting_for_a_slot_give_up_and_run_after_restart(telegram, model, config):
     users = range(5001, 5009)  # 8 passes at once; 4 run at a time
     model.reply = extractor_reply({})
+    model.delay = 0.5  # every pass takes a while: none ends before the others have asked for a slot
     async with running_bot(replace(config, memory_extract_delay_s=600, memory_extract_every=1)) as app:
         for user in users:
             telegram.push_text(user, "hello")
         for user in users:
             await telegram.wait_for_sent(user, 1)
-        model.delay = 0.5
         await wait_until(lambda: len(extraction_requests(model)) >= 4)
         app.bot_data.keeper.stopping.set()  # as SIGTERM does
     assert len(extraction_requests(model)) == 4  # the other 4 did not start; their messages stay unread
