@@ -23,6 +23,8 @@ COPY llm/ llm/
 COPY handlers/ handlers/
 COPY memory/ memory/
 COPY prompts/ prompts/
+# The city → zone index as a file the bot reads instead of holding (memory/time/zones.py), built as root.
+RUN python -m memory.time.zones
 
 RUN useradd --system --create-home --uid 10001 companion && mkdir -p /data && chown companion /data
 

@@ -14,14 +14,38 @@ The per-turn cost is measured on SQLite and, side by side in the same run, on Po
 throwaway server started from Debian's binaries, or --postgres URL; --sqlite-only skips it). On PostgreSQL
 each turn also takes the user's advisory lock and looks for their earlier unhandled updates, as it must
 with several machines.
+
+    .venv/bin/python bench/turn.py --sqlite-only                       # SQLite, and the pickle baseline
+    .venv/bin/python bench/turn.py --sqlite-only --profile             # ... with cProfile over the timed turns
+    .venv/bin/python bench/turn.py --sqlite-only --no-pickle-baseline  # SQLite alone
+
+--pickle-baseline (on by default with --sqlite-only; --no-pickle-baseline turns it off, --pickle-baseline
+turns it on in a full run): the storage scheme the original design started from, timed in the same run
+for comparison. Every user's session lives in ONE pickle file (the same number of users as the database:
+20 messages and 10 facts each), loaded whole and saved whole on every message: a turn of it loads the
+file, builds the system message from the user's 10 facts, appends the user's message and a reply (the
+session capped at 20 messages) and dumps the whole file back to disk (a temp dir; plain open() and
+pickle.dump(), no fsync). `--pickle-messages` of them are timed one by one (40 by default, as each takes
+hundreds of ms); their p50 and p99 are printed next to ours, with baseline p50 / our p50 for each
+active-user count.
+
+--profile: wraps the timed turns of the per-turn cost (not the population, the warm-up, the baseline or
+the burst of users at once) in cProfile, and prints the top 20 functions by cumulative time and by own
+time (tottime) over all of them; --profile-out FILE also saves the raw statistics for pstats. The
+profiler slows every Python call, so the per-turn figures of a profiled run are not comparable with others;
+SQLite's own work runs in aiosqlite's thread, which cProfile does not see (the event loop's waiting for
+it shows up as select/epoll time).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
+import pickle
+import pstats
 import statistics
 import sys
 import tempfile
@@ -72,6 +96,8 @@ class InstantBotApi(BaseRequest):
             chat = {"id": int(params["chat_id"]), "type": "private", "first_name": "U"}
             result = {"message_id": self.message_id, "date": int(time.time()), "chat": chat, "from": BOT_USER,
                       "text": params.get("text", "")}
+        elif name == "getChatMenuButton":
+            result = {"type": "default"}  # what Telegram answers for a bot that never set one
         else:
             result = True
         return 200, json.dumps({"ok": True, "result": result}).encode()
@@ -154,12 +180,79 @@ async def one_turn(app, ids: Counter, user_id: int) -> float:
     return time.perf_counter() - started
 
 
-async def per_turn_cost(app, ids: Counter, active: int, turns: int) -> list[float]:
-    """Return the seconds of `turns` sequential turns spread round-robin over `active` users."""
+async def per_turn_cost(app, ids: Counter, active: int, turns: int,
+                        profiler: cProfile.Profile | None = None) -> list[float]:
+    """Return the seconds of `turns` sequential turns spread round-robin over `active` users.
+
+    With a profiler, it runs over the timed turns alone (not the warm-up).
+    """
     for user_id in range(1, active + 1):  # warm up: a full 20-message session for everyone measured
         for _ in range(10):
             await one_turn(app, ids, user_id)
-    return [await one_turn(app, ids, 1 + i % active) for i in range(turns)]
+    if profiler is not None:
+        profiler.enable()
+    try:
+        return [await one_turn(app, ids, 1 + i % active) for i in range(turns)]
+    finally:
+        if profiler is not None:
+            profiler.disable()
+
+
+PICKLE_SYSTEM = "You are a warm, attentive companion. Keep replies short.\nWhat you know about the user:\n"
+PICKLE_MESSAGE = "How was your day? I went for a walk."
+PICKLE_REPLY = "That sounds lovely. Tell me more about it?"
+
+
+def pickle_sessions(population: int) -> dict[int, dict]:
+    """Return the baseline's whole state: `population` users, each with 20 messages and 10 facts.
+
+    Every string is its own object (as after a load), so pickle cannot shorten the file by sharing them.
+    """
+    sessions = {}
+    for user_id in range(1, population + 1):
+        messages = []
+        for n in range(10):
+            messages.append({"role": "user", "content": f"{PICKLE_MESSAGE} ({user_id}.{n})"})
+            messages.append({"role": "assistant", "content": f"{PICKLE_REPLY} ({user_id}.{n})"})
+        facts = [f"fact {k} about user {user_id}: likes long walks by the river" for k in range(10)]
+        sessions[user_id] = {"messages": messages, "facts": facts}
+    return sessions
+
+
+def pickle_turn(path: Path, user_id: int) -> list[dict]:
+    """One message in the original design: load every session, touch one, save every session.
+
+    Return the messages the model would have been given.
+    """
+    with open(path, "rb") as file:
+        sessions = pickle.load(file)
+    session = sessions.setdefault(user_id, {"messages": [], "facts": []})
+    system = PICKLE_SYSTEM + "\n".join(f"- {fact}" for fact in session["facts"])
+    prompt = [{"role": "system", "content": system}, *session["messages"], {"role": "user", "content": PICKLE_MESSAGE}]
+    session["messages"].append({"role": "user", "content": PICKLE_MESSAGE})
+    session["messages"].append({"role": "assistant", "content": PICKLE_REPLY})
+    del session["messages"][:-20]
+    with open(path, "wb") as file:
+        pickle.dump(sessions, file)
+    return prompt
+
+
+def pickle_baseline(folder: Path, population: int, messages: int) -> list[float]:
+    """Return the seconds of `messages` baseline turns, spread over users, on a pickle of `population` users."""
+    path = folder / "sessions.pickle"
+    started = time.perf_counter()
+    with open(path, "wb") as file:
+        pickle.dump(pickle_sessions(population), file)
+    print(f"  pickle baseline: {population:,} users, {path.stat().st_size / 2**20:.1f} MiB file,"
+          f" written in {time.perf_counter() - started:.1f}s")
+    pickle_turn(path, 1)  # warm up, untimed
+    samples = []
+    for i in range(messages):
+        user_id = 1 + (i * 7_919) % population  # a different user each time, all over the file
+        started = time.perf_counter()
+        pickle_turn(path, user_id)
+        samples.append(time.perf_counter() - started)
+    return samples
 
 
 async def concurrent_wall_time(app, ids: Counter, users: int) -> float:
@@ -179,7 +272,8 @@ def summary(samples: list[float]) -> str:
     return f"p50 {statistics.median(ms):6.2f} ms   p99 {p99:6.2f} ms   {len(ms) / sum(samples):7.0f} turns/s"
 
 
-async def per_turn_table(database: Path | str, population: int, turns: int) -> dict[int, list[float]]:
+async def per_turn_table(database: Path | str, population: int, turns: int,
+                         profiler: cProfile.Profile | None = None) -> dict[int, list[float]]:
     """Return per-turn samples for 1, 100 and 1,000 active users on a database of `population` users."""
     app, _api = await start(database, 0.0)
     started = time.perf_counter()
@@ -190,7 +284,7 @@ async def per_turn_table(database: Path | str, population: int, turns: int) -> d
             await db.execute("ANALYZE")
     ids, samples = Counter(), {}
     for active in (1, 100, 1_000):
-        samples[active] = await per_turn_cost(app, ids, active, turns)
+        samples[active] = await per_turn_cost(app, ids, active, turns, profiler)
     await stop(app)
     return samples
 
@@ -216,18 +310,26 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer users and turns")
     parser.add_argument("--postgres", help="a postgresql:// URL to measure on (default: start a throwaway server)")
     parser.add_argument("--sqlite-only", action="store_true", help="measure SQLite alone")
+    parser.add_argument("--pickle-baseline", action=argparse.BooleanOptionalAction, default=None,
+                        help="time the original design's one-pickle-file store alongside (default: with --sqlite-only)")
+    parser.add_argument("--pickle-messages", type=int, default=40, help="baseline messages to time (default 40)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the timed SQLite turns, print the top 20")
+    parser.add_argument("--profile-out", help="also save the profile's raw statistics to this file")
     args = parser.parse_args()
     population = 1_000 if args.quick else 10_000
     turns = 300 if args.quick else 2_000
+    baseline = args.sqlite_only if args.pickle_baseline is None else args.pickle_baseline
+    profiler = cProfile.Profile() if args.profile or args.profile_out else None
     url, server = postgres_url(args)
     try:
         with tempfile.TemporaryDirectory() as folder:
             database = Path(folder) / "bench.db"
             print("SQLite (a file on disk):")
-            tables = {"SQLite": await per_turn_table(database, population, turns)}
+            tables = {"SQLite": await per_turn_table(database, population, turns, profiler)}
             if url:
                 print("PostgreSQL (loopback):")
                 tables["PostgreSQL"] = await per_turn_table(url, population, turns)
+            pickled = pickle_baseline(Path(folder), population, args.pickle_messages) if baseline else None
             print(f"per-turn cost, {turns} turns each, database of {population:,} users:")
             for active in (1, 100, 1_000):
                 for name, samples in tables.items():
@@ -236,6 +338,25 @@ async def main() -> None:
                     ratio = statistics.median(tables["PostgreSQL"][active]) / statistics.median(
                         tables["SQLite"][active])
                     print(f"  {active:>5} active users, PostgreSQL / SQLite p50: {ratio:.2f}")
+            if pickled:
+                ms = sorted(s * 1000 for s in pickled)
+                p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+                print(f"pickle baseline (one file of {population:,} users, loaded and saved whole),"
+                      f" {len(ms)} messages: p50 {statistics.median(ms):.1f} ms   p99 {p99:.1f} ms"
+                      f"   (min {ms[0]:.1f}, max {ms[-1]:.1f})")
+                for active in (1, 100, 1_000):
+                    ours = statistics.median(tables["SQLite"][active])
+                    print(f"  {active:>5} active users: our SQLite p50 {ours * 1000:.2f} ms,"
+                          f" baseline p50 / ours: {statistics.median(pickled) / ours:.0f}x")
+            if profiler is not None:
+                profiled = 3 * turns
+                print(f"cProfile over the {profiled} timed SQLite turns (times are totals; divide by {profiled}"
+                      " for a turn; the profiler itself inflates them):")
+                if args.profile_out:
+                    profiler.dump_stats(args.profile_out)
+                for order in ("cumulative", "tottime"):
+                    print(f"--- top 20 by {order}")
+                    pstats.Stats(profiler, stream=sys.stdout).strip_dirs().sort_stats(order).print_stats(20)
 
             app, api = await start(database, 1.0)
             ids = Counter()

