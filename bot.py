@@ -57,7 +57,7 @@ from memory.extract.extractor import LLMExtractor, build_extraction_messages
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.recall.embeddings import EmbedderUnavailable, make_embedder
 from memory.recall.recaller import FactRecaller, RecallSettings
-from memory.store.backends import DATABASE_ERRORS
+from memory.store.backends import database_errors
 from memory.store.store import Store
 from memory.time import zones
 from memory.time.clock import utc_now
@@ -313,7 +313,7 @@ def run(config: Config) -> int:
     except NetworkError as error:
         print(f"error: cannot reach the Telegram Bot API: {error}", file=sys.stderr)
         return 1
-    except DATABASE_ERRORS as error:
+    except database_errors() as error:
         print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
         return 2
     except (EmbedderUnavailable, AnotherPoller, CannotListen) as error:
@@ -357,7 +357,7 @@ def copy_db_command(config: Config, argv: list[str]) -> int:
     except copying.CopyError as error:
         print(f"error: {hide_password(str(error), target)}", file=sys.stderr)
         return 2
-    except (*DATABASE_ERRORS, TimeoutError) as error:
+    except (*database_errors(), TimeoutError) as error:
         reason = hide_password(str(error) or type(error).__name__, target).replace("\n", " ")
         print(f"error: cannot copy into {hide_password(target, target)}: {reason}", file=sys.stderr)
         return 2

@@ -123,9 +123,11 @@ async def test_earlier_unhandled_updates_are_the_users_own_in_order(store):
     await store.record_updates([(5, '{"update_id": 5}', 1), (3, '{"update_id": 3}', 1),
                                 (4, '{"update_id": 4}', 2), (6, '{"update_id": 6}', 1)], T0)
     await store.mark_handled(3, T0)
-    assert await store.earlier_unhandled(1, 6) == ['{"update_id": 5}']
-    assert await store.earlier_unhandled(1, 5) == []
-    assert await store.earlier_unhandled(2, 9) == ['{"update_id": 4}']
+    assert await store.earlier_unhandled(1, 6) == (['{"update_id": 5}'], False)
+    assert await store.earlier_unhandled(1, 5) == ([], False)
+    assert await store.earlier_unhandled(2, 9) == (['{"update_id": 4}'], False)
+    assert await store.earlier_unhandled(1, 3) == ([], True)  # and whether the update itself was handled
+    assert await store.earlier_unhandled(2, 6) == (['{"update_id": 4}'], False)  # 6 is user 1's, not yet handled
     assert await store.unhandled_updates(T0) == []  # none came before T0
     assert len(await store.unhandled_updates(T0 + MINUTE)) == 3
 
@@ -179,3 +181,86 @@ async def test_two_machines_merging_into_one_users_memory_at_once_both_succeed(d
     finally:
         for machine in machines:
             await machine.close()
+
+
+def counting_script(log: list):
+    """A script of three statements whose rows it records: the second sees the first's write."""
+    log.append((yield "CREATE TEMP TABLE IF NOT EXISTS t (x INTEGER)", ()))
+    log.append((yield "INSERT INTO t (x) VALUES (?), (?)", (1, 2)))
+    rows = yield "SELECT SUM(x) FROM t", ()
+    return rows[0][0]
+
+
+async def test_a_script_runs_its_statements_in_order_and_returns_its_result(store):
+    seen: list = []
+    assert await store._backend.run(counting_script(seen)) == 3
+    assert seen == [[], []]
+
+
+async def test_a_script_on_sqlite_is_one_trip_to_its_thread(tmp_path, monkeypatch):
+    store = await Store.open(tmp_path / "trips.db")
+    trips = []
+    connection = store._backend.connection
+    original = connection._execute
+
+    async def counted(fn, *args, **kwargs):
+        trips.append(fn)
+        return await original(fn, *args, **kwargs)
+
+    monkeypatch.setattr(connection, "_execute", counted)
+    try:
+        assert await store._backend.run(counting_script([])) == 3
+        assert len(trips) == 1
+        turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+                                      update_id=7, history_limit=20)
+        await store.add_reply(1, "hello", T0, 20, reply_to=turn.message_id, tokens=12)
+        assert len(trips) == 3  # a turn's start and its reply: one trip each, whatever they write
+    finally:
+        await store.close()
+
+
+async def test_a_failing_statement_fails_the_script_and_the_store_goes_on(store):
+    def broken():
+        yield "SELECT no_such_column FROM users", ()
+
+    with pytest.raises(Exception, match="no_such_column"):
+        await store._backend.run(broken())
+    turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+                                  update_id=8, history_limit=20)
+    assert [message["content"] for message in turn.history] == ["hi"]
+
+
+async def test_scripts_that_arrive_together_share_a_trip_in_order_and_each_gets_its_own_outcome(tmp_path,
+                                                                                                  monkeypatch):
+    store = await Store.open(tmp_path / "batch.db")
+    trips = []
+    connection = store._backend.connection
+    original = connection._execute
+
+    async def counted(fn, *args, **kwargs):
+        trips.append(fn)
+        return await original(fn, *args, **kwargs)
+
+    def broken():
+        yield "SELECT no_such_column FROM users", ()
+
+    monkeypatch.setattr(connection, "_execute", counted)
+    try:
+        turns = [store.begin_turn(user_id=user, first_name="A", language_code="en", text=f"hi {user}", now=T0,
+                                  update_id=100 + user, history_limit=20) for user in range(1, 51)]
+        outcomes = await asyncio.gather(*turns[:25], store._backend.run(broken()), *turns[25:],
+                                        return_exceptions=True)
+        assert len(trips) == 1
+        assert "no_such_column" in str(outcomes[25])
+        started = [outcome for index, outcome in enumerate(outcomes) if index != 25]
+        assert [turn.history[-1]["content"] for turn in started] == [f"hi {user}" for user in range(1, 51)]
+        assert [turn.message_id for turn in started] == sorted(turn.message_id for turn in started)  # as they came
+    finally:
+        await store.close()
+
+
+async def test_a_script_on_a_closed_store_fails_and_never_hangs(tmp_path):
+    store = await Store.open(tmp_path / "closed.db")
+    await store.close()
+    with pytest.raises(ValueError, match="connection"):
+        await asyncio.wait_for(store._backend.run(counting_script([])), 5)

@@ -26,7 +26,7 @@ from memory.extract.extractor import (
     prompt_tokens,
     shorten_reply,
 )
-from memory.extract.keeper import KeeperSettings, MemoryKeeper
+from memory.extract.keeper import CONCURRENT_EXTRACTIONS, KeeperSettings, MemoryKeeper
 from memory.store.store import Store
 from prompts import load_prompt
 
@@ -205,3 +205,28 @@ async def test_at_shutdown_a_pass_waiting_on_a_slow_server_is_given_up_and_nothi
     keeper.stopping.set()
     assert await asyncio.wait_for(running, 2) == []
     assert await store.unread_count(1) == 2
+
+
+async def test_a_sweep_works_through_every_due_user_a_few_at_a_time_without_a_task_each():
+    class DueStore:  # 2,000 users due at once, as after a restart with a backlog
+        on_postgres = False
+
+        async def users_due_for_extraction(self, idle_since):
+            return list(range(1, 2_001))
+
+    keeper = MemoryKeeper(DueStore(), None, SETTINGS, clock=lambda: T0)
+    done, running, most, tasks = [], set(), [0], [0]
+
+    async def extract(user_id):
+        running.add(user_id)
+        most[0], tasks[0] = max(most[0], len(running)), max(tasks[0], len(asyncio.all_tasks()))
+        await asyncio.sleep(0)
+        running.discard(user_id)
+        done.append(user_id)
+        return []
+
+    keeper.extract_quietly = extract
+    await keeper.sweep()
+    assert done == list(range(1, 2_001))  # each once, in the order they became due
+    assert most[0] == CONCURRENT_EXTRACTIONS
+    assert tasks[0] <= CONCURRENT_EXTRACTIONS + 2  # the workers, the test, the loop's own: not one per user

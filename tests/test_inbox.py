@@ -83,3 +83,15 @@ def test_an_unreadable_update_becomes_a_bare_one_with_its_id():
     assert readable(update_json(5, "hi"), None).message.text == "hi"
     bare = readable({"update_id": 6, "poll": {"id": "1"}}, None)
     assert bare.update_id == 6 and bare.poll is None and bare.effective_user is None
+
+
+async def test_under_the_users_lock_one_query_says_what_came_before_and_whether_this_one_was_handled(inbox):
+    await inbox.record([update_json(1, "first"), update_json(2, "second"), update_json(3, "third")])
+    await inbox.handled(2)
+    earlier, handled = await inbox.earlier(7, 3, app_stub().bot)
+    assert [update.update_id for update in earlier] == [1] and handled is False
+    assert (await inbox.earlier(7, 2, app_stub().bot))[1] is True
+    asked = []
+    later = Inbox(inbox.store)  # ids it recorded itself would go through unasked on SQLite anyway
+    later.store.was_handled = lambda update_id: asked.append(update_id)  # what was said is not asked again
+    assert not await later.should_handle(2, True) and await later.should_handle(3, False) and asked == []

@@ -15,7 +15,7 @@ import logging
 import time
 from typing import Callable
 
-from memory.store.backends import DATABASE_ERRORS
+from memory.store.backends import database_errors
 from memory.store.store import Store
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ class Budget:
             return self.local.take(self.clock(), queue)
         try:
             wait = await self.store.take_send_token(self.rate, self.burst, queue)
-        except DATABASE_ERRORS as error:
+        except database_errors() as error:
             if not self._apart:
                 log.warning("the shared Telegram rate cannot be read (%s); this process keeps its own for now",
                             type(error).__name__)

@@ -19,7 +19,7 @@ from telegram.ext import Application, ExtBot
 
 from handlers.transport.sending import Outage, unreachable
 from memory.secrets.masking import mask_secrets
-from memory.store.backends import DATABASE_ERRORS
+from memory.store.backends import database_errors
 from memory.store.store import Store
 from memory.time.clock import utc_now
 
@@ -77,22 +77,29 @@ class Inbox:
         entries = [inbox_entry(data) for data in updates]
         self._new |= await self.store.record_updates(entries, self.clock())
 
-    async def should_handle(self, update_id: int) -> bool:
-        """False for an update whose handlers already ran (delivered again, or replayed and delivered)."""
+    async def should_handle(self, update_id: int, handled: bool | None = None) -> bool:
+        """False for an update whose handlers already ran (delivered again, or replayed and delivered).
+
+        `handled`: what the inbox said of it just now, under the user's lock (None: ask it).
+        """
         if update_id in self._new:
             self._new.discard(update_id)
             if not self.shared:
                 return True
+        if handled is not None:
+            return not handled
         return not await self.store.was_handled(update_id)
 
     async def handled(self, update_id: int) -> None:
         """Mark the update handled; its payload is dropped."""
         await self.store.mark_handled(update_id, self.clock())
 
-    async def earlier(self, key: int, update_id: int, bot: ExtBot) -> list[Update]:
-        """Return the user's unhandled updates older than `update_id` (another machine recorded them), oldest first."""
-        updates = [parsed(payload, bot) for payload in await self.store.earlier_unhandled(key, update_id)]
-        return [update for update in updates if update is not None]
+    async def earlier(self, key: int, update_id: int, bot: ExtBot) -> tuple[list[Update], bool]:
+        """Return the user's unhandled updates older than `update_id` (another machine recorded them), oldest first,
+        and whether `update_id` itself was handled."""
+        payloads, handled = await self.store.earlier_unhandled(key, update_id)
+        updates = [parsed(payload, bot) for payload in payloads]
+        return [update for update in updates if update is not None], handled
 
     async def replay(self, app: Application, received_before: datetime | None = None) -> int:
         """Queue the updates recorded before a crash or stop but never handled; return how many.
@@ -155,7 +162,7 @@ class InboxBot(ExtBot):
         if updates and self._inbox is not None:
             try:
                 await self._inbox.record(self._batch)
-            except DATABASE_ERRORS as error:
+            except database_errors() as error:
                 # Raised as a network error, the polling loop retries with the same offset.
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates

@@ -70,14 +70,18 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
             await self._each(key, updates, last)
             return
         async with inbox.store.user_turn(key):
-            earlier = await inbox.earlier(key, updates[0].update_id, self.app.bot)
-            await self._each(key, earlier + updates, last)
+            earlier, handled = await inbox.earlier(key, updates[0].update_id, self.app.bot)
+            await self._each(key, earlier + updates, last, (updates[0].update_id, handled))
 
-    async def _each(self, key: int, updates: list[Update], last: Awaitable[Any] | None) -> None:
+    async def _each(self, key: int, updates: list[Update], last: Awaitable[Any] | None,
+                    known: tuple[int, bool] | None = None) -> None:
+        """Process the updates in order; `known`: (an update id, whether it was handled), as the inbox said under the
+        user's lock, so it is not asked again."""
         for index, update in enumerate(updates):
             final = index == len(updates) - 1
             coroutine = last if final and last is not None else self._coroutine(update)
-            if not await self.do_process_update(update, coroutine):
+            handled = known[1] if known is not None and known[0] == update.update_id else None
+            if not await self.do_process_update(update, coroutine, handled):
                 if last is not None and not final:
                     last.close()  # type: ignore[attr-defined]
                 self._hold(key, updates[index:])
@@ -87,9 +91,11 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         assert self.app is not None, "the application is attached in post_init"
         return self.app.process_update(update)
 
-    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> bool:  # type: ignore[override]
-        """Await the update's coroutine unless the inbox says it was handled; then mark it handled. Return
-        False when a request of it was postponed: it stays unhandled."""
+    async def do_process_update(  # type: ignore[override]
+        self, update: object, coroutine: Awaitable[Any], handled: bool | None = None
+    ) -> bool:
+        """Await the update's coroutine unless the inbox says it was handled (`handled`: it said so just now);
+        then mark it handled. Return False when a request of it was postponed: it stays unhandled."""
         delivery = Delivery()
         token = DELIVERY.set(delivery)
         try:
@@ -98,7 +104,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
                 await coroutine
                 return True
             assert isinstance(update, Update)
-            if not await inbox.should_handle(update.update_id):
+            if not await inbox.should_handle(update.update_id, handled):
                 coroutine.close()  # type: ignore[attr-defined]
                 return True
             await coroutine

@@ -24,7 +24,7 @@ from telegram.ext import BaseRateLimiter
 
 from chat.media import seconds
 from handlers.transport.budget import Budget
-from memory.store.backends import DATABASE_ERRORS
+from memory.store.backends import database_errors
 
 log = logging.getLogger(__name__)
 MOMENTARY = frozenset({"sendChatAction", "sendMessageDraft", "answerCallbackQuery"})
@@ -251,4 +251,4 @@ class QuietOutageLogs(logging.Filter):
             return True
         error = record.exc_info[1]
         return not (isinstance(error, Exception) and unreachable(error)
-                    and not isinstance(error.__cause__, DATABASE_ERRORS))
+                    and not isinstance(error.__cause__, database_errors()))

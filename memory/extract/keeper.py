@@ -82,8 +82,14 @@ class MemoryKeeper:
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""
         idle_since = self.clock().timestamp() - self.config.memory_extract_delay_s
-        due = await self.store.users_due_for_extraction(datetime.fromtimestamp(idle_since, timezone.utc))
-        await asyncio.gather(*(self.extract_quietly(user_id) for user_id in due))
+        due = iter(await self.store.users_due_for_extraction(datetime.fromtimestamp(idle_since, timezone.utc)))
+
+        async def work_through() -> None:  # as many as may extract at once take the next user, until none is left
+            for user_id in due:
+                await self.extract_quietly(user_id)
+
+        # Not one task per user: after a restart 10,000 may be due, and 10,000 waiting tasks held ~15 MiB.
+        await asyncio.gather(*(work_through() for _ in range(CONCURRENT_EXTRACTIONS)))
 
     async def extract_quietly(self, user_id: int) -> list[Fact]:
         """Extract for one user unless a pass is already running or a failure is recent; log the outcome."""

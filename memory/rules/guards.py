@@ -14,20 +14,33 @@ from memory.rules import patterns as p
 Found = Iterator[tuple[int, str, str]]  # (where in the sentence the statement starts, key, value)
 
 
-def statements(text: str, pattern: re.Pattern[str] = p.SENTENCE) -> Iterator[tuple[int, str]]:
-    """Yield (offset, sentence) for each sentence of `text` that is no question ("…, and you?" is cut off).
+@lru_cache(maxsize=16)
+def split_sentences(text: str, pattern: re.Pattern[str] = p.SENTENCE) -> tuple[tuple[int, str], ...]:
+    """Return (offset, sentence) for each sentence of `text`, questions included.
+
+    Every rule family reads a message's sentences: they are split once a message, and kept for the next family
+    (the last few messages' splits are cached).
+    """
+    return tuple((match.start(), match.group()) for match in pattern.finditer(text))
+
+
+@lru_cache(maxsize=16)
+def statements(text: str, pattern: re.Pattern[str] = p.SENTENCE) -> tuple[tuple[int, str], ...]:
+    """Return (offset, sentence) for each sentence of `text` that is no question ("…, and you?" is cut off);
+    worked out once a message for the fact, ending and correction rules alike.
 
     `pattern` matches one sentence (the event rule cuts them with its own).
     """
-    for match in pattern.finditer(text):
-        sentence = match.group()
+    found = []
+    for offset, sentence in split_sentences(text, pattern):
         if "?" in sentence:
             tagged = p.TAG_QUESTION.match(sentence.strip())
             if not tagged:
                 continue
             sentence = tagged.group("body")
         if not p.QUESTION_START.search(sentence) and not p.QUESTION_PARTICLE.search(sentence):
-            yield match.start(), sentence
+            found.append((offset, sentence))
+    return tuple(found)
 
 
 def is_claim(sentence: str, position: int, earlier: str) -> bool:

@@ -7,30 +7,81 @@ Store writes its SQL once, with `?` placeholders; what differs between the engin
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import re
 import sqlite3
+import sys
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable, Protocol, Sequence
+from typing import Any, AsyncIterator, Generator, Iterable, Protocol, Sequence, TypeVar
 
 import aiosqlite
 
 from memory.store.migrations import MIGRATIONS
 
-try:  # PostgreSQL is optional: only DATABASE_URL=postgresql://… needs the driver
-    import asyncpg
-except ImportError:  # pragma: no cover - asyncpg is in requirements.txt
-    asyncpg = None
-
 log = logging.getLogger(__name__)
 
-# Errors of either engine, for callers that report a database they cannot use.
-DATABASE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, OSError) + (
-    (asyncpg.PostgresError, asyncpg.InterfaceError) if asyncpg else ()
-)
+T = TypeVar("T")
+
+# A store operation written once for both engines: a generator that yields each statement as (sql, params), is
+# sent the statement's rows back, and returns the operation's result. SQLite runs all of it in one trip to
+# aiosqlite's thread, in one transaction; PostgreSQL awaits the statements one by one on one pooled connection,
+# each committing on its own (BEGIN and COMMIT would be two round trips more). So a script orders its statements
+# so that a crash between any two leaves a consistent database.
+Script = Generator[tuple[str, Sequence[Any]], list, T]
+
+
+def statement(sql: str, params: Sequence[Any] = ()) -> Script[list]:
+    """A script of one statement; it returns the statement's rows."""
+    rows = yield sql, params
+    return rows
+
+
+def database_errors() -> tuple[type[BaseException], ...]:
+    """The errors of either engine, for callers that report a database they cannot use (`except
+    database_errors()`). asyncpg's are among them once it is imported, which only PostgreSQL does: on SQLite the
+    driver costs no memory (about 3 MiB resident)."""
+    asyncpg = sys.modules.get("asyncpg")
+    return (sqlite3.Error, OSError) + ((asyncpg.PostgresError, asyncpg.InterfaceError) if asyncpg else ())
+
+
+def _asyncpg() -> Any:
+    """Import the PostgreSQL driver, on first use."""
+    try:
+        return importlib.import_module("asyncpg")
+    except ImportError:  # pragma: no cover - asyncpg is in requirements.txt
+        raise OSError("DATABASE_URL names PostgreSQL, but asyncpg is not installed (pip install asyncpg)") from None
+
+
+def _drive_each(connection: sqlite3.Connection, scripts: list[Script[Any]]) -> list[tuple[bool, Any]]:
+    """Run each script with _drive; return (True, its result) or (False, its error) for each, in order."""
+    outcomes: list[tuple[bool, Any]] = []
+    for script in scripts:
+        try:
+            outcomes.append((True, _drive(connection, script)))
+        except Exception as error:  # noqa: BLE001 - handed to the script's caller
+            outcomes.append((False, error))
+    return outcomes
+
+
+def _drive(connection: sqlite3.Connection, script: Script[T]) -> T:
+    """Run every statement of `script` on `connection` (in aiosqlite's thread) in one transaction; return its
+    result. One commit instead of one a write saves about 35 µs a statement (bench/README.md, issue 27)."""
+    rows: list | None = None
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        while True:
+            sql, params = script.send(rows)
+            rows = connection.execute(sql, params).fetchall()
+    except StopIteration as done:
+        connection.execute("COMMIT")
+        return done.value
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
 
 
 class Session(Protocol):
@@ -56,6 +107,7 @@ class Dialect:
     no_limit: int | None  # a LIMIT that takes every row
     skip_locked: str  # after a SELECT that claims rows: skip those another machine is claiming right now
     lock_user: str  # first in a transaction that merges into a user's memory: one merge at a time per user
+    writes_in_with: bool  # a statement may write in its WITH clause, and its query reads the rows as they were
 
 
 _TOPIC_ROWS = (
@@ -76,6 +128,7 @@ SQLITE = Dialect(
     no_limit=-1,
     skip_locked="",  # one writer at a time already
     lock_user="",  # none needed: BEGIN IMMEDIATE already serialises every writer
+    writes_in_with=False,  # and a statement in SQLite's own thread costs microseconds, not a round trip
 )
 
 POSTGRES = Dialect(
@@ -92,6 +145,7 @@ POSTGRES = Dialect(
     no_limit=None,
     skip_locked=" FOR UPDATE SKIP LOCKED",
     lock_user="SELECT 1 FROM users WHERE id = ? FOR UPDATE",
+    writes_in_with=True,
 )
 
 
@@ -103,6 +157,8 @@ class SQLiteBackend:
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self.connection = connection
         self.lock = asyncio.Lock()
+        self._waiting: list[tuple[Script[Any], asyncio.Future[Any]]] = []  # scripts for the next trip
+        self._trips: set[asyncio.Task[None]] = set()
 
     @classmethod
     async def open(cls, path: Path | str) -> "SQLiteBackend":
@@ -128,6 +184,47 @@ class SQLiteBackend:
         """The connection, to itself: each statement commits on its own."""
         async with self.lock:
             yield self.connection
+
+    async def run(self, script: Script[T]) -> T:
+        """Run a script's statements in one trip to aiosqlite's thread, in one transaction.
+
+        A trip (handing the work over, waking the thread, waking the loop back) costs more than most of a turn's
+        statements do; a turn makes four instead of ten. aiosqlite has no public call for running a function in
+        its thread, so this uses the one all of its own methods use (`_execute`, with the sqlite3 connection,
+        `_conn`); aiosqlite is pinned in requirements.txt, and tests/test_backends.py checks a script makes one trip.
+
+        Scripts that arrive while one trip waits for the connection go together in the next trip, in the order they
+        came, each in its own transaction: 1,000 users writing at once make a few trips, not 1,000.
+        """
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._waiting.append((script, future))
+        if len(self._waiting) == 1:  # the first of the next trip sends it
+            trip = asyncio.create_task(self._trip())
+            self._trips.add(trip)
+            trip.add_done_callback(self._trips.discard)
+        return await future
+
+    async def _trip(self) -> None:
+        """Run every waiting script in one trip to aiosqlite's thread; give each its result or its error."""
+        batch: list[tuple[Script[Any], asyncio.Future[Any]]] = []
+        try:
+            async with self.lock:
+                batch, self._waiting = self._waiting, []
+                outcomes = await self.connection._execute(_drive_each, self.connection._conn,
+                                                          [script for script, _ in batch])
+        except BaseException as error:  # the connection is closed, or the loop is shutting down
+            if not batch:  # stopped before it took its scripts: they, and any behind them, stop with it
+                batch, self._waiting = self._waiting, []
+            cancelled = isinstance(error, asyncio.CancelledError)
+            for _, future in batch:
+                if not future.done():
+                    future.cancel() if cancelled else future.set_exception(error)
+            if cancelled:
+                raise
+            return
+        for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
+            if not future.done():  # its caller may have been cancelled meanwhile
+                future.set_result(value) if ok else future.set_exception(value)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
@@ -227,9 +324,7 @@ class PostgresBackend:
 
     @classmethod
     async def open(cls, url: str, size: int = 10) -> "PostgresBackend":
-        if asyncpg is None:
-            raise OSError("DATABASE_URL names PostgreSQL, but asyncpg is not installed (pip install asyncpg)")
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=size, command_timeout=60)
+        pool = await _asyncpg().create_pool(url, min_size=1, max_size=size, command_timeout=60)
         return cls(pool, url)
 
     def user_lock(self, key: int) -> AbstractAsyncContextManager[None]:
@@ -249,6 +344,17 @@ class PostgresBackend:
     async def session(self) -> AsyncIterator[PostgresSession]:
         async with self.pool.acquire() as connection:
             yield PostgresSession(connection)
+
+    async def run(self, script: Script[T]) -> T:
+        """Run a script's statements one by one on one pooled connection, each committing on its own."""
+        async with self.session() as db:
+            rows: list | None = None
+            try:
+                while True:
+                    sql, params = script.send(rows)
+                    rows = await db.execute_fetchall(sql, params)
+            except StopIteration as done:
+                return done.value
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresSession]:
@@ -319,7 +425,7 @@ class Locker:
                 finally:
                     try:
                         await self._ask("SELECT pg_advisory_unlock($1)", key)
-                    except DATABASE_ERRORS as error:  # the connection went, and the lock with it
+                    except database_errors() as error:  # the connection went, and the lock with it
                         log.warning("could not release a user's lock: %s", type(error).__name__)
         finally:
             users[0] -= 1
@@ -329,7 +435,7 @@ class Locker:
     async def _ask(self, sql: str, key: int) -> bool:
         async with self.guard:
             if self.connection is None or self.connection.is_closed():
-                self.connection = await asyncpg.connect(self.url)
+                self.connection = await _asyncpg().connect(self.url)
             return bool(await self.connection.fetchval(sql, key))
 
     async def close(self) -> None:

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 
 from memory.facts import Fact, normalize_facts
+from memory.rules.guards import split_sentences
 from memory.style import patterns as p
 from memory.style.candidates import Wish, candidates, consumed, cut_after, cut_before, past_fillers
 
@@ -69,10 +70,10 @@ def _judged_candidates(text: str) -> Iterator[tuple[int, str, str, Wish]]:
             yield offset, sentence, guarded, wish
 
 
-def sentences(text: str) -> Iterator[tuple[int, str]]:
-    """Yield (offset, sentence) for each sentence of `text`, questions included (a request may be one)."""
-    for match in p.SENTENCE.finditer(text):
-        yield match.start(), match.group()
+def sentences(text: str) -> tuple[tuple[int, str], ...]:
+    """Return (offset, sentence) for each sentence of `text`, questions included (a request may be one): the
+    split the fact rules made of it."""
+    return split_sentences(text, p.SENTENCE)
 
 
 # ---- judging a candidate -----------------------------------------------------------------------------
