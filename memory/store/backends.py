@@ -69,7 +69,7 @@ def _drive_each(connection: sqlite3.Connection, scripts: list[Script[Any]]) -> l
 
 def _drive(connection: sqlite3.Connection, script: Script[T]) -> T:
     """Run every statement of `script` on `connection` (in aiosqlite's thread) in one transaction; return its
-    result. One commit instead of one a write saves about 35 µs a statement (bench/README.md, issue 27)."""
+    result: one commit, not one a write (bench/trips.py measures the difference)."""
     rows: list | None = None
     connection.execute("BEGIN IMMEDIATE")
     try:
@@ -189,7 +189,7 @@ class SQLiteBackend:
         """Run a script's statements in one trip to aiosqlite's thread, in one transaction.
 
         A trip (handing the work over, waking the thread, waking the loop back) costs more than most of a turn's
-        statements do; a turn makes four instead of ten. aiosqlite has no public call for running a function in
+        statements do; a turn makes four instead of ten (bench/trips.py, bench/turn.py). aiosqlite has no public call for running a function in
         its thread, so this uses the one all of its own methods use (`_execute`, with the sqlite3 connection,
         `_conn`); aiosqlite is pinned in requirements.txt, and tests/test_backends.py checks a script makes one trip.
 

@@ -161,10 +161,10 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
         update_id: int | None, history_limit: int, kind: str, private: bool, checkin_at: datetime | None,
     ) -> Script[Turn | None]:
         stamp = _iso(now)
-        # No explicit transaction: each statement commits on its own, in an order where a crash between any two
-        # leaves a consistent database. The user's newest topic lines ride along as JSON. On PostgreSQL a write
-        # rides in the WITH clause of the statement before it (which still reads the rows as they were): two
-        # round trips fewer.
+        # One transaction on SQLite; on PostgreSQL each statement commits on its own, in an order where a crash
+        # between any two leaves a consistent database, and a write rides in the WITH clause of the statement
+        # before it (which still reads the rows as they were): two round trips fewer. The user's newest topic
+        # lines ride along as JSON.
         fused = self._dialect.writes_in_with
         read = (
             f"SELECT name, last_seen, extracted_upto, settings, ({self._dialect.topics_json}) FROM users"
@@ -251,7 +251,7 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
     def _add_reply(
         user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None, tokens: int
     ) -> Script[None]:
-        # Single-statement transactions: a crash between them leaves one message too many, which the
+        # On PostgreSQL each commits on its own: a crash between them leaves one message too many, which the
         # next prune removes, or a reply uncounted.
         yield (
             "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)",

@@ -1,0 +1,118 @@
+"""What a turn's database work costs on SQLite, three ways: a trip to aiosqlite's thread per statement, one trip
+for all of them, and one trip in one transaction (what Store does since issue 27).
+
+Fills a database through the store's API (each user 10 turns, so a full 20-message session), then times the
+start of a turn and its reply (`Store.begin_turn` and `Store.add_reply`, 7 statements on a user's first message
+of the turn, 4 of them writes) for users round-robin, the three ways in turn on each round, side by side, with
+a pause (1 ms) between a turn's start and its reply and after it, as a model and the rest of a turn make:
+
+- *trip per statement*: each statement awaited on its own, committing on its own (the code before issue 27);
+- *one trip*: the same statements handed to aiosqlite's thread at once, each still committing on its own;
+- *one trip, one transaction*: as Store runs them now (BEGIN IMMEDIATE … COMMIT around them).
+
+    .venv/bin/python bench/trips.py              # about 30 seconds
+    .venv/bin/python bench/trips.py --users 500 --rounds 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from memory.store.backends import Script, _drive  # noqa: E402
+from memory.store.store import Store  # noqa: E402
+
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
+
+
+def _each_commits(connection, script: Script):
+    """Run a script in aiosqlite's thread with every statement committing on its own (no transaction)."""
+    rows = None
+    try:
+        while True:
+            sql, params = script.send(rows)
+            rows = connection.execute(sql, params).fetchall()
+    except StopIteration as done:
+        return done.value
+
+
+async def trip_per_statement(store: Store, script: Script):
+    connection = store._backend.connection
+    rows = None
+    async with store._backend.lock:
+        try:
+            while True:
+                sql, params = script.send(rows)
+                rows = await connection.execute_fetchall(sql, params)
+        except StopIteration as done:
+            return done.value
+
+
+async def one_trip(store: Store, script: Script):
+    connection = store._backend.connection
+    async with store._backend.lock:
+        return await connection._execute(_each_commits, connection._conn, script)
+
+
+async def one_transaction(store: Store, script: Script):
+    connection = store._backend.connection
+    async with store._backend.lock:
+        return await connection._execute(_drive, connection._conn, script)
+
+
+WAYS = {"trip per statement": trip_per_statement, "one trip": one_trip, "one trip, one transaction": one_transaction}
+
+
+async def turn(store: Store, run, user_id: int, update_id: int, pause: float) -> float:
+    """Return the seconds of one turn's database work (its start and its reply) run the given way; the
+    `pause` between them (the model answering) is not counted."""
+    started = time.perf_counter()
+    begun = await run(store, store._begin_turn(user_id, "U", "en", "How was your day? I went for a walk.", NOW,
+                                               update_id, 20, "text", True, None))
+    begun_in = time.perf_counter() - started
+    await asyncio.sleep(pause)  # aiosqlite's thread goes back to waiting, as it does while a model answers
+    started = time.perf_counter()
+    await run(store, store._add_reply(user_id, "That sounds lovely. Tell me more?", NOW, 20, begun.message_id, 30))
+    return begun_in + time.perf_counter() - started
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--users", type=int, default=2_000)
+    parser.add_argument("--rounds", type=int, default=600)
+    parser.add_argument("--pause-ms", type=float, default=1.0, help="between a turn's start and its reply")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        store = await Store.open(Path(folder) / "trips.db")
+        for user_id in range(1, args.users + 1):
+            for n in range(10):
+                begun = await store.begin_turn(user_id=user_id, first_name="U", language_code="en", now=NOW,
+                                               update_id=None, history_limit=20, text=f"message {n}")
+                await store.add_reply(user_id, "a reply", NOW, 20, reply_to=begun.message_id)
+        samples: dict[str, list[float]] = {name: [] for name in WAYS}
+        update_id = 1_000_000
+        for round_ in range(args.rounds):
+            for name, run in WAYS.items():  # side by side: each way once a round, on the next user
+                update_id += 1
+                samples[name].append(await turn(store, run, 1 + (update_id * 7) % args.users, update_id,
+                                                args.pause_ms / 1000))
+                await asyncio.sleep(args.pause_ms / 1000)
+        await store.close()
+    print(f"a turn's database work (begin_turn + add_reply), {args.rounds} each, {args.users:,} users, p50 / p99:")
+    base = statistics.median(samples["trip per statement"])
+    for name, seconds in samples.items():
+        ms = sorted(s * 1000 for s in seconds)
+        p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+        print(f"  {name:<26} {statistics.median(ms):6.3f} ms  {p99:6.3f} ms   {base / statistics.median(seconds):.2f}x")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
