@@ -99,7 +99,7 @@ async def main() -> None:
                 await store.add_reply(user_id, "a reply", NOW, 20, reply_to=begun.message_id)
         samples: dict[str, list[float]] = {name: [] for name in WAYS}
         update_id = 1_000_000
-        for round_ in range(args.rounds):
+        for _ in range(args.rounds):
             for name, run in WAYS.items():  # side by side: each way once a round, on the next user
                 update_id += 1
                 samples[name].append(await turn(store, run, 1 + (update_id * 7) % args.users, update_id,

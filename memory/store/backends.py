@@ -189,9 +189,10 @@ class SQLiteBackend:
         """Run a script's statements in one trip to aiosqlite's thread, in one transaction.
 
         A trip (handing the work over, waking the thread, waking the loop back) costs more than most of a turn's
-        statements do; a turn makes four instead of ten (bench/trips.py, bench/turn.py). aiosqlite has no public call for running a function in
-        its thread, so this uses the one all of its own methods use (`_execute`, with the sqlite3 connection,
-        `_conn`); aiosqlite is pinned in requirements.txt, and tests/test_backends.py checks a script makes one trip.
+        statements do; a turn makes four instead of ten (bench/trips.py, bench/turn.py). aiosqlite has no public
+        call for running a function in its thread, so this uses the one all of its own methods use (`_execute`,
+        with the sqlite3 connection, `_conn`); aiosqlite is pinned in requirements.txt, and tests/test_backends.py
+        checks a script makes one trip.
 
         Scripts that arrive while one trip waits for the connection go together in the next trip, in the order they
         came, each in its own transaction: 1,000 users writing at once make a few trips, not 1,000.
