@@ -194,9 +194,12 @@ class SQLiteBackend:
         with the sqlite3 connection, `_conn`); aiosqlite is pinned in requirements.txt, and tests/test_backends.py
         checks a script makes one trip.
 
-        Scripts that arrive while one trip waits for the connection go together in the next trip, in the order they
-        came, each in its own transaction: 1,000 users writing at once make a few trips, not 1,000.
+        Scripts that arrive while the connection is busy go together in the next trip, in the order they came, each
+        in its own transaction: 1,000 users writing at once make a few trips, not 1,000.
         """
+        if not self._waiting and not self.lock.locked():  # nothing to share a trip with: go at once
+            async with self.lock:
+                return await self.connection._execute(_drive, self.connection._conn, script)
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._waiting.append((script, future))
         if len(self._waiting) == 1:  # the first of the next trip sends it
