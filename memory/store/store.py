@@ -247,18 +247,20 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
         `history_limit` messages."""
         await self._run(self._add_reply(user_id, text, now, history_limit, reply_to, tokens))
 
-    @staticmethod
     def _add_reply(
-        user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None, tokens: int
+        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None, tokens: int
     ) -> Script[None]:
-        # On PostgreSQL each commits on its own: a crash between them leaves one message too many, which the
-        # next prune removes, or a reply uncounted.
-        yield (
-            "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)",
-            (user_id, text, _iso(now), reply_to),
-        )
+        insert = "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)"
+        count = "INSERT INTO usage (user_id, at, tokens) VALUES (?, ?, ?)"
+        inserted, counted = (user_id, text, _iso(now), reply_to), (user_id, _iso(now), tokens)
+        if self._dialect.writes_in_with:  # one round trip; the prune reads the session as it was before the reply
+            prune, pruned = Store._prune_statement(user_id, history_limit, written=1)
+            also = f", counted AS ({count})" if tokens else ""
+            yield f"WITH reply AS ({insert}){also} {prune}", (*inserted, *(counted if tokens else ()), *pruned)
+            return
+        yield insert, inserted
         if tokens:
-            yield "INSERT INTO usage (user_id, at, tokens) VALUES (?, ?, ?)", (user_id, _iso(now), tokens)
+            yield count, counted
         yield Store._prune_statement(user_id, history_limit)
 
     async def message_for_update(self, user_id: int, update_id: int) -> str | None:
@@ -380,15 +382,16 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
         await db.execute(*Store._prune_statement(user_id, keep))
 
     @staticmethod
-    def _prune_statement(user_id: int, keep: int) -> tuple[str, tuple]:
+    def _prune_statement(user_id: int, keep: int, written: int = 0) -> tuple[str, tuple]:
         # Keeps the newest `keep` messages, and older ones the fact extractor has not read yet
         # (up to a hard cap). Update ids of pruned messages go with them, which is fine:
-        # Telegram never redelivers an update that old.
+        # Telegram never redelivers an update that old. `written`: newer messages this statement cannot see
+        # yet (written in its WITH clause), which count among the `keep`.
         return (
             "DELETE FROM messages WHERE user_id = ? AND id <= ("
             " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
             " AND (id <= (SELECT extracted_upto FROM users WHERE id = ?) OR id <= ("
             " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?))",
-            (user_id, user_id, keep, user_id, user_id, keep * UNREAD_CAP),
+            (user_id, user_id, max(keep - written, 0), user_id, user_id, max(keep * UNREAD_CAP - written, 0)),
         )
 
