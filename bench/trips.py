@@ -27,39 +27,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.store.backends import Script, _drive  # noqa: E402
+from memory.store.backends import Script, _drive, await_each_statement, each_statement  # noqa: E402
 from memory.store.store import Store  # noqa: E402
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 
 
-def _each_commits(connection, script: Script):
-    """Run a script in aiosqlite's thread with every statement committing on its own (no transaction)."""
-    rows = None
-    try:
-        while True:
-            sql, params = script.send(rows)
-            rows = connection.execute(sql, params).fetchall()
-    except StopIteration as done:
-        return done.value
-
-
 async def trip_per_statement(store: Store, script: Script):
     connection = store._backend.connection
-    rows = None
     async with store._backend.lock:
-        try:
-            while True:
-                sql, params = script.send(rows)
-                rows = await connection.execute_fetchall(sql, params)
-        except StopIteration as done:
-            return done.value
+        return await await_each_statement(connection.execute_fetchall, script)
 
 
 async def one_trip(store: Store, script: Script):
     connection = store._backend.connection
     async with store._backend.lock:
-        return await connection._execute(_each_commits, connection._conn, script)
+        return await connection._execute(each_statement, connection._conn, script)
 
 
 async def one_transaction(store: Store, script: Script):

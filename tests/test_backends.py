@@ -197,8 +197,8 @@ async def test_a_script_runs_its_statements_in_order_and_returns_its_result(stor
     assert seen == [[], []]
 
 
-async def test_a_script_on_sqlite_is_one_trip_to_its_thread(tmp_path, monkeypatch):
-    store = await Store.open(tmp_path / "trips.db")
+def count_trips(store: Store, monkeypatch) -> list:
+    """Return the list each trip to the store's SQLite thread is appended to, from now on."""
     trips = []
     connection = store._backend.connection
     original = connection._execute
@@ -208,6 +208,12 @@ async def test_a_script_on_sqlite_is_one_trip_to_its_thread(tmp_path, monkeypatc
         return await original(fn, *args, **kwargs)
 
     monkeypatch.setattr(connection, "_execute", counted)
+    return trips
+
+
+async def test_a_script_on_sqlite_is_one_trip_to_its_thread(tmp_path, monkeypatch):
+    store = await Store.open(tmp_path / "trips.db")
+    trips = count_trips(store, monkeypatch)
     try:
         assert await store._backend.run(counting_script([])) == 3
         assert len(trips) == 1
@@ -233,18 +239,11 @@ async def test_a_failing_statement_fails_the_script_and_the_store_goes_on(store)
 async def test_scripts_that_arrive_together_share_a_trip_in_order_and_each_gets_its_own_outcome(tmp_path,
                                                                                                   monkeypatch):
     store = await Store.open(tmp_path / "batch.db")
-    trips = []
-    connection = store._backend.connection
-    original = connection._execute
-
-    async def counted(fn, *args, **kwargs):
-        trips.append(fn)
-        return await original(fn, *args, **kwargs)
+    trips = count_trips(store, monkeypatch)
 
     def broken():
         yield "SELECT no_such_column FROM users", ()
 
-    monkeypatch.setattr(connection, "_execute", counted)
     try:
         turns = [store.begin_turn(user_id=user, first_name="A", language_code="en", text=f"hi {user}", now=T0,
                                   update_id=100 + user, history_limit=20) for user in range(1, 51)]

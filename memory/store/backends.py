@@ -16,7 +16,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, AsyncIterator, Generator, Iterable, Protocol, Sequence, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Generator, Iterable, Protocol, Sequence, TypeVar
 
 import aiosqlite
 
@@ -70,18 +70,36 @@ def _drive_each(connection: sqlite3.Connection, scripts: list[Script[Any]]) -> l
 def _drive(connection: sqlite3.Connection, script: Script[T]) -> T:
     """Run every statement of `script` on `connection` (in aiosqlite's thread) in one transaction; return its
     result: one commit, not one a write (bench/trips.py measures the difference)."""
-    rows: list | None = None
     connection.execute("BEGIN IMMEDIATE")
+    try:
+        result = each_statement(connection, script)
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return result
+
+
+def each_statement(connection: sqlite3.Connection, script: Script[T]) -> T:
+    """Run the statements of `script` on a sqlite3 connection, one after the other; return its result."""
+    rows: list | None = None
     try:
         while True:
             sql, params = script.send(rows)
             rows = connection.execute(sql, params).fetchall()
     except StopIteration as done:
-        connection.execute("COMMIT")
         return done.value
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
+
+
+async def await_each_statement(execute: Callable[[str, Sequence[Any]], Awaitable[Any]], script: Script[T]) -> T:
+    """Run the statements of `script` through `execute(sql, params)`, awaiting each; return its result."""
+    rows: list | None = None
+    try:
+        while True:
+            sql, params = script.send(rows)
+            rows = list(await execute(sql, params))
+    except StopIteration as done:
+        return done.value
 
 
 class Session(Protocol):
@@ -352,13 +370,7 @@ class PostgresBackend:
     async def run(self, script: Script[T]) -> T:
         """Run a script's statements one by one on one pooled connection, each committing on its own."""
         async with self.session() as db:
-            rows: list | None = None
-            try:
-                while True:
-                    sql, params = script.send(rows)
-                    rows = await db.execute_fetchall(sql, params)
-            except StopIteration as done:
-                return done.value
+            return await await_each_statement(db.execute_fetchall, script)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresSession]:
