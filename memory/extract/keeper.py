@@ -88,7 +88,8 @@ class MemoryKeeper:
             for user_id in due:
                 await self.extract_quietly(user_id)
 
-        # Not one task per user: after a restart 10,000 may be due, and 10,000 waiting tasks held ~15 MiB.
+        # Not one task per user: after a restart 10,000 may be due, and their waiting tasks held about 10 MiB
+        # (bench/memory.py, issue 27).
         await asyncio.gather(*(work_through() for _ in range(CONCURRENT_EXTRACTIONS)))
 
     async def extract_quietly(self, user_id: int) -> list[Fact]:
