@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.store.backends import Script, _drive, await_each_statement, each_statement  # noqa: E402
+from memory.store.scripts import Script, await_each_statement, drive, each_statement  # noqa: E402
 from memory.store.store import Store  # noqa: E402
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
@@ -48,7 +48,7 @@ async def one_trip(store: Store, script: Script):
 async def one_transaction(store: Store, script: Script):
     connection = store._backend.connection
     async with store._backend.lock:
-        return await connection._execute(_drive, connection._conn, script)
+        return await connection._execute(drive, connection._conn, script)
 
 
 WAYS = {"trip per statement": trip_per_statement, "one trip": one_trip, "one trip, one transaction": one_transaction}

@@ -16,29 +16,14 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable, Generator, Iterable, Protocol, Sequence, TypeVar
+from typing import Any, AsyncIterator, Iterable, Protocol, Sequence
 
 import aiosqlite
 
 from memory.store.migrations import MIGRATIONS
+from memory.store.scripts import Script, T, await_each_statement, drive, drive_each
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-# A store operation written once for both engines: a generator that yields each statement as (sql, params), is
-# sent the statement's rows back, and returns the operation's result. SQLite runs all of it in one trip to
-# aiosqlite's thread, in one transaction; PostgreSQL awaits the statements one by one on one pooled connection,
-# each committing on its own (BEGIN and COMMIT would be two round trips more). So a script orders its statements
-# so that a crash between any two leaves a consistent database.
-Script = Generator[tuple[str, Sequence[Any]], list, T]
-
-
-def statement(sql: str, params: Sequence[Any] = ()) -> Script[list]:
-    """A script of one statement; it returns the statement's rows."""
-    rows = yield sql, params
-    return rows
-
 
 def database_errors() -> tuple[type[BaseException], ...]:
     """The errors of either engine, for callers that report a database they cannot use (`except
@@ -54,52 +39,6 @@ def _asyncpg() -> Any:
         return importlib.import_module("asyncpg")
     except ImportError:  # pragma: no cover - asyncpg is in requirements.txt
         raise OSError("DATABASE_URL names PostgreSQL, but asyncpg is not installed (pip install asyncpg)") from None
-
-
-def _drive_each(connection: sqlite3.Connection, scripts: list[Script[Any]]) -> list[tuple[bool, Any]]:
-    """Run each script with _drive; return (True, its result) or (False, its error) for each, in order."""
-    outcomes: list[tuple[bool, Any]] = []
-    for script in scripts:
-        try:
-            outcomes.append((True, _drive(connection, script)))
-        except Exception as error:  # noqa: BLE001 - handed to the script's caller
-            outcomes.append((False, error))
-    return outcomes
-
-
-def _drive(connection: sqlite3.Connection, script: Script[T]) -> T:
-    """Run every statement of `script` on `connection` (in aiosqlite's thread) in one transaction; return its
-    result: one commit, not one a write (bench/trips.py measures the difference)."""
-    connection.execute("BEGIN IMMEDIATE")
-    try:
-        result = each_statement(connection, script)
-    except BaseException:
-        connection.execute("ROLLBACK")
-        raise
-    connection.execute("COMMIT")
-    return result
-
-
-def each_statement(connection: sqlite3.Connection, script: Script[T]) -> T:
-    """Run the statements of `script` on a sqlite3 connection, one after the other; return its result."""
-    rows: list | None = None
-    try:
-        while True:
-            sql, params = script.send(rows)
-            rows = connection.execute(sql, params).fetchall()
-    except StopIteration as done:
-        return done.value
-
-
-async def await_each_statement(execute: Callable[[str, Sequence[Any]], Awaitable[Any]], script: Script[T]) -> T:
-    """Run the statements of `script` through `execute(sql, params)`, awaiting each; return its result."""
-    rows: list | None = None
-    try:
-        while True:
-            sql, params = script.send(rows)
-            rows = list(await execute(sql, params))
-    except StopIteration as done:
-        return done.value
 
 
 class Session(Protocol):
@@ -217,7 +156,7 @@ class SQLiteBackend:
         """
         if not self._waiting and not self.lock.locked():  # nothing to share a trip with: go at once
             async with self.lock:
-                return await self.connection._execute(_drive, self.connection._conn, script)
+                return await self.connection._execute(drive, self.connection._conn, script)
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._waiting.append((script, future))
         if len(self._waiting) == 1:  # the first of the next trip sends it
@@ -232,7 +171,7 @@ class SQLiteBackend:
         try:
             async with self.lock:
                 batch, self._waiting = self._waiting, []
-                outcomes = await self.connection._execute(_drive_each, self.connection._conn,
+                outcomes = await self.connection._execute(drive_each, self.connection._conn,
                                                           [script for script, _ in batch])
         except BaseException as error:  # the connection is closed, or the loop is shutting down
             if not batch:  # stopped before it took its scripts: they, and any behind them, stop with it

@@ -10,8 +10,9 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime
 from typing import Any, Awaitable, Callable, Sequence
 
-from memory.store.backends import Dialect, Script, Session, statement
+from memory.store.backends import Dialect, Session
 from memory.store.fact_rows import _iso
+from memory.store.scripts import Script, statement
 
 
 class InboxQueries:

@@ -13,13 +13,14 @@ import aiosqlite
 
 from memory.continuity import Topic
 from memory.facts import Fact
-from memory.store.backends import PostgresBackend, Script, Session, SQLiteBackend, T, is_postgres_url
+from memory.store.backends import PostgresBackend, Session, SQLiteBackend, is_postgres_url
 from memory.store.claims import ClaimQueries
 from memory.store.fact_rows import FACT_COLUMNS, FactQueries, _fact, _iso
 from memory.store.forget_rows import ForgetQueries
 from memory.store.inbox_rows import InboxQueries
 from memory.store.migrations import LATEST_VERSION
 from memory.store.outreach_rows import ProactiveQueries
+from memory.store.scripts import Script, T
 from memory.store.topic_rows import TopicQueries, newest_topics, topics_from_json
 from memory.store.usage_rows import UsageQueries
 

@@ -1,0 +1,68 @@
+"""Scripts: a store operation written once for both engines, and the loops that run one (memory/store/backends.py
+runs them on SQLite in aiosqlite's thread, on PostgreSQL statement by statement)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Awaitable, Callable, Generator, Sequence, TypeVar
+
+T = TypeVar("T")
+
+# A store operation written once for both engines: a generator that yields each statement as (sql, params), is
+# sent the statement's rows back, and returns the operation's result. SQLite runs all of it in one trip to
+# aiosqlite's thread, in one transaction; PostgreSQL awaits the statements one by one on one pooled connection,
+# each committing on its own (BEGIN and COMMIT would be two round trips more). So a script orders its statements
+# so that a crash between any two leaves a consistent database.
+Script = Generator[tuple[str, Sequence[Any]], list, T]
+
+
+def statement(sql: str, params: Sequence[Any] = ()) -> Script[list]:
+    """A script of one statement; it returns the statement's rows."""
+    rows = yield sql, params
+    return rows
+
+
+def drive_each(connection: sqlite3.Connection, scripts: list[Script[Any]]) -> list[tuple[bool, Any]]:
+    """Run each script with drive; return (True, its result) or (False, its error) for each, in order."""
+    outcomes: list[tuple[bool, Any]] = []
+    for script in scripts:
+        try:
+            outcomes.append((True, drive(connection, script)))
+        except Exception as error:  # noqa: BLE001 - handed to the script's caller
+            outcomes.append((False, error))
+    return outcomes
+
+
+def drive(connection: sqlite3.Connection, script: Script[T]) -> T:
+    """Run every statement of `script` on `connection` (in aiosqlite's thread) in one transaction; return its
+    result: one commit, not one a write (bench/trips.py measures the difference)."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        result = each_statement(connection, script)
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return result
+
+
+def each_statement(connection: sqlite3.Connection, script: Script[T]) -> T:
+    """Run the statements of `script` on a sqlite3 connection, one after the other; return its result."""
+    rows: list | None = None
+    try:
+        while True:
+            sql, params = script.send(rows)
+            rows = connection.execute(sql, params).fetchall()
+    except StopIteration as done:
+        return done.value
+
+
+async def await_each_statement(execute: Callable[[str, Sequence[Any]], Awaitable[Any]], script: Script[T]) -> T:
+    """Run the statements of `script` through `execute(sql, params)`, awaiting each; return its result."""
+    rows: list | None = None
+    try:
+        while True:
+            sql, params = script.send(rows)
+            rows = list(await execute(sql, params))
+    except StopIteration as done:
+        return done.value
