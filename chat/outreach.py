@@ -137,7 +137,7 @@ class Outreach:
         try:
             raw = await self.model.complete(messages, tally=tally, max_tokens=self.config.reply_max_tokens)
         finally:
-            await self.store.record_usage(item.user_id, self.clock(), tokens=tally.tokens)
+            await self.store.record_usage(item.user_id, self.clock(), tokens=tally.tokens, while_stored=True)
         text = usable_text(raw)
         if text is None:  # the model saw they already told it, or had nothing specific to say
             await self.store.move_items([(item, next_due)])

@@ -227,6 +227,15 @@ async def test_forget_leaves_the_days_totals_but_not_whose_they_were(store):
     assert stats.today == Spent(messages=1, tokens=50) and stats.heaviest == [] and stats.users == 0
 
 
+async def test_a_pass_paid_after_its_user_was_forgotten_is_nobodys(store):
+    await say(store, 1, NOON)
+    await store.record_usage(1, NOON, tokens=40, while_stored=True)
+    await store.forget_user(1)  # meanwhile an extraction pass was waiting for the model
+    await store.record_usage(1, NOON, tokens=2_861, while_stored=True)
+    assert await store.spent_since(1, NOON) == Spent()
+    assert (await store.stats(NOON, NOON - timedelta(hours=12))).today == Spent(messages=1, tokens=2_901)
+
+
 async def test_old_usage_is_pruned(store):
     await store.record_usage(1, NOON - timedelta(days=3), tokens=5)
     await store.record_usage(1, NOON, tokens=6)

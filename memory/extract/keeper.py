@@ -201,7 +201,7 @@ class MemoryKeeper:
                 finally:  # an answer that could not be read was still paid for
                     work.tokens += tally.tokens
                     work.estimated = work.estimated or tally.estimated
-                    await self.store.record_usage(user_id, self.clock(), tokens=tally.tokens)
+                    await self.store.record_usage(user_id, self.clock(), tokens=tally.tokens, while_stored=True)
             else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
             said = [message["at"] for message in batch if message["role"] == "user"]

@@ -37,14 +37,20 @@ class UsageQueries:
 
     async def record_usage(
         self, user_id: int | None, now: datetime, *, tokens: int = 0, voice_seconds: float = 0.0,
-        model_errors: int = 0,
+        model_errors: int = 0, while_stored: bool = False,
     ) -> None:
-        """Add one charge to the ledger (a user's messages are counted by begin_turn, with the message)."""
+        """Add one charge to the ledger (a user's messages are counted by begin_turn, with the message).
+
+        `while_stored`: work done on the user's stored memory (an extraction pass, a message written first) is
+        theirs only while they are stored; if they were forgotten while it ran, it goes to nobody, as forget_user
+        does with what they spent before.
+        """
         if not (tokens or voice_seconds or model_errors):
             return
+        whose = "(SELECT id FROM users WHERE id = ?)" if while_stored else "?"
         async with self._session() as db:
             await db.execute(
-                "INSERT INTO usage (user_id, at, tokens, voice_seconds, model_errors) VALUES (?, ?, ?, ?, ?)",
+                f"INSERT INTO usage (user_id, at, tokens, voice_seconds, model_errors) VALUES ({whose}, ?, ?, ?, ?)",
                 (user_id, _iso(now), tokens, voice_seconds, model_errors),
             )
 
