@@ -404,6 +404,17 @@ async def test_a_pass_that_read_before_a_forget_saves_nothing_and_the_messages_s
     assert [fact.key for fact in fresh] == ["pet:laika"] and await store.unread_count(1) == 0
 
 
+async def test_a_pass_that_read_before_the_user_was_forgotten_saves_nothing_and_fails_nothing(store):
+    said = await talk(store, "Моя собака Лайка")
+    seen = await store.forget_count(1)
+    await store.forget_user(1)  # /forget, while the pass waited for the model
+    stale = await save(store, Fact("pets", "pet:laika", "собака Лайка", source_message_id=said),
+                       extracted_upto=said, forgets_seen=seen, topic=Topic("Про Лайку", T0, T0))
+    assert stale == [] and await store.facts(1) == [] and await store.topics(1) == []
+    assert await fetch(store, "SELECT COUNT(*) FROM users WHERE id = 1") == [(0,)]
+    assert await store.forget_count(1) == 0
+
+
 # The due query and the migration.
 
 

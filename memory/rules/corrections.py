@@ -19,6 +19,7 @@ from memory.rules import change_patterns as c
 from memory.rules import names
 from memory.rules import patterns as p
 from memory.rules.guards import inside_quotes, statements
+from memory.text.prefilter import first_match, matches
 from memory.time.dates import find_mentions, find_when
 
 MAX_SENTENCE = 300
@@ -52,14 +53,14 @@ def extract_corrections(text: str, now: datetime) -> list[Change]:
 
 def _refused(sentence: str, earlier: str) -> bool:
     """True for a wish, a condition, a fear or a quote: nothing is being put right."""
-    return bool(p.HYPOTHETICAL.search(sentence) or c.FEAR.search(sentence) or inside_quotes(earlier)
-                or p.REPORTED.search(sentence))
+    return bool(first_match(p.HYPOTHETICAL, sentence) or first_match(c.FEAR, sentence) or inside_quotes(earlier)
+                or first_match(p.REPORTED, sentence))
 
 
 def _moved_plans(sentence: str, now: datetime) -> Iterator[Change]:
     """Yield the plans the sentence moves to a new day: "экзамен перенесли на понедельник"."""
     for pattern in c.PLAN_MOVED:
-        for match in pattern.finditer(sentence):
+        for match in matches(pattern, sentence):
             when = find_when(sentence[match.end("to") :], now) if match.group("to") is not None else None
             if when and match.group("about").strip():
                 yield Change(REPLACE, about=match.group("about").strip(), slots=("plans",), when=when[2],
@@ -68,11 +69,11 @@ def _moved_plans(sentence: str, now: datetime) -> Iterator[Change]:
 
 def _put_right(sentence: str, now: datetime) -> Iterator[Change]:
     """Yield "X, а не Y" and "не Y, а X": a value, or (when both are days) a plan's date, put right."""
-    for match in SWITCHED.finditer(sentence):  # "switched from vegan to pescatarian"
+    for match in matches(SWITCHED, sentence):  # "switched from vegan to pescatarian"
         yield Change(REPLACE, about=match.group("wrong"), new=_nominative(match.group("right")),
                      sentence=sentence.strip())
     for pattern in (RIGHT_THEN_WRONG, WRONG_THEN_RIGHT):
-        for match in pattern.finditer(sentence):
+        for match in matches(pattern, sentence):
             right, wrong = match.group("right"), match.group("wrong")
             if find_mentions(wrong, now) and find_mentions(right, now):
                 when = find_when(right, now)

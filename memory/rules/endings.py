@@ -20,6 +20,7 @@ from memory.changes import END, Change
 from memory.rules import change_patterns as c
 from memory.rules import patterns as p
 from memory.rules.guards import clause_before, clause_start, inside_quotes, statements
+from memory.text.prefilter import first_match, matches
 from memory.time.past import past_day
 
 MAX_SENTENCE = 400  # longer "sentences" are pasted text, not news of the user's life
@@ -40,7 +41,7 @@ def extract_endings(text: str, today: date) -> list[Change]:
     """Return what `text` says has stopped being true about the user, as END changes (one per thing named)."""
     found: dict[tuple[str, tuple[str, ...]], Change] = {}
     for offset, sentence in statements(text):
-        if len(sentence) > MAX_SENTENCE or c.FAR_PAST.search(sentence):
+        if len(sentence) > MAX_SENTENCE or first_match(c.FAR_PAST, sentence):
             continue
         for start, about, how, slots in _findings(sentence):
             if _refused(sentence, start, text[:offset]):
@@ -55,7 +56,7 @@ def _findings(sentence: str) -> Iterator[tuple[int, str, str, tuple[str, ...]]]:
     """Yield (where the trigger starts, the words naming what ended, how, slots) for every trigger."""
     for triggers, how, slots in FAMILIES:
         for trigger in triggers:
-            for match in trigger.finditer(sentence):
+            for match in matches(trigger, sentence):
                 if not _own(trigger, sentence, match):
                     continue
                 if trigger in c.PET_LOST and c.FOUND_AGAIN.search(sentence, match.end()):
@@ -89,16 +90,16 @@ def _own(trigger: re.Pattern[str], sentence: str, match: re.Match[str]) -> bool:
 
 def _deaths(sentence: str) -> Iterator[tuple[int, str, str, tuple[str, ...]]]:
     """Yield the pets and relatives the sentence says died: before the verb, or after it ("не стало Лайки")."""
-    for match in c.DEATH_AFTER_SUBJECT.finditer(sentence):
+    for match in matches(c.DEATH_AFTER_SUBJECT, sentence):
         clause = clause_before(sentence, match.start())
         subject = " ".join(clause.split()[-3:])
-        if subject and not c.DEATH_IDIOMS.search(sentence) and not c.OTHER_OWNER.search(clause):
+        if subject and not first_match(c.DEATH_IDIOMS, sentence) and not first_match(c.OTHER_OWNER, clause):
             yield match.start(), subject, "died", ("pet", "family")  # judged at the verb: "Барсик не умер"
-    for match in c.DEATH_BEFORE_OBJECT.finditer(sentence):
+    for match in matches(c.DEATH_BEFORE_OBJECT, sentence):
         rest = sentence[match.end() : match.end() + 60]
         words = re.split(r"[,.;:!?()\n—–]|\s(?:и|а|но|and|but)\s", rest, maxsplit=1)[0].split()[:3]
         before = clause_before(sentence, match.start())
-        if words and not c.DEATH_IDIOMS.search(sentence) and not c.OTHER_OWNER.search(before):
+        if words and not first_match(c.DEATH_IDIOMS, sentence) and not first_match(c.OTHER_OWNER, before):
             yield match.start(), " ".join(words), "died", ("pet", "family")
 
 
@@ -106,7 +107,7 @@ def _refused(sentence: str, start: int, earlier: str) -> bool:
     """True when the words before `start` deny, imagine, fear or quote the change."""
     before = sentence[:start]
     clause = clause_before(sentence, start)
-    if p.NEGATION.search(clause) or c.FEAR.search(before) or p.HYPOTHETICAL.search(before):
+    if first_match(p.NEGATION, clause) or first_match(c.FEAR, before) or first_match(p.HYPOTHETICAL, before):
         return True
     if p.REPORTED_AFTER.search(sentence[start:]) or c.ATTRIBUTION.search(sentence, start):
         return True

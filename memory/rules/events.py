@@ -26,6 +26,7 @@ from memory.rules import event_patterns as ev
 from memory.rules import kin_patterns as kin
 from memory.rules import patterns as p
 from memory.rules.rules import statements
+from memory.text.prefilter import first_match, matches
 from memory.time.date_patterns import EN_MONTHS, RU_MONTHS
 from memory.time.dates import Mention, find_mentions, when_of
 
@@ -83,8 +84,8 @@ def _is_my_birthday(sentence: str, start: int) -> bool:
 
     Not when the sentence is about a party or a celebration, which may be held on another day.
     """
-    mine = ev.MY_BEFORE.search(sentence[:start]) or ev.AT_MINE_RU.search(sentence)
-    return bool(mine) and not ev.CELEBRATION.search(sentence)
+    mine = ev.MY_BEFORE.search(sentence[:start]) or first_match(ev.AT_MINE_RU, sentence)
+    return bool(mine) and not first_match(ev.CELEBRATION, sentence)
 
 
 def _day_and_month(day: date, english: bool) -> str:
@@ -98,19 +99,19 @@ def _refused(sentence: str) -> bool:
     """True when the whole sentence is unsure, past, cancelled, habitual or someone else's words."""
     plain = ev.GOOD_LUCK.sub(" ", sentence)
     guards = (ev.HEDGE, ev.PAST_TENSE, ev.CANCELLED, ev.HABIT, p.REPORTED)
-    return any(guard.search(plain) for guard in guards) or bool(p.REPORTED_AFTER.search(plain))
+    return any(first_match(guard, plain) for guard in guards) or bool(first_match(p.REPORTED_AFTER, plain))
 
 
 def _events(sentence: str) -> Iterator[tuple[int, int, str, tuple[int, int] | None]]:
     """Yield (start, end, value, the relative's span or None) for each event the sentence names."""
     taken: list[tuple[int, int]] = []
     for pattern in (ev.BIRTHDAY_RU, ev.BIRTHDAY_EN):  # first, so "годовщина свадьбы" is no wedding as well
-        for match in pattern.finditer(sentence):
+        for match in matches(pattern, sentence):
             taken.append(match.span())
             if _is_the_event(sentence, match):
                 yield _birthday(sentence, match)
     for pattern, value in ev.EVENTS:
-        for match in pattern.finditer(sentence):
+        for match in matches(pattern, sentence):
             if not any(match.start() < end and start < match.end() for start, end in taken):
                 taken.append((match.start(), match.end()))
                 if _is_the_event(sentence, match):
@@ -120,7 +121,8 @@ def _events(sentence: str) -> Iterator[tuple[int, int, str, tuple[int, int] | No
 def _is_the_event(sentence: str, match: re.Match[str]) -> bool:
     """True unless the words around `match` make it the event's results, preparation or tickets."""
     before = sentence[max(0, match.start() - 40) : match.start()]
-    return not ev.NOT_THE_EVENT_BEFORE.search(before) and not ev.NOT_THE_EVENT_AFTER.match(sentence[match.end() :])
+    after = sentence[match.end() :]
+    return not first_match(ev.NOT_THE_EVENT_BEFORE, before) and not ev.NOT_THE_EVENT_AFTER.match(after)
 
 
 def _birthday(sentence: str, match: re.Match[str]) -> tuple[int, int, str, tuple[int, int] | None]:
@@ -129,12 +131,12 @@ def _birthday(sentence: str, match: re.Match[str]) -> tuple[int, int, str, tuple
     before, after = sentence[: match.start()], sentence[match.end() :]
     if match.re is ev.BIRTHDAY_EN:
         noun = "birthday" if noun.replace("-", "") in ("birthday", "bday") else noun
-        relative = ev.RELATIVE_EN.search(before)
+        relative = first_match(ev.RELATIVE_EN, before)
         if relative and relative.group("rel").lower() in kin.EN_RELATIVES:
             return match.start(), match.end(), f"{relative.group('rel').lower()}'s {noun}", relative.span()
         return match.start(), match.end(), noun, None
     noun = ev.RU_NOMINATIVE.get(noun) or next(v for k, v in ev.RU_NOMINATIVE.items() if noun.startswith(k))
-    adjective = ev.RELATIVE_ADJECTIVE_RU.search(before)
+    adjective = first_match(ev.RELATIVE_ADJECTIVE_RU, before)
     if adjective:
         relative_name = ev.RELATIVE_ADJECTIVES_RU[adjective.group("adj").lower()]
         return match.start(), match.end(), f"{noun} {relative_name}", adjective.span()
@@ -158,7 +160,7 @@ def _is_own(sentence: str, event: tuple[int, int], relative: tuple[int, int] | N
     start, end = event
     clause_start, clause_end = _clause(sentence, start, end)
     clause = sentence[clause_start:clause_end]
-    if p.NEGATION.search(clause) or ev.NEGATED.search(clause):
+    if first_match(p.NEGATION, clause) or first_match(ev.NEGATED, clause):
         return False
     spans = [span for span in (event, relative) if span]
     outside = sentence
@@ -166,7 +168,7 @@ def _is_own(sentence: str, event: tuple[int, int], relative: tuple[int, int] | N
         outside = outside[:span_start] + " " * (span_end - span_start) + outside[span_end:]
     if _someone_else(sentence, outside, spans):
         return False
-    if relative or ev.FIRST_PERSON.search(outside) or ev.FIRST_PERSON.search(sentence[start:end]):
+    if relative or first_match(ev.FIRST_PERSON, outside) or ev.FIRST_PERSON.search(sentence[start:end]):
         return True
     return _opens_clause(sentence, clause_start, start, mentions)
 
@@ -190,16 +192,16 @@ def _someone_else(sentence: str, outside: str, spans: list[tuple[int, int]]) -> 
 
     `outside` is the sentence with the event's own words (`spans`) blanked out.
     """
-    if ev.THIRD_PERSON.search(outside):
+    if first_match(ev.THIRD_PERSON, outside):
         return True
-    for owner in ev.OWNER_RU.finditer(outside):
+    for owner in matches(ev.OWNER_RU, outside):
         who = owner.group("who").lower()
         if not who.startswith(tuple(ev.DOCTORS_RU) + ("зубно",)):  # "приём у врача"
             return True
-    for owner in ev.POSSESSOR_EN.finditer(outside):
+    for owner in matches(ev.POSSESSOR_EN, outside):
         if owner.group("who").lower() not in ev.NOT_POSSESSORS:
             return True
-    words = list(ev.WORD.finditer(sentence))
+    words = list(matches(ev.WORD, sentence))
     for index, word in enumerate(words):
         if any(start <= word.start() < end for start, end in spans):
             continue

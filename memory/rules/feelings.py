@@ -13,27 +13,28 @@ from memory.rules import feeling_patterns as feel
 from memory.rules import kin_patterns as kin
 from memory.rules import patterns as p
 from memory.rules.guards import Found, clause_start, words_after
+from memory.text.prefilter import first_match, matches
 
 
 def likes(sentence: str) -> Found:
     """Yield likes and dislikes: "I love hiking and jazz", "обожаю джаз", "I can't stand mornings"."""
-    for match in feel.FAN_EN.finditer(sentence):  # "I'm a huge Arsenal fan"
+    for match in matches(feel.FAN_EN, sentence):  # "I'm a huge Arsenal fan"
         thing = match.group("thing")
         if not any(word.lower() in feel.OBJECT_REJECT_START | feel.FAN_NOT_THINGS for word in thing.split()):
             yield match.start(), f"likes:{slug(thing)}", thing
     for slot, triggers in (("dislikes", feel.DISLIKE_TRIGGERS), ("likes", feel.LIKE_TRIGGERS)):
         for trigger in triggers:
-            for match in trigger.finditer(sentence):
+            for match in matches(trigger, sentence):
                 for thing in _things(words_after(sentence, match.end())):
                     yield match.start(), f"{slot}:{slug(thing)}", thing
 
 
 def _things(rest: str) -> list[str]:
     """Return the things listed at the start of `rest` ("hiking, reading and jazz"), cut at the clause's end."""
-    end = feel.OBJECT_END.search(rest)
+    end = first_match(feel.OBJECT_END, rest)
     phrase = rest[: end.start()] if end else rest
     phrase = feel.FIXED_PHRASES.sub(lambda m: m.group().replace(" ", "\0"), phrase)  # "rock and roll" is one thing
-    if "," in phrase and not feel.LIST_END.search(phrase):
+    if "," in phrase and not first_match(feel.LIST_END, phrase):
         phrase = phrase.split(",")[0]  # "coffee, it wakes me up": after the comma comes another clause
     things: list[str] = []
     infinitive = prepositional = False
@@ -64,25 +65,25 @@ def _things(rest: str) -> list[str]:
 
 def states(sentence: str) -> Found:
     """Yield current moods and conditions: "I'm so tired", "я устала", "мне грустно", "у меня температура"."""
-    if feel.HABITUAL.search(sentence):
+    if first_match(feel.HABITUAL, sentence):
         return  # "летом мне плохо": how the user usually is, not how they are now
     for trigger in feel.STATE_TRIGGERS_EN:
-        for match in trigger.finditer(sentence):
+        for match in matches(trigger, sentence):
             after = words_after(sentence, match.end())
             if not feel.STATE_NOT_AFTER.match(after) and not feel.GERUND_SUBJECT.match(after):  # not "tired of"
                 state = " ".join(match.group("state").lower().split())
                 yield match.start(), f"state:{slug(state)}", state
-    for match in feel.SUBJECTLESS_STATE_EN.finditer(sentence):  # "really sad today", "so so tired"
+    for match in matches(feel.SUBJECTLESS_STATE_EN, sentence):  # "really sad today", "so so tired"
         state, after = " ".join(match.group("state").lower().split()), words_after(sentence, match.end())
         timed = feel.NOW_EN.match(after) or state in feel.EN_BODILY_STATES
         if timed and feel.SUBJECTLESS_END_EN.match(after) and not feel.STATE_NOT_AFTER.match(after):
             yield match.start(), f"state:{slug(state)}", state
-    for match in feel.SUBJECTLESS_FEELING_RU.finditer(sentence):  # "сегодня очень грустно"
+    for match in matches(feel.SUBJECTLESS_FEELING_RU, sentence):  # "сегодня очень грустно"
         after = words_after(sentence, match.end())
         if feel.SUBJECTLESS_END_RU.match(after) and not feel.FEELING_NOT_AFTER.match(after):
             state = match.group("state").lower()
             yield match.start(), f"state:{slug(state)}", state
-    for match in feel.STATE_TRIGGER_RU.finditer(sentence):
+    for match in matches(feel.STATE_TRIGGER_RU, sentence):
         state = " ".join(match.group("state").lower().split())
         if (state in feel.RU_STATES_NEED_SUBJECT and not match.group("subj")
                 and not clause_start(sentence, match.start())):
@@ -90,7 +91,7 @@ def states(sentence: str) -> Found:
         if not feel.STATE_NOT_AFTER.match(words_after(sentence, match.end())):  # not "устала от тебя"
             yield match.start(), f"state:{slug(feel.RU_STATES[state])}", state
     for trigger in (feel.FEELING_TRIGGER_RU, feel.AILMENT_TRIGGER_RU, feel.ACHE_TRIGGER_RU):
-        for match in trigger.finditer(sentence):
+        for match in matches(trigger, sentence):
             if trigger is feel.ACHE_TRIGGER_RU and not clause_start(sentence, match.start()):
                 continue  # "у мамы болит голова"
             if not feel.FEELING_NOT_AFTER.match(words_after(sentence, match.end())):  # not "мне плохо видно"

@@ -16,6 +16,7 @@ from memory.changes import FORGET, FORGET_ALL, FORGET_THIS, Change
 from memory.rules import change_patterns as c
 from memory.rules import patterns as p
 from memory.rules.guards import clause_before, inside_quotes
+from memory.text.prefilter import first_match, matches
 
 # Words that name several things: the request means all that match ("my pets", "обеих сестёр").
 PLURAL = re.compile(r"\b(?:pets|all|both|sisters|brothers|kids|children|dogs|cats|питомцев|питомцы|всех|обоих|обеих|"
@@ -26,7 +27,7 @@ MAX_SENTENCE = 300
 def extract_forget_requests(text: str) -> list[Change]:
     """Return the forget requests in `text`: one FORGET per thing named, FORGET_THIS or FORGET_ALL."""
     found: list[Change] = []
-    for match in p.SENTENCE.finditer(text):
+    for match in matches(p.SENTENCE, text):
         sentence = match.group()
         if len(sentence) > MAX_SENTENCE or c.ATTRIBUTION.search(text, match.start()):
             continue  # «Забудь про мою собаку», — сказала подруга
@@ -37,11 +38,11 @@ def extract_forget_requests(text: str) -> list[Change]:
 def _requests(sentence: str, earlier: str) -> list[Change]:
     """Return the forget requests of one sentence (`earlier`: the text before it, for open quotes)."""
     whole = sentence.strip()
-    for match in c.DONT_REMEMBER.finditer(sentence):
+    for match in matches(c.DONT_REMEMBER, sentence):
         if not _denied(sentence, match.start()) and not inside_quotes(earlier + sentence[: match.start()]):
             return [Change(FORGET_THIS, sentence=whole)]
     changes = []
-    for match in c.FORGET_VERB.finditer(sentence):
+    for match in matches(c.FORGET_VERB, sentence):
         if _denied(sentence, match.start("verb")) or inside_quotes(earlier + sentence[: match.start("verb")]):
             continue
         rest = c.FROM_MEMORY.sub(" ", sentence[match.end():]).strip(" \t,.!?…)(")
@@ -52,7 +53,7 @@ def _requests(sentence: str, earlier: str) -> list[Change]:
             return [Change(FORGET_THIS, sentence=whole)]
         from_memory = bool(c.FROM_MEMORY.search(sentence[match.end():])) or "памяти" in match.group("verb")
         for target in _targets(rest, from_memory):
-            slots = next((slots for pattern, slots in c.WHERE_SLOTS if pattern.search(target)), ())
+            slots = next((slots for pattern, slots in c.WHERE_SLOTS if first_match(pattern, target)), ())
             changes.append(Change(FORGET, about=target, slots=slots, plural=is_plural(target), sentence=whole))
     return changes
 
@@ -64,7 +65,7 @@ def _targets(rest: str, from_memory: bool) -> list[str]:
     targets = []
     parts = [part.strip(" ,") for part in c.TARGET_JOINER.split(rest)]
     # "my car and the smoking thing": one "my" makes the whole list the user's own.
-    own = from_memory or any(c.OWN.search(part) for part in parts)
+    own = from_memory or any(first_match(c.OWN, part) for part in parts)
     for part in parts:
         match = c.FORGET_ABOUT.match(part)
         about = next((group for group in (match.groups() if match else ()) if group), None)
@@ -77,7 +78,7 @@ def _targets(rest: str, from_memory: bool) -> list[str]:
 
 def is_plural(about: str) -> bool:
     """True when the words name several things ("my pets", "обеих сестёр")."""
-    return bool(PLURAL.search(about))
+    return bool(first_match(PLURAL, about))
 
 
 def _names_someone(words: str) -> bool:
@@ -89,5 +90,5 @@ def _denied(sentence: str, position: int) -> bool:
     """True when the verb is denied ("не забудь", "don't forget", "you won't forget") or asked about."""
     before = clause_before(sentence, position)
     return bool(re.search(r"(?:\bне|n['’]t|\bnever|\bnot)\s*$", before, re.IGNORECASE)
-                or p.QUESTION_START.search(before) and not re.search(r"\b(?:can|could|would|will)\s+you\b", before,
-                                                                       re.IGNORECASE))
+                or first_match(p.QUESTION_START, before)
+                and not re.search(r"\b(?:can|could|would|will)\s+you\b", before, re.IGNORECASE))

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from memory.rules import patterns as p
+from memory.text.prefilter import first_match, matches
 
 Found = Iterator[tuple[int, str, str]]  # (where in the sentence the statement starts, key, value)
 
@@ -21,7 +22,7 @@ def split_sentences(text: str, pattern: re.Pattern[str] = p.SENTENCE) -> tuple[t
     Every rule family reads a message's sentences: they are split once a message, and kept for the next family
     (the last few messages' splits are cached).
     """
-    return tuple((match.start(), match.group()) for match in pattern.finditer(text))
+    return tuple((match.start(), match.group()) for match in matches(pattern, text))
 
 
 @lru_cache(maxsize=16)
@@ -38,7 +39,7 @@ def statements(text: str, pattern: re.Pattern[str] = p.SENTENCE) -> tuple[tuple[
             if not tagged:
                 continue
             sentence = tagged.group("body")
-        if not p.QUESTION_START.search(sentence) and not p.QUESTION_PARTICLE.search(sentence):
+        if not first_match(p.QUESTION_START, sentence) and not first_match(p.QUESTION_PARTICLE, sentence):
             found.append((offset, sentence))
     return tuple(found)
 
@@ -46,7 +47,7 @@ def statements(text: str, pattern: re.Pattern[str] = p.SENTENCE) -> tuple[tuple[
 def is_claim(sentence: str, position: int, earlier: str) -> bool:
     """True when the words at `position` are a plain statement: not denied, past, wished, reported or quoted."""
     clause = clause_before(sentence, position)
-    if p.NEGATION.search(clause) or p.PAST.search(clause):
+    if first_match(p.NEGATION, clause) or first_match(p.PAST, clause):
         return False
     if _first_end(p.HYPOTHETICAL, sentence) <= position or _first_end(p.REPORTED, sentence) <= position:
         return False  # a wish, a condition or someone else's words come earlier in the sentence
@@ -62,7 +63,7 @@ def _first_end(pattern: re.Pattern[str], sentence: str) -> int:
     The first match ends before any other, so comparing with it tells whether one lies wholly before a
     position, without searching the text before each candidate again (quadratic on a pasted wall of text).
     """
-    match = pattern.search(sentence)
+    match = first_match(pattern, sentence)
     return match.end() if match else len(sentence) + 1
 
 

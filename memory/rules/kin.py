@@ -13,13 +13,14 @@ from memory.rules import kin_patterns as kin
 from memory.rules import names
 from memory.rules import patterns as p
 from memory.rules.guards import Found, clause_before, clause_start, words_after
+from memory.text.prefilter import first_match, matches
 
 
 def kin_and_pets(sentence: str) -> Found:
     """Yield pets and relatives from "my dog Rex", "I have two kids", "у меня есть сестра Оля", "моя жена"."""
-    if kin.DEATH.search(sentence) or kin.IDIOMS.search(sentence):
+    if first_match(kin.DEATH, sentence) or first_match(kin.IDIOMS, sentence):
         return  # "my dog died", "my partner in crime"
-    for match in kin.INVERTED_HAVE_RU.finditer(sentence):  # "Муж у меня врач"
+    for match in matches(kin.INVERTED_HAVE_RU, sentence):  # "Муж у меня врач"
         head = match.group("head")
         kind, canonical = kin.kind_of(head)
         if kind:
@@ -35,7 +36,7 @@ def unowned_kin(sentence: str) -> Found:
 
     In chat these are the user's own, unless someone else owns one earlier in the message (the caller checks).
     """
-    if kin.DEATH.search(sentence) or kin.IDIOMS.search(sentence):
+    if first_match(kin.DEATH, sentence) or first_match(kin.IDIOMS, sentence):
         return
     yield from _bare_named(sentence)
     yield from _listed(sentence, ((kin.BARE_HAVE_RU, True),))
@@ -44,7 +45,7 @@ def unowned_kin(sentence: str) -> Found:
 def _listed(sentence: str, triggers: tuple[tuple[re.Pattern[str], bool], ...]) -> Found:
     """Yield the animals and relatives after each trigger; a `listing` trigger goes on along "A, B and C"."""
     for trigger, listing in triggers:
-        for match in trigger.finditer(sentence):
+        for match in matches(trigger, sentence):
             if not _owner_is_user(trigger, sentence, match):
                 continue
             position = match.end()
@@ -70,7 +71,7 @@ def _owner_is_user(trigger: re.Pattern[str], sentence: str, match: re.Match[str]
 
 def _bare_named(sentence: str) -> Found:
     """Yield the relative or animal in "Сына зовут Миша", "Кошку зовут Муся" when nobody else owns it."""
-    for match in kin.BARE_NAMED_RU.finditer(sentence):
+    for match in matches(kin.BARE_NAMED_RU, sentence):
         head, name = match.group("head"), match.group("name")
         kind, canonical = kin.kind_of(head)
         nominative = kin.ru_nominative(head)
@@ -84,11 +85,11 @@ def _bare_named(sentence: str) -> Found:
 
 def _parent_of(sentence: str) -> Found:
     """Yield the children in "I'm a mom of two boys", "I'm 41 and a dad of three", "Я мама двоих детей"."""
-    for match in kin.PARENT_OF_EN.finditer(sentence):
+    for match in matches(kin.PARENT_OF_EN, sentence):
         head = (match.group("head") or "kids").lower()
         relation = kin.PARENT_HEADS.get(head, "children")
         yield match.start(), f"family:{relation}", f"{match.group('count')} {head}"
-    for match in kin.PARENT_OF_RU.finditer(sentence):
+    for match in matches(kin.PARENT_OF_RU, sentence):
         head = match.group("head").lower()
         relation = kin.PARENT_HEADS.get(head, "children")
         count = kin.PARENT_COUNTS[match.group("count").lower()]

@@ -20,6 +20,7 @@ from memory.rules import feeling_patterns as feel
 from memory.rules import kin_patterns as kin
 from memory.rules import patterns as p
 from memory.rules.patterns import WORD, I, words
+from memory.text.prefilter import matches
 
 STATED, ASKED = "stated", "asked"  # "меня зовут Саша" / "зови меня Саша": an asked-for name wins
 
@@ -107,7 +108,7 @@ def name_matches(sentence: str) -> Iterator[tuple[re.Match[str], str, str]]:
     `kind` is STATED or ASKED; a name comes back in the nominative ("зови меня Лёлей" -> "Лёля").
     """
     for pattern, kind, strict in NAME_PATTERNS:
-        for match in pattern.finditer(sentence):
+        for match in matches(pattern, sentence):
             word = match.group("name")
             rest = sentence[match.end() : match.end() + 200]
             if not could_be_name(word) or INVITATION.match(rest) or CO_INVITER.match(rest):

@@ -24,6 +24,7 @@ from memory.rules import patterns as p
 from memory.rules.feelings import likes, states
 from memory.rules.guards import Found, clause_before, clause_start, inside_quotes, is_claim, statements, words_after
 from memory.rules.kin import kin_and_pets, unowned_kin
+from memory.text.prefilter import first_match, matches
 
 # slot -> (category, importance)
 SLOTS = {
@@ -96,11 +97,11 @@ def _is_own_name(sentence: str, position: int) -> bool:
     """True when the name at `position` is the user's plain word: not denied, past, imagined, reported or quoted."""
     before = sentence[:position]
     clause = clause_before(sentence, position)
-    if names.NAME_NEGATION.search(before) or p.NEGATION.search(clause) or p.PAST.search(clause):
+    if first_match(names.NAME_NEGATION, before) or first_match(p.NEGATION, clause) or first_match(p.PAST, clause):
         return False  # "не называй меня Сашей", "Mom used to call me Bunny"
     if p.HYPOTHETICAL.search(names.POLITE.sub("", before)):
         return False  # "если бы меня звали Оля"; but "если хочешь, зови меня Саша" is a plain wish
-    return not (inside_quotes(before) or p.REPORTED.search(before))
+    return not (inside_quotes(before) or first_match(p.REPORTED, before))
 
 
 # ---- age and places -----------------------------------------------------------------------------------
@@ -109,7 +110,7 @@ def _is_own_name(sentence: str, position: int) -> bool:
 def _ages(sentence: str) -> Found:
     """Yield the age in "мне 25 лет", "I'm 25", "I'm 25 years old", "I just turned 30"."""
     for pattern in p.AGE_TRIGGERS:
-        for match in pattern.finditer(sentence):
+        for match in matches(pattern, sentence):
             rest = words_after(sentence, match.end())
             tail_ok = not p.AGE_NOT_AFTER.match(rest) if match.group("unit") else p.AGE_CLAUSE_END.match(rest)
             hedged = p.AGE_NOT_BEFORE.search(clause_before(sentence, match.start()))  # "скоро мне 30"
@@ -123,7 +124,7 @@ def _places(sentence: str) -> Found:
     """Yield city/country where the user lives or moved to, and hometown where they come from."""
     for home, triggers in ((True, p.LIVE_TRIGGERS + [p.LIVED_TRIGGER]), (False, p.FROM_TRIGGERS)):
         for trigger in triggers:
-            for match in trigger.finditer(sentence):
+            for match in matches(trigger, sentence):
                 needs_subject = "subj" in trigger.groupindex and not match.group("subj")
                 if needs_subject and not clause_start(sentence, match.start()):
                     continue  # "брат переехал в Москву": the past tense has no person, so it needs "я"
@@ -134,7 +135,7 @@ def _places(sentence: str) -> Found:
                     continue  # "я из Москвы приехала": where they came from today
                 after = rest[used:]
                 if trigger is p.LIVED_TRIGGER and (not (match.group("always") or p.LIVED_TAIL.match(after))
-                                                   or p.LIVED_ENDED.search(after)):
+                                                   or first_match(p.LIVED_ENDED, after)):
                     continue  # "I've lived in Paris and Rome", "… for 5 years, then moved": places of the past
                 if "at" in trigger.groupindex and feel.GERUND_SUBJECT.match(after):
                     continue  # "I'm worried, living in Leeds is expensive"
@@ -154,7 +155,7 @@ def _places(sentence: str) -> Found:
 def _place(rest: str, known_only: bool) -> tuple[str | None, int]:
     """Return (place named at the start of `rest`, characters used); known names come back in the nominative."""
     tokens: list[re.Match[str]] = []
-    for token in p.PLACE_TOKEN.finditer(rest):
+    for token in matches(p.PLACE_TOKEN, rest):
         gap = rest[tokens[-1].end() if tokens else 0 : token.start()]
         if gap.strip() or len(tokens) == 4:
             break
@@ -190,7 +191,7 @@ def _jobs(sentence: str) -> Found:
     yield from _jobs_en(sentence)
     yield from _jobs_ru(sentence)
     for trigger in p.SCHOOL_TRIGGERS:
-        for match in trigger.finditer(sentence):
+        for match in matches(trigger, sentence):
             org = _organisation(words_after(sentence, match.end()))[0]
             if org:
                 yield match.start(), "school", org
@@ -199,7 +200,7 @@ def _jobs(sentence: str) -> Found:
 def _jobs_en(sentence: str) -> Found:
     """Yield job_title and employer (or school) from "I work as/at/for …", "I'm a nurse at …", "As a teacher, I …"."""
     for trigger in p.JOB_TRIGGERS_EN:
-        for match in trigger.finditer(sentence):
+        for match in matches(trigger, sentence):
             rest, prep = words_after(sentence, match.end()), match.groupdict().get("prep")
             if prep in ("at", "for"):  # "I work at Google (as a designer)"
                 org, used = _organisation(rest)
@@ -266,9 +267,9 @@ def _organisation(rest: str) -> tuple[str | None, int]:
 
 def _jobs_ru(sentence: str) -> Found:
     """Yield job_title and employer from "работаю врачом в …" and "я врач", "я программист в Яндексе"."""
-    for match in p.JOB_TRIGGER_RU.finditer(sentence):  # "работаю старшим менеджером в Газпроме"
+    for match in matches(p.JOB_TRIGGER_RU, sentence):  # "работаю старшим менеджером в Газпроме"
         rest = words_after(sentence, match.end())
-        boundary = p.RU_CLAUSE_END.search(rest)
+        boundary = first_match(p.RU_CLAUSE_END, rest)
         clause = rest[: boundary.start() if boundary else None]
         tokens = clause.split()[:6]
         for index, token in enumerate(tokens):
@@ -283,7 +284,7 @@ def _jobs_ru(sentence: str) -> Found:
         org = place and _organisation(clause[place.end() :])[0]
         if org:
             yield match.start(), "employer", org
-    for match in p.JOB_NOMINATIVE_RU.finditer(sentence):  # "я врач", "я учитель музыки", "я программист в Яндексе"
+    for match in matches(p.JOB_NOMINATIVE_RU, sentence):  # "я врач", "я учитель музыки", "я программист в Яндексе"
         job, rest = match.group("job").lower(), words_after(sentence, match.end())
         if match.group("of") and not p.RU_JOB_TAIL.match(rest):
             rest = words_after(sentence, match.end("job"))  # "учитель музыки" only when the clause ends after "музыки"
@@ -305,7 +306,7 @@ def _jobs_ru(sentence: str) -> Found:
 def _statuses(sentence: str) -> Found:
     """Yield marital_status, diet and retirement: "I'm married", "я замужем", "I'm vegan", "я на пенсии"."""
     for key, trigger in p.STATUS_TRIGGERS:
-        for match in trigger.finditer(sentence):
+        for match in matches(trigger, sentence):
             if p.STATUS_END.match(words_after(sentence, match.end())):
                 yield match.start(), key, " ".join(match.group("status").split())
 

@@ -49,6 +49,7 @@ from memory.secrets.patterns import (
     WORD_BEFORE,
     YEAR,
 )
+from memory.text.prefilter import first_match, matches, substitute
 
 CARD = "[card number hidden]"
 IBAN = "[IBAN hidden]"
@@ -84,25 +85,25 @@ def _mask_once(text: str) -> str:
     # The most specific shapes go first: a card or an identity number hidden first leaves no digits for
     # the code and password maskers, which read looser phrasing, to take a second bite of.
     for pattern in KEY_PATTERNS:
-        text = pattern.sub(API_KEY, text)
+        text = substitute(pattern, API_KEY, text)
     text = _mask_seed_phrases(text)
-    text = NAMED_BLOB.sub(_mask_blob, text)
-    text = NAMED_SHORT_KEY.sub(lambda match: _replace_value(match, API_KEY), text)
-    text = IBAN_CANDIDATE.sub(_mask_iban, text)
-    text = DIGIT_RUN.sub(_mask_cards, text)
-    text = SNILS_NAMED.sub(lambda match: _replace_value(match, SNILS), text)
-    text = SNILS_SHAPE.sub(_mask_snils_shape, text)
-    text = SSN_NAMED.sub(lambda match: _replace_value(match, SSN), text)
-    text = SSN_SHAPE.sub(SSN, text)
-    text = PASSPORT_NAMED.sub(lambda match: _replace_value(match, PASSPORT), text)
-    text = PASSPORT_SERIES.sub(lambda match: _replace_value(match, PASSPORT), text)
-    text = CVV_NAMED.sub(lambda match: _replace_value(match, CVV), text)
-    text = GOOGLE_CODE.sub(lambda match: _replace_value(match, CODE), text)
-    text = CODE_NAMED.sub(_mask_code, text)
-    text = CODE_BEFORE.sub(_mask_code_before, text)
-    text = PASSWORD_STATED.sub(_mask_stated_password, text)
-    text = PASSWORD_BARE.sub(_mask_bare_password, text)
-    return PASSWORD_BEFORE.sub(_mask_password_before, text)
+    text = substitute(NAMED_BLOB, _mask_blob, text)
+    text = substitute(NAMED_SHORT_KEY, lambda match: _replace_value(match, API_KEY), text)
+    text = substitute(IBAN_CANDIDATE, _mask_iban, text)
+    text = substitute(DIGIT_RUN, _mask_cards, text)
+    text = substitute(SNILS_NAMED, lambda match: _replace_value(match, SNILS), text)
+    text = substitute(SNILS_SHAPE, _mask_snils_shape, text)
+    text = substitute(SSN_NAMED, lambda match: _replace_value(match, SSN), text)
+    text = substitute(SSN_SHAPE, SSN, text)
+    text = substitute(PASSPORT_NAMED, lambda match: _replace_value(match, PASSPORT), text)
+    text = substitute(PASSPORT_SERIES, lambda match: _replace_value(match, PASSPORT), text)
+    text = substitute(CVV_NAMED, lambda match: _replace_value(match, CVV), text)
+    text = substitute(GOOGLE_CODE, lambda match: _replace_value(match, CODE), text)
+    text = substitute(CODE_NAMED, _mask_code, text)
+    text = substitute(CODE_BEFORE, _mask_code_before, text)
+    text = substitute(PASSWORD_STATED, _mask_stated_password, text)
+    text = substitute(PASSWORD_BARE, _mask_bare_password, text)
+    return substitute(PASSWORD_BEFORE, _mask_password_before, text)
 
 
 def contains_secret(text: str) -> bool:
@@ -151,7 +152,7 @@ def looks_like_password(value: str) -> bool:
     core = value.rstrip(TRAILING_PUNCTUATION)
     if core.lower() in COMMON_PASSWORDS:
         return True
-    if len(core) < 4 or EMAIL_OR_URL.search(core) or UNIT_SHAPE.fullmatch(core.lower()):
+    if len(core) < 4 or first_match(EMAIL_OR_URL, core) or UNIT_SHAPE.fullmatch(core.lower()):
         return False
     if core.isascii() and core.isdigit():
         return not YEAR.fullmatch(core)
@@ -208,7 +209,7 @@ def _mask_snils_shape(match: re.Match[str]) -> str:
 
 def _mask_seed_phrases(text: str) -> str:
     pieces, done = [], 0
-    for match in SEED_NAME.finditer(text):
+    for match in matches(SEED_NAME, text):
         span = None if match.start() < done else _seed_run(text, match.end())
         if span:
             pieces += [text[done : span[0]], SEED]
@@ -281,7 +282,7 @@ def _mask_stated_password(match: re.Match[str]) -> str:
     name = match.group("name").lower()
     qualifiers = match.group("qual").split()
     separator = match.group("sep")
-    hard = HARD_SEP.search(separator) is not None
+    hard = first_match(HARD_SEP, separator) is not None
     short_name = name in ("pass", "pw")
     if short_name and hard and not re.search("[:=]", separator):
         return match.group(0)  # "I'll pass - thanks"
@@ -289,7 +290,7 @@ def _mask_stated_password(match: re.Match[str]) -> str:
         return match.group(0)  # "the password policy at work is annoying"
     # Far from its name, after a bare "pass is", or in a definition ("пароль — это ..."), a value must
     # look like a password; right after "пароль:" or "password is" any word but a stop word will do.
-    if (short_name and not hard) or len(qualifiers) > 4 or DEFINITION_SEP.search(separator):
+    if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator):
         taken = looks_like_password(match.group("value"))
     else:
         taken = bool(match.group("value").rstrip(TRAILING_PUNCTUATION))  # stop words are refused by the pattern

@@ -96,7 +96,8 @@ class FactQueries:
         `topic` is the line of the conversation those messages belong to, kept with the newest `max_topics`.
         `forgets_seen` is forget_count() from before the messages were read: if the user had something
         forgotten since, nothing is saved (the answer may hold it) and an empty list comes back; the messages
-        stay unread for the next pass.
+        stay unread for the next pass. The same goes when the user was forgotten altogether (/forget) while
+        the pass waited for the model.
         """
         stamp = _iso(now)
         saved: list[Fact] = []
@@ -160,12 +161,13 @@ class FactQueries:
     async def forget_count(self, user_id: int) -> int:
         """Return how many times the user has had something forgotten (read before an extraction pass)."""
         async with self._session() as db:
-            return await self._forget_count(db, user_id)
+            return await self._forget_count(db, user_id) or 0
 
     @staticmethod
-    async def _forget_count(db: Session, user_id: int) -> int:
+    async def _forget_count(db: Session, user_id: int) -> int | None:
+        """Return the user's count of forgets, or None when the user is not stored (or no longer)."""
         rows = await db.execute_fetchall("SELECT forgets FROM users WHERE id = ?", (user_id,))
-        return int(next((row[0] for row in rows), 0))
+        return next((int(row[0]) for row in rows), None)
 
     @staticmethod
     async def _keep_history(db: Session, user_id: int, old: Fact, stamp: str) -> None:

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from memory.style import aspects as a
 from memory.style import patterns as p
+from memory.text.prefilter import first_match, matches
 
 GAP = 60  # how far (characters) back from a phrase its request word may stand
 
@@ -47,13 +48,13 @@ def candidates(sentence: str) -> list[Wish]:
 
 def cut_before(window: str) -> str:
     """Return the part of `window` after its last turn ("…, но", "but", ";")."""
-    last = next(reversed(list(p.CONTRAST.finditer(window))), None)
+    last = next(reversed(list(matches(p.CONTRAST, window))), None)
     return window[last.end() :] if last else window
 
 
 def cut_after(window: str) -> str:
     """Return the part of `window` before its first turn."""
-    turn = p.CONTRAST.search(window)
+    turn = first_match(p.CONTRAST, window)
     return window[: turn.start()] if turn else window
 
 
@@ -90,10 +91,10 @@ def past_fillers(words: list[str], kind: str, stop: frozenset[str] = frozenset()
 
 def _addresses(sentence: str) -> Iterator[Wish]:
     """Yield ты/вы wishes: "давай на ты", "не надо на вы" (ты), "не выкай" (ты), "не тыкай мне" (вы)."""
-    for match in a.ADDRESS.finditer(sentence):
+    for match in matches(a.ADDRESS, sentence):
         after = sentence[match.end() : match.end() + 40]
         before = sentence[max(0, match.start() - 24) : match.start()]
-        if a.ADDRESS_ALTERNATIVE.match(after) or a.ADDRESS_ALTERNATIVE_BEFORE.search(before):
+        if a.ADDRESS_ALTERNATIVE.match(after) or first_match(a.ADDRESS_ALTERNATIVE_BEFORE, before):
             continue  # "на ты или на вы": a choice, not a wish
         start, negated, asked = _address_lead(sentence, match.start())
         if not asked and a.ADDRESS_AFTER_LEAD.match(after):
@@ -102,7 +103,7 @@ def _addresses(sentence: str) -> Iterator[Wish]:
             form = match.group("form").lower()
             value = {"ты": "вы", "вы": "ты"}[form] if negated else form
             yield Wish(start, match.span(), "address", value, True)
-    for match in a.ADDRESS_VERB.finditer(sentence):
+    for match in matches(a.ADDRESS_VERB, sentence):
         verb = match.group("verb").lower()
         start = _address_denial(sentence, match.start())
         if start is not None and not (verb == "тыка" and a.POKE.match(sentence, match.end())):
@@ -128,7 +129,7 @@ def _address_lead(sentence: str, at: int) -> tuple[int, bool, bool]:
     window = cut_before(sentence[window_start:at])
     base = at - len(window)
     start, negated, lead, negated_lead = at, False, False, False
-    for word in reversed(list(p.TOKEN.finditer(window))[-7:]):
+    for word in reversed(list(matches(p.TOKEN, window))[-7:]):
         lowered = word.group().lower()
         if lowered in a.ADDRESS_NEGATIONS:
             negated = True
@@ -146,7 +147,7 @@ def _address_lead(sentence: str, at: int) -> tuple[int, bool, bool]:
 def _complete_requests(sentence: str) -> Iterator[Wish]:
     """Yield the wishes whose pattern is a whole request: "stop using emoji", "не называй меня зайкой"."""
     for aspect, pattern, value, lasting in _complete_table():
-        for match in pattern.finditer(sentence):
+        for match in matches(pattern, sentence):
             found = value(match)
             if found:
                 # "I'd rather you didn't use emoji": a stated preference before a request makes it last.
@@ -205,13 +206,13 @@ def _requested_phrases(sentence: str) -> Iterator[Wish]:
     A phrase with only fillers between it and the one before ("и", ",", "with me from now on") shares that
     one's request: "отвечай покороче и без эмодзи".
     """
-    matches = sorted(
-        ((match, aspect, value) for aspect, pattern, value in _phrase_table() for match in pattern.finditer(sentence)),
+    found = sorted(
+        ((match, aspect, value) for aspect, pattern, value in _phrase_table() for match in matches(pattern, sentence)),
         key=lambda item: item[0].start(),
     )
     shared: tuple[int, str] | None = None
     shared_end = -1
-    for match, aspect, value in matches:
+    for match, aspect, value in found:
         phrase = value(match, sentence)
         if phrase is None:
             continue
@@ -240,9 +241,9 @@ def _request(sentence: str, phrase_start: int, phrase_end: int) -> tuple[int, st
     """
     window_start = max(0, phrase_start - GAP)
     window = sentence[window_start:phrase_start]
-    leads = [(m, "lead") for m in p.LEAD_RU.finditer(window)] + [(m, "lead") for m in p.LEAD_EN.finditer(window)]
-    leads += [(m, "like") for m in p.LIKE_RU.finditer(window)] + [(m, "like") for m in p.LIKE_EN.finditer(window)]
-    leads += [(m, "dislike") for m in p.DISLIKE.finditer(window)]
+    leads = [(m, "lead") for m in matches(p.LEAD_RU, window)] + [(m, "lead") for m in matches(p.LEAD_EN, window)]
+    leads += [(m, "like") for m in matches(p.LIKE_RU, window)] + [(m, "like") for m in matches(p.LIKE_EN, window)]
+    leads += [(m, "dislike") for m in matches(p.DISLIKE, window)]
     valid = [(lead, kind) for lead, kind in leads if _bridges(window[lead.end() :])]
     if valid:
         # A stated preference anywhere before the phrase ("I prefer you talk to me in English") outranks the
@@ -268,7 +269,7 @@ def _bare(sentence: str, start: int, end: int) -> bool:
 def _bridges(gap: str) -> bool:
     """True when `gap` links a request word to its phrase: a few of the words that may stand between them."""
     words = [word.lower() for word in p.TOKEN.findall(gap)]
-    return len(words) <= 6 and all(word in p.GAP_WORDS for word in words) and not p.CONTRAST.search(gap)
+    return len(words) <= 6 and all(word in p.GAP_WORDS for word in words) and not first_match(p.CONTRAST, gap)
 
 
 def _turned(aspect: str, value: str) -> str | None:
@@ -300,10 +301,10 @@ def _phrase_table() -> list[tuple[str, re.Pattern[str], Callable[[re.Match[str],
 def _emoji_amount(match: re.Match[str], sentence: str) -> str | None:
     """Return more or fewer emoji for an emoji word after a request; None when denied (a complete request's job)."""
     before = sentence[max(0, match.start() - 24) : match.start()]
-    if a.MORE_EMOJI_NEGATED.search(before):
+    if first_match(a.MORE_EMOJI_NEGATED, before):
         return None
     russian = bool(p.CYRILLIC.search(match.group()))
-    if a.FEWER_EMOJI.search(before):
+    if first_match(a.FEWER_EMOJI, before):
         return "меньше эмодзи" if russian else "fewer emoji"
     return "больше эмодзи" if russian else "more emoji"
 

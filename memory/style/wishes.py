@@ -31,6 +31,7 @@ from memory.facts import Fact, normalize_facts
 from memory.rules.guards import split_sentences
 from memory.style import patterns as p
 from memory.style.candidates import Wish, candidates, consumed, cut_after, cut_before, past_fillers
+from memory.text.prefilter import first_match, matches
 
 # A message states a wish or two; past this many candidates it is a pasted wall of text.
 MAX_CANDIDATES = 32
@@ -89,19 +90,19 @@ def _is_lasting_wish(text: str, offset: int, sentence: str, guarded: str, wish: 
     around = f"{leading} {guarded[phrase_start:end]} {after}"
     if _quoted(text[: offset + start], sentence[end : end + BEFORE]):
         return False
-    if p.HYPOTHETICAL.search(leading) or p.CONDITION_AFTER.search(after) or p.PAST.search(leading):
+    if first_match(p.HYPOTHETICAL, leading) or first_match(p.CONDITION_AFTER, after) or first_match(p.PAST, leading):
         return False
     if p.INDIFFERENT.search(f"{before} {guarded[start:end]} {after}") or p.ARTIFACTS.search(f"{leading} {after}"):
         return False
     if _reported(before) or p.REPORTED_AFTER.search(sentence[end : end + AFTER]):
         return False
-    if p.OTHERS.search(p.NOT_OTHERS.sub(" ", before)) or p.OTHERS_AFTER.search(after):
+    if p.OTHERS.search(p.NOT_OTHERS.sub(" ", before)) or first_match(p.OTHERS_AFTER, after):
         return False
     if not p.CYRILLIC.search(sentence[start:end]) and not _opens_clause(sentence[max(0, start - BEFORE) : start]):
         return False  # "I always answer briefly", "they never use emoji": a statement, not a request
-    if p.ONE_OFF.search(around):
+    if first_match(p.ONE_OFF, around):
         return False
-    return wish.lasting or bool(p.LASTING.search(around))
+    return wish.lasting or bool(first_match(p.LASTING, around))
 
 
 def _plain_question(sentence: str) -> bool:
@@ -111,7 +112,7 @@ def _plain_question(sentence: str) -> bool:
     if tag:
         body = body[: tag.start()]
     if "?" in body:
-        return bool(p.WHY.search(body)) or not _starts_with(body, p.QUESTION_OPENERS)
+        return bool(first_match(p.WHY, body)) or not _starts_with(body, p.QUESTION_OPENERS)
     return bool(p.QUESTION_START.match(body))
 
 
@@ -133,12 +134,12 @@ def _quoted(before: str, rest: str) -> bool:
 
 def _reported(before: str) -> bool:
     """True when someone else's words ("she said", "мама просит") lead up to the wish; "I said…" is the user's."""
-    return any(not p.OWN_SPEAKER.search(before[: m.start()]) for m in p.REPORTED.finditer(before))
+    return any(not p.OWN_SPEAKER.search(before[: m.start()]) for m in matches(p.REPORTED, before))
 
 
 def _opens_clause(before: str) -> bool:
     """True when only openers ("please", "from now on", "could you", "I'd like you to") stand before a wish."""
-    cut = next(reversed(list(p.CLAUSE_CUT.finditer(before))), None)
+    cut = next(reversed(list(matches(p.CLAUSE_CUT, before))), None)
     clause = before[cut.end() :] if cut else before
     *earlier, last = re.split(r"\b(?:and|and\s+also|also)\b", clause, flags=re.IGNORECASE)
     # "answer in English and never use emoji": an "and" may join two requests, not a statement and a request.

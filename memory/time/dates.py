@@ -37,6 +37,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
+from memory.text.prefilter import matches
 from memory.time import date_patterns as p
 
 REFERENCE_DAYS = 31
@@ -151,44 +152,44 @@ def find_mentions(text: str, now: datetime) -> list[Mention]:
 def _parts(text: str, now: datetime) -> Iterator[Part]:
     """Yield every Part that any pattern finds in `text`, overlapping ones included."""
     today = now.date()
-    for match in p.RU_DAY.finditer(text):
+    for match in matches(p.RU_DAY, text):
         word = match.group().lower()
         shift = 2 if word.startswith("послезавтра") else 1 if word.startswith("завтра") else 0
         yield Part(match.start(), match.end(), "day", day=today + timedelta(days=shift))
-    for match in p.EN_DAY.finditer(text):
+    for match in matches(p.EN_DAY, text):
         word = " ".join(match.group().lower().split())
         shift = 2 if "after" in word else 1 if word.startswith("tom") or word.startswith("tm") else 0
         marker = p.MARKERS.get(word.split()[-1], "") if word.startswith(("this", "tonight")) else ""
         yield Part(match.start(), match.end(), "day", day=today + timedelta(days=shift), marker=marker)
     for pattern in (p.RU_WEEKDAY, p.EN_WEEKDAY):
-        for match in pattern.finditer(text):
+        for match in matches(pattern, text):
             yield _weekday_part(match)
     for pattern in (p.RU_DAY_MONTH, p.EN_DAY_MONTH, p.EN_MONTH_DAY, p.NUMERIC_DATE, p.ISO_DATE):
-        for match in pattern.finditer(text):
+        for match in matches(pattern, text):
             part = _calendar_part(match, today)
             if part:
                 yield part
     for pattern in (p.RU_DAY_OF_MONTH, p.EN_DAY_OF_MONTH):
-        for match in pattern.finditer(text):
+        for match in matches(pattern, text):
             day = _day_of_month(int(match.group("day")), today)
             yield Part(match.start(), match.end(), "day" if day else "void", day=day)
     for pattern in (p.RU_RELATIVE, p.EN_RELATIVE):
-        for match in pattern.finditer(text):
+        for match in matches(pattern, text):
             yield _relative_part(match, now)
     for pattern in (p.RU_PART_OF_DAY, p.EN_PART_OF_DAY):
-        for match in pattern.finditer(text):
+        for match in matches(pattern, text):
             word = match.group().lower().split()[-1]
             yield Part(match.start(), match.end(), "marker", marker=p.MARKERS.get(word, ""))
     for pattern in (p.RU_CLOCK, p.EN_CLOCK, p.AMPM_CLOCK, p.BARE_CLOCK):
-        for match in pattern.finditer(text):
+        for match in matches(pattern, text):
             part = _clock_part(match)
             if part:
                 yield part
-    for match in p.NOON.finditer(text):
+    for match in matches(p.NOON, text):
         yield Part(match.start(), match.end(), "clock", clock=(12, 0), exact=True)
-    for match in p.VOID.finditer(text):
+    for match in matches(p.VOID, text):
         yield Part(match.start(), match.end(), "void")
-    for match in p.WEEK.finditer(text):
+    for match in matches(p.WEEK, text):
         yield Part(match.start(), match.end(), "week", mode="this" if match.group("this") else "next")
 
 

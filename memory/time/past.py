@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
+from memory.text.prefilter import matches
 from memory.time.date_patterns import WEEKDAYS
 
 COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a": 1, "один": 1, "два": 2, "две": 2,
@@ -23,7 +24,7 @@ def past_day(text: str, today: date) -> str | None:
     """Return the local ISO date that `text` says something happened on ("вчера" -> the day before `today`),
     or None when it names no single past day ("на прошлой неделе", "last month", or no day at all)."""
     days = set()
-    for match in PAST_DAY.finditer(text):
+    for match in matches(PAST_DAY, text):
         if match.group("today"):
             days.add(today)
         elif match.group("yesterday"):

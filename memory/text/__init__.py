@@ -1,0 +1,1 @@
+"""Plain text helpers the rules, style wishes, dates and secret masking share."""
