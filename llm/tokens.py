@@ -4,9 +4,10 @@ from __future__ import annotations
 
 # Marks a tokenizer seldom merges with the word beside them. With the words (a space or a line break before
 # each) and the line breaks themselves, they give about the fewest tokens a text can have, however few bytes
-# it has ("cat\ncat\n" is 4 tokens, not 2). Counted with str.count: a regex over the text took 7 times longer
-# (420 against 60 µs for 4 KB).
+# it has ("cat\ncat\n" is 4 tokens, not 2). Counted as the characters str.translate deletes: a str.count for each
+# mark took 4 times longer on a system message (32 against 8 µs for 1.8 KB), a regex longer still.
 MARKS = ".,!?:;\"'()[]{}`*#-/"
+_WITHOUT_MARKS = str.maketrans("", "", MARKS)
 
 
 def estimate_tokens(text: str) -> int:
@@ -18,7 +19,8 @@ def estimate_tokens(text: str) -> int:
     tokens than that, and the count of pieces catches them (bench/tokens.py measures both against a real
     tokenizer). No tokenizer file is needed.
     """
-    pieces = bool(text) + text.count(" ") + 2 * text.count("\n") + sum(map(text.count, MARKS))
+    marks = len(text) - len(text.translate(_WITHOUT_MARKS))
+    pieces = bool(text) + text.count(" ") + 2 * text.count("\n") + marks
     return max(len(text.encode("utf-8")) // 4, pieces) + 1
 
 

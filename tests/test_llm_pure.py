@@ -17,7 +17,7 @@ from llm.discovery import context_of, server_name
 from llm.errors import context_exceeded, context_size, describe, names, server_said
 from llm.roles import EARLIER, strict_roles
 from llm.server import EMBEDDINGS_RETRY_S, ServerFeatures
-from llm.tokens import estimate_tokens
+from llm.tokens import MARKS, estimate_tokens
 
 SYSTEM = {"role": "system", "content": "be kind"}
 
@@ -257,6 +257,12 @@ def test_the_estimate_counts_bytes_or_pieces_whichever_is_more():
     assert estimate_tokens("The sea was calm and the sky was grey.") == 11  # short ones: nine words and a stop
     assert estimate_tokens("cat\n" * 100) == 202  # a word and a line break each, not 4 bytes a token
     assert estimate_tokens("Привет") == 4  # 12 bytes
+
+
+@given(st.text(alphabet=st.sampled_from(list(MARKS + " \nab\u00e9ж🙂")) | st.characters(codec="utf-8"), max_size=200))
+def test_the_estimate_counts_each_mark_once(text):
+    pieces = bool(text) + text.count(" ") + 2 * text.count("\n") + sum(text.count(mark) for mark in MARKS)
+    assert estimate_tokens(text) == max(len(text.encode("utf-8")) // 4, pieces) + 1
 
 
 # ----- what a model list says -----
