@@ -252,6 +252,9 @@ async def post_shutdown(app: Application) -> None:
     """Stop the web server, close the model client and the database."""
     services: Services = app.bot_data
     await stop_web_server(services)
+    processor = app.update_processor
+    if isinstance(processor, PerUserUpdateProcessor) and processor.left:
+        log.info("%d update(s) not begun wait in the inbox for the next start", processor.left)
     if services.model is not None:
         await services.model.client.close()
     if services.store is not None:
@@ -268,6 +271,8 @@ def begin_shutdown(app: Application) -> None:
     if services.keeper is not None:
         services.keeper.stopping.set()
     services.stop_requested.set()
+    if isinstance(app.update_processor, PerUserUpdateProcessor):
+        app.update_processor.stopping = True  # updates not begun wait in the inbox for the next start
     app.bot.rate_limiter.outage.stop()  # a reply waiting out a Telegram outage is sent after the restart
     if not services.config.webhook_url:
         app.stop_running()

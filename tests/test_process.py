@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,37 @@ async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(env, telegram,
     # httpx logs every request URL, and the URL holds the token: it must never show up.
     assert telegram.token not in log and telegram.token.split(":")[1] not in log
     assert "sk-test" not in log
+
+
+async def test_sigterm_with_a_backlog_waits_only_for_the_turn_in_flight_and_the_next_start_answers_the_rest(
+    env, telegram, model
+):
+    env["LOG_LEVEL"] = "INFO"
+    model.delay = 1.0
+    process = await start_bot(env)
+    try:
+        await telegram.wait_for_call("setMyCommands", timeout=30)
+        for n in range(30):  # one user: their turns run one after another
+            telegram.push_text(1001, f"question {n}")
+        await model.wait_for_request(1, timeout=10)
+        process.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        stopped_in = time.monotonic() - started
+    finally:
+        if process.returncode is None:
+            process.kill()
+    assert process.returncode == 0
+    answered = [m["visible_text"] for m in telegram.sent_to(1001)]
+    assert answered == ["echo: question 0"] and stopped_in < 10  # not 29 more turns of a second each
+    assert "29 update(s) not begun wait in the inbox for the next start" in stderr.decode()
+    process = await start_bot(env)
+    try:
+        await telegram.wait_for_sent(1001, 30, timeout=60)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.communicate(), 30)
+    assert [m["visible_text"] for m in telegram.sent_to(1001)] == [f"echo: question {n}" for n in range(30)]
 
 
 async def test_a_voice_note_through_the_real_process_with_the_file_url_derived_and_the_reply_streamed(

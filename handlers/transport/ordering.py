@@ -34,6 +34,8 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
     after a crash and also redelivered) is skipped, and each update is marked handled once its handlers ran.
     An update whose reply Telegram would not take for SEND_RETRY_MINUTES is held, unhandled, with the user's
     later updates queued behind it, and handled again later (handlers/transport/sending.py).
+    Once the bot is stopping, an update not yet begun is left unhandled in the inbox for the next start (or,
+    on PostgreSQL, for another machine), so that a stop waits only for the turns in flight.
     """
 
     def __init__(self, max_concurrent_updates: int, outage: Outage | None = None) -> None:
@@ -44,6 +46,8 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         self.outage = outage or Outage(0.0)
         self._held: dict[int, list[Update]] = {}  # user -> their updates waiting for Telegram, oldest first
         self._retrying: asyncio.Task | None = None
+        self.stopping = False  # set by SIGTERM / SIGINT (bot.py)
+        self.left = 0  # updates left in the inbox because the bot was stopping
 
     async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
@@ -104,6 +108,10 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
                 await coroutine
                 return True
             assert isinstance(update, Update)
+            if self.stopping:  # not begun: it waits in the inbox, which replays it at the next start
+                coroutine.close()  # type: ignore[attr-defined]
+                self.left += 1
+                return True
             if not await inbox.should_handle(update.update_id, handled):
                 coroutine.close()  # type: ignore[attr-defined]
                 return True
