@@ -19,7 +19,8 @@ from memory.recall.recaller import FactRecaller
 from memory.rules.changes import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
-from memory.store.store import Store, Turn
+from memory.store.store import Store
+from memory.store.turn_rows import Turn
 from memory.style.wishes import extract_style_facts
 from memory.time.schedule import local_zone, plan_followup
 from memory.time.words import zone_hemisphere

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from memory.changes import Forgotten
 from memory.facts import Fact
-from memory.store.store import Turn
+from memory.store.turn_rows import Turn
 from memory.unlearn.forgetter import REQUEST_MARK, Forgetter
 from memory.unlearn.plan import Plan
 from memory.unlearn.targets import words_of

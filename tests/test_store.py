@@ -5,7 +5,8 @@ import pytest
 
 from memory.facts import Extraction, Fact
 from memory.store.migrations import LATEST_VERSION, MIGRATIONS
-from memory.store.store import UNREAD_CAP, Store
+from memory.store.store import Store
+from memory.store.turn_rows import UNREAD_CAP
 from tests.conftest import fetch
 from tests.harness import session
 
@@ -223,3 +224,42 @@ async def test_a_failed_transaction_leaves_nothing(store):
             )
             raise RuntimeError("boom")
     assert await fetch(store, "SELECT COUNT(*) FROM users WHERE id = 9") == [(0,)]
+
+
+def statements_of(script, log: list):
+    """Run `script` as it is, appending each statement it yields to `log`."""
+    try:
+        statement = script.send(None)
+        while True:
+            log.append(statement[0])
+            statement = script.send((yield statement))
+    except StopIteration as stop:
+        return stop.value
+
+
+ODD_TEXTS = ['she said "hi" \\ then\nleft', "ёлка 🎄 \u2028 tab\there", "{'json': [1, 2]}", "null", ""]
+
+
+async def test_a_turn_brings_back_the_session_and_the_facts_exactly_as_stored(store):
+    facts = [Fact("personal", "city", 'Nizhny "N" \\ Novgorod', confidence=1.0),
+             Fact("preference", "food", "пельмени 🥟\nи чай", importance=8, confidence=0.123456789012345),
+             Fact("event", "trip", "to Kazan", when="2026-12-04T10:00")]
+    for minute, text in enumerate(ODD_TEXTS):
+        started = await turn(store, 1, text, minutes=minute, update_id=500 + minute, limit=4)
+        await store.add_reply(1, f"re: {text}", T0 + timedelta(minutes=minute), 4, reply_to=started.message_id)
+    await store.save_facts(1, Extraction(facts), T0, 100)
+    log: list = []
+    last = await store._run(statements_of(store._begin_turn(
+        1, "Ann", "en", "the last one", T0 + timedelta(hours=1), 600, 4, "text", True, None), log))
+    stored = await fetch(store, "SELECT id, role, content, created_at FROM messages WHERE user_id = ?"
+                                " ORDER BY id DESC LIMIT 4", (1,))
+    stored.reverse()
+    assert last.ids == [row[0] for row in stored]
+    assert last.history == [{"role": row[1], "content": row[2]} for row in stored]
+    assert last.history[-1] == {"role": "user", "content": "the last one"}
+    assert last.times == [datetime.fromisoformat(row[3]) for row in stored]
+    assert [repr(fact) for fact in last.facts] == [repr(fact) for fact in await store.facts(1)]
+    assert {fact.value for fact in last.facts} == {fact.value for fact in facts}
+    assert last.unread == len(ODD_TEXTS) + 1  # the extractor has read none of them
+    # PostgreSQL: the user's row with their facts, then the message with the session, one round trip each.
+    assert len(log) == (2 if store.on_postgres else 6)

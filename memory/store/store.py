@@ -4,47 +4,24 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Awaitable
 
 import aiosqlite
 
-from memory.continuity import Topic
-from memory.facts import Fact
 from memory.store.backends import PostgresBackend, Session, SQLiteBackend, is_postgres_url
 from memory.store.claims import ClaimQueries
-from memory.store.fact_rows import FACT_COLUMNS, FactQueries, _fact, _iso
+from memory.store.fact_rows import FactQueries, _iso
 from memory.store.forget_rows import ForgetQueries
 from memory.store.inbox_rows import InboxQueries
 from memory.store.migrations import LATEST_VERSION
 from memory.store.outreach_rows import ProactiveQueries
 from memory.store.scripts import Script, T
-from memory.store.topic_rows import TopicQueries, newest_topics, topics_from_json
+from memory.store.topic_rows import TopicQueries, newest_topics
+from memory.store.turn_rows import TurnQueries, _parse
 from memory.store.usage_rows import UsageQueries
-
-# However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
-UNREAD_CAP = 10
-TOPICS_READ = 6  # topic lines read with each turn: enough for 3 once those of this session are left out
-
-
-@dataclass(frozen=True)
-class Turn:
-    """What the store knows at the start of a turn: who, since when, and the session so far."""
-
-    user_id: int
-    message_id: int
-    name: str | None
-    previous_seen: datetime | None
-    history: list[dict[str, str]]
-    facts: list[Fact] = field(default_factory=list)
-    unread: int = 0  # the user's own messages in the session the fact extractor has not read yet
-    settings: dict = field(default_factory=dict)
-    stored_reply: str | None = None  # set when a crash cut this turn short after its reply was stored
-    times: list[datetime] = field(default_factory=list)  # when each message of `history` was written
-    topics: list[Topic] = field(default_factory=list)  # the newest topic lines of earlier conversations
-    ids: list[int] = field(default_factory=list)  # the id of each message of `history`
 
 
 @dataclass(frozen=True)
@@ -57,12 +34,10 @@ class Profile:
     language_code: str | None = None
 
 
-def _parse(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text else None
-
-
-class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries):
-    """Async access to users, their session history, their facts (FactQueries), forgetting some with Undo
+class Store(
+    TurnQueries, FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries
+):
+    """Async access to users, their turns (TurnQueries), their facts (FactQueries), forgetting some with Undo
     (ForgetQueries), the inbox (InboxQueries), the schedule of messages written first (ProactiveQueries), the
     topic lines of conversations (TopicQueries), the usage ledger (UsageQueries) and claims on background work
     (ClaimQueries)."""
@@ -132,137 +107,6 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
     async def migrate(self, target: int = LATEST_VERSION) -> None:
         """Apply, in order and each in its own transaction, the migrations above the current version."""
         await self._backend.migrate(target)
-
-    async def begin_turn(
-        self,
-        *,
-        user_id: int,
-        first_name: str | None,
-        language_code: str | None,
-        text: str,
-        now: datetime,
-        update_id: int | None,
-        history_limit: int,
-        kind: str = "text",
-        private: bool = True,
-        checkin_at: datetime | None = None,
-    ) -> Turn | None:
-        """Record the user's message and return the turn; None if the update id is another user's message's.
-
-        An update seen before (a crash cut its turn short) is not stored twice: its turn is returned
-        again, with the reply if one was stored. `kind` says what the user sent ('text', 'voice', 'photo',
-        'sticker'). A message in their private chat unblocks them and moves their check-in to `checkin_at`.
-        """
-        return await self._run(self._begin_turn(
-            user_id, first_name, language_code, text, now, update_id, history_limit, kind, private, checkin_at
-        ))
-
-    def _begin_turn(
-        self, user_id: int, first_name: str | None, language_code: str | None, text: str, now: datetime,
-        update_id: int | None, history_limit: int, kind: str, private: bool, checkin_at: datetime | None,
-    ) -> Script[Turn | None]:
-        stamp = _iso(now)
-        # One transaction on SQLite; on PostgreSQL each statement commits on its own, in an order where a crash
-        # between any two leaves a consistent database, and a write rides in the WITH clause of the statement
-        # before it (which still reads the rows as they were): two round trips fewer. The user's newest topic
-        # lines ride along as JSON.
-        fused = self._dialect.writes_in_with
-        read = (
-            f"SELECT name, last_seen, extracted_upto, settings, ({self._dialect.topics_json}) FROM users"
-            " WHERE id = ?"
-        )
-        upsert = (
-            "INSERT INTO users (id, first_name, language_code, first_seen, last_seen, private_chat, checkin_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET first_name = excluded.first_name,"
-            " language_code = excluded.language_code, last_seen = excluded.last_seen,"
-            f" private_chat = {self._dialect.greatest}(users.private_chat, excluded.private_chat),"
-            " checkin_at = CASE WHEN excluded.private_chat = 1 THEN excluded.checkin_at ELSE users.checkin_at END,"
-            " blocked_at = CASE WHEN excluded.private_chat = 1 THEN NULL ELSE users.blocked_at END"
-        )
-        upserted = (user_id, first_name, language_code, stamp, stamp, int(private),
-                    _iso(checkin_at) if private and checkin_at else None)
-        if fused:
-            rows = yield (f"WITH old AS ({read}), written AS ({upsert}) SELECT * FROM old",
-                          (TOPICS_READ, user_id, *upserted))
-        else:
-            rows = yield read, (TOPICS_READ, user_id)
-            yield upsert, upserted
-        known_name, previous, read_upto, settings, topics = next(
-            ((row[0], _parse(row[1]), row[2], json.loads(row[3]), topics_from_json(row[4])) for row in rows),
-            (None, None, 0, {}, []),
-        )
-        insert = (
-            "INSERT INTO messages (user_id, role, content, created_at, update_id, kind)"
-            " VALUES (?, 'user', ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING RETURNING id"
-        )
-        count = "INSERT INTO usage (user_id, at, messages) "  # once, with the message: for the daily limit and /stats
-        if fused:
-            inserted = yield (
-                f"WITH message AS ({insert}), counted AS ({count} SELECT ?, ?, 1 FROM message) SELECT id FROM message",
-                (user_id, text, stamp, update_id, kind, user_id, stamp),
-            )
-        else:
-            inserted = yield insert, (user_id, text, stamp, update_id, kind)
-            if inserted:
-                yield count + "VALUES (?, ?, 1)", (user_id, stamp)
-        message_id, stored_reply = next((row[0] for row in inserted), 0), None
-        if not inserted:
-            # Seen before: a crash cut the turn short. Resume it, or resend the reply it stored.
-            seen = yield (
-                "SELECT m.id, (SELECT r.content FROM messages r WHERE r.user_id = m.user_id AND r.reply_to = m.id)"
-                " FROM messages m WHERE m.update_id = ? AND m.user_id = ?",
-                (update_id, user_id),
-            )
-            if not seen:
-                return None
-            message_id, stored_reply = seen[0]
-        # The session, and on each row the count of the user's unread messages (some may be older than
-        # the session); the subquery does not depend on the row, so SQLite runs it once.
-        rows = yield (
-            "SELECT id, role, content, (SELECT COUNT(*) FROM messages WHERE user_id = ? AND role = 'user'"
-            " AND id > ?), created_at FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
-            (user_id, read_upto, user_id, history_limit),
-        )
-        unread = int(rows[0][3]) if rows else 0
-        facts = yield f"SELECT {FACT_COLUMNS} FROM facts WHERE user_id = ? ORDER BY id", (user_id,)
-        return Turn(
-            user_id=user_id,
-            message_id=message_id,
-            name=known_name,
-            previous_seen=previous,
-            history=[{"role": role, "content": content} for _id, role, content, _, _at in reversed(rows)],
-            times=[datetime.fromisoformat(row[4]) for row in reversed(rows)],
-            ids=[row[0] for row in reversed(rows)],
-            topics=topics,
-            facts=[_fact(row) for row in facts],
-            settings=settings,
-            unread=unread,
-            stored_reply=stored_reply,
-        )
-
-    async def add_reply(
-        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None = None,
-        tokens: int = 0,
-    ) -> None:
-        """Store the assistant's reply to message `reply_to`, the `tokens` it cost, and prune the session to
-        `history_limit` messages."""
-        await self._run(self._add_reply(user_id, text, now, history_limit, reply_to, tokens))
-
-    def _add_reply(
-        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None, tokens: int
-    ) -> Script[None]:
-        insert = "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)"
-        count = "INSERT INTO usage (user_id, at, tokens) VALUES (?, ?, ?)"
-        inserted, counted = (user_id, text, _iso(now), reply_to), (user_id, _iso(now), tokens)
-        if self._dialect.writes_in_with:  # one round trip; the prune reads the session as it was before the reply
-            prune, pruned = Store._prune_statement(user_id, history_limit, written=1)
-            also = f", counted AS ({count})" if tokens else ""
-            yield f"WITH reply AS ({insert}){also} {prune}", (*inserted, *(counted if tokens else ()), *pruned)
-            return
-        yield insert, inserted
-        if tokens:
-            yield count, counted
-        yield Store._prune_statement(user_id, history_limit)
 
     async def message_for_update(self, user_id: int, update_id: int) -> str | None:
         """Return what was stored of the user's message from this update (a voice note's transcript), or None.
@@ -377,22 +221,3 @@ class Store(FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQue
             # Relations and fact history went with the facts (ON DELETE CASCADE).
             await db.execute("DELETE FROM users WHERE id = ?", (user_id,))
         return int(messages), int(facts)
-
-    @staticmethod
-    async def _prune(db: aiosqlite.Connection, user_id: int, keep: int) -> None:
-        await db.execute(*Store._prune_statement(user_id, keep))
-
-    @staticmethod
-    def _prune_statement(user_id: int, keep: int, written: int = 0) -> tuple[str, tuple]:
-        # Keeps the newest `keep` messages, and older ones the fact extractor has not read yet
-        # (up to a hard cap). Update ids of pruned messages go with them, which is fine:
-        # Telegram never redelivers an update that old. `written`: newer messages this statement cannot see
-        # yet (written in its WITH clause), which count among the `keep`.
-        return (
-            "DELETE FROM messages WHERE user_id = ? AND id <= ("
-            " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
-            " AND (id <= (SELECT extracted_upto FROM users WHERE id = ?) OR id <= ("
-            " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?))",
-            (user_id, user_id, max(keep - written, 0), user_id, user_id, max(keep * UNREAD_CAP - written, 0)),
-        )
-
