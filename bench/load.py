@@ -45,7 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
-from bot import setup_logging  # noqa: E402
+from handlers.transport.logs import setup_logging  # noqa: E402
 from tests.doubles import CountingOpenAIDouble, TaggedReplies  # noqa: E402
 from tests.harness import make_config, running_bot  # noqa: E402
 

@@ -13,11 +13,12 @@ in-process: the Bot API transport (answers instantly) and the chat model (answer
 The per-turn cost is measured on SQLite and, side by side in the same run, on PostgreSQL over loopback (a
 throwaway server started from Debian's binaries, or --postgres URL; --sqlite-only skips it). On PostgreSQL
 each turn also takes the user's advisory lock and looks for their earlier unhandled updates, as it must
-with several machines.
+with several machines. The users writing at once are measured on both engines too.
 
     .venv/bin/python bench/turn.py --sqlite-only                       # SQLite, and the pickle baseline
     .venv/bin/python bench/turn.py --sqlite-only --profile             # ... with cProfile over the timed turns
     .venv/bin/python bench/turn.py --sqlite-only --no-pickle-baseline  # SQLite alone
+    .venv/bin/python bench/turn.py --burst-only                        # users at once, SQLite and PostgreSQL
 
 --pickle-baseline (on by default with --sqlite-only; --no-pickle-baseline turns it off, --pickle-baseline
 turns it on in a full run): the storage scheme the original design started from, timed in the same run
@@ -266,6 +267,31 @@ async def concurrent_wall_time(app, ids: Counter, users: int) -> float:
     return time.perf_counter() - started
 
 
+async def burst(database: Path | str, name: str) -> None:
+    """Print how long 10, 100 and 1,000 users writing at once take to be answered, the model taking 1 s."""
+    app, api = await start(database, 1.0)
+    ids = Counter()
+    ids.value = 20_000_000  # past every update id of the per-turn runs
+    for users in (10, 100, 1_000):
+        runs = []
+        for _ in range(5):
+            before = api.sent
+            runs.append(await concurrent_wall_time(app, ids, users))
+            assert api.sent - before == users, "every user must be answered"
+        spread = " ".join(f"{seconds:.2f}" for seconds in runs)
+        print(f"{users:>5} users at once on {name}, model takes 1 s: all answered in"
+              f" {statistics.median(runs):.2f}s (median of 5: {spread})")
+    await stop(app)
+
+
+async def bursts(database: Path, url: str | None) -> None:
+    await burst(database, "SQLite")
+    if url:  # in a schema of its own: the per-turn run (or an earlier run) used these users and update ids
+        from tests import pg
+
+        await burst(pg.with_search_path(url, await pg.create_schema(url)), "PostgreSQL")
+
+
 def summary(samples: list[float]) -> str:
     ms = sorted(s * 1000 for s in samples)
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
@@ -310,6 +336,7 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer users and turns")
     parser.add_argument("--postgres", help="a postgresql:// URL to measure on (default: start a throwaway server)")
     parser.add_argument("--sqlite-only", action="store_true", help="measure SQLite alone")
+    parser.add_argument("--burst-only", action="store_true", help="only the users writing at once")
     parser.add_argument("--pickle-baseline", action=argparse.BooleanOptionalAction, default=None,
                         help="time the original design's one-pickle-file store alongside (default: with --sqlite-only)")
     parser.add_argument("--pickle-messages", type=int, default=40, help="baseline messages to time (default 40)")
@@ -324,6 +351,8 @@ async def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as folder:
             database = Path(folder) / "bench.db"
+            if args.burst_only:
+                return await bursts(database, url)
             print("SQLite (a file on disk):")
             tables = {"SQLite": await per_turn_table(database, population, turns, profiler)}
             if url:
@@ -358,19 +387,7 @@ async def main() -> None:
                     print(f"--- top 20 by {order}")
                     pstats.Stats(profiler, stream=sys.stdout).strip_dirs().sort_stats(order).print_stats(20)
 
-            app, api = await start(database, 1.0)
-            ids = Counter()
-            ids.value = 20_000_000  # past every update id of the per-turn runs
-            for users in (10, 100, 1_000):
-                runs = []
-                for _ in range(5):
-                    before = api.sent
-                    runs.append(await concurrent_wall_time(app, ids, users))
-                    assert api.sent - before == users, "every user must be answered"
-                spread = " ".join(f"{seconds:.2f}" for seconds in runs)
-                print(f"{users:>5} users at once on SQLite, model takes 1 s: all answered in"
-                      f" {statistics.median(runs):.2f}s (median of 5: {spread})")
-            await stop(app)
+            await bursts(database, url)
     finally:
         if server is not None:
             server.stop()

@@ -5,7 +5,7 @@ import time
 import openai
 import pytest
 
-from bot import RedactSecrets, WithholdUpdateData
+from handlers.transport.logs import RedactSecrets, WithholdUpdateData
 from llm.client import ChatModel, ModelUnavailable, backoff_delay, is_retryable
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi"}]

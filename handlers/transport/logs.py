@@ -1,0 +1,54 @@
+"""The bot's log: stderr at LOG_LEVEL, with no secret, no user's raw message from a batch python-telegram-bot
+could not read, and an outage said once rather than a traceback for each request it fails."""
+
+from __future__ import annotations
+
+import logging
+
+from config import Config
+from handlers.transport.sending import QuietOutageLogs
+
+
+class RedactSecrets(logging.Filter):
+    """Replaces the bot token and API key in every log record, whatever logged them."""
+
+    def __init__(self, *secrets: str) -> None:
+        super().__init__()
+        self.secrets = [secret for secret in secrets if secret and len(secret) > 8]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if any(secret in message for secret in self.secrets):
+            for secret in self.secrets:
+                message = message.replace(secret, "[redacted]")
+            record.msg, record.args = message, None
+        return True
+
+
+class WithholdUpdateData(logging.Filter):
+    """Shortens python-telegram-bot's record of a batch it could not parse: it dumps users' raw messages.
+
+    The inbox then reads that batch one update at a time (handlers/transport/inbox.py), so a warning is enough.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and record.msg.startswith("Error while parsing updates"):
+            record.msg, record.args, record.exc_info, record.exc_text = (
+                "python-telegram-bot could not read a batch of updates; reading them one by one", None, None, None
+            )
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def setup_logging(config: Config) -> None:
+    """Log to stderr at LOG_LEVEL, never showing secrets; httpx would log every URL, token included."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactSecrets(config.telegram_token, config.openai_api_key))
+    handler.addFilter(WithholdUpdateData())
+    handler.addFilter(QuietOutageLogs())
+    logging.basicConfig(level=config.log_level, handlers=[handler], force=True)
+    for noisy in ("httpx", "httpx2", "httpcore", "openai"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
+    # APScheduler warns when a memory sweep is skipped because the last one still runs: expected, not news.
+    logging.getLogger("apscheduler").setLevel(logging.ERROR)
