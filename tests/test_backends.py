@@ -4,6 +4,8 @@ the inbox's order per user, and DATABASE_URL."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -13,7 +15,8 @@ from config import ConfigError, load_config
 from handlers.transport.inbox import update_key
 from handlers.transport.ordering import ordering_key
 from memory.facts import Extraction, Fact
-from memory.store.backends import Done, PostgresSession, postgres_sql
+from memory.store.postgres_backend import Done, PostgresSession, postgres_sql
+from memory.store.scripts import drive, drive_each
 from memory.store.store import Store
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -198,35 +201,39 @@ async def test_a_script_runs_its_statements_in_order_and_returns_its_result(stor
 
 
 def count_trips(store: Store, monkeypatch) -> list:
-    """Return the list each trip to the store's SQLite thread is appended to, from now on."""
+    """Return the list each script's trip to the store's SQLite thread is appended to, from now on."""
     trips = []
     connection = store._backend.connection
     original = connection._execute
 
     async def counted(fn, *args, **kwargs):
-        trips.append(fn)
+        if fn in (drive, drive_each):
+            trips.append(fn)
         return await original(fn, *args, **kwargs)
 
     monkeypatch.setattr(connection, "_execute", counted)
     return trips
 
 
-async def test_a_script_on_sqlite_is_one_trip_to_its_thread(tmp_path, monkeypatch):
+async def test_a_script_on_sqlite_runs_at_once_without_a_trip_to_its_thread(tmp_path, monkeypatch):
     store = await Store.open(tmp_path / "trips.db")
     trips = count_trips(store, monkeypatch)
     try:
         assert await store._backend.run(counting_script([])) == 3
-        assert len(trips) == 1
         turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                       update_id=7, history_limit=20)
         await store.add_reply(1, "hello", T0, 20, reply_to=turn.message_id, tokens=12)
-        assert len(trips) == 3  # a turn's start and its reply: one trip each, whatever they write
+        assert trips == []  # a turn's start and its reply ran in the loop's thread
+        async with store._session() as db:  # and committed: aiosqlite's thread sees them
+            assert [row[0] for row in await db.execute_fetchall("SELECT content FROM messages ORDER BY id")] == [
+                "hi", "hello"]
     finally:
         await store.close()
 
 
 async def test_a_failing_statement_fails_the_script_and_the_store_goes_on(store):
     def broken():
+        yield "INSERT INTO users (id, first_seen, last_seen) VALUES (5, '2026-12-01', '2026-12-01')", ()
         yield "SELECT no_such_column FROM users", ()
 
     with pytest.raises(Exception, match="no_such_column"):
@@ -234,22 +241,55 @@ async def test_a_failing_statement_fails_the_script_and_the_store_goes_on(store)
     turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                   update_id=8, history_limit=20)
     assert [message["content"] for message in turn.history] == ["hi"]
+    async with store._session() as db:  # on SQLite, where a script is one transaction, its first write went with it
+        assert len(await db.execute_fetchall("SELECT id FROM users WHERE id = 5")) == store.on_postgres
+
+
+async def test_while_another_connection_writes_a_script_waits_in_the_thread_not_in_the_loop(tmp_path, monkeypatch):
+    store = await Store.open(tmp_path / "busy.db")
+    trips = count_trips(store, monkeypatch)
+    other = sqlite3.connect(tmp_path / "busy.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # a backup tool, or a second process by mistake, writing
+        asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")  # only the loop can end it
+        started = time.monotonic()
+        turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+                                      update_id=9, history_limit=20)
+        assert 0.25 < time.monotonic() - started < 4  # it waited for the other writer, and the loop ran meanwhile
+        assert trips == [drive]
+        assert [message["content"] for message in turn.history] == ["hi"]
+        assert await store._backend.run(counting_script([])) == 3
+        assert trips == [drive]  # the file is free again: at once
+    finally:
+        other.close()
+        await store.close()
 
 
 async def test_scripts_that_arrive_together_share_a_trip_in_order_and_each_gets_its_own_outcome(tmp_path,
                                                                                                   monkeypatch):
     store = await Store.open(tmp_path / "batch.db")
     trips = count_trips(store, monkeypatch)
+    release = asyncio.Event()
+
+    async def busy() -> None:  # a query of the store's own holding the connection while the turns arrive
+        async with store._session():
+            await release.wait()
 
     def broken():
         yield "SELECT no_such_column FROM users", ()
 
     try:
-        turns = [store.begin_turn(user_id=user, first_name="A", language_code="en", text=f"hi {user}", now=T0,
-                                  update_id=100 + user, history_limit=20) for user in range(1, 51)]
-        outcomes = await asyncio.gather(*turns[:25], store._backend.run(broken()), *turns[25:],
-                                        return_exceptions=True)
-        assert len(trips) == 2  # the first goes at once; the 50 that came while it ran go together
+        holder = asyncio.create_task(busy())
+        await asyncio.sleep(0)
+        turns = [asyncio.create_task(store.begin_turn(
+            user_id=user, first_name="A", language_code="en", text=f"hi {user}", now=T0, update_id=100 + user,
+            history_limit=20)) for user in range(1, 51)]
+        turns.insert(25, asyncio.create_task(store._backend.run(broken())))
+        await asyncio.sleep(0.05)
+        release.set()
+        outcomes = await asyncio.gather(*turns, return_exceptions=True)
+        await holder
+        assert trips == [drive_each]  # the 51 that came while the connection was busy went together
         assert "no_such_column" in str(outcomes[25])
         started = [outcome for index, outcome in enumerate(outcomes) if index != 25]
         assert [turn.history[-1]["content"] for turn in started] == [f"hi {user}" for user in range(1, 51)]

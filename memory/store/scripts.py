@@ -1,5 +1,5 @@
-"""Scripts: a store operation written once for both engines, and the loops that run one (memory/store/backends.py
-runs them on SQLite in aiosqlite's thread, on PostgreSQL statement by statement)."""
+"""Scripts: a store operation written once for both engines, and the loops that run one (on SQLite in the loop's
+own thread or in aiosqlite's, memory/store/sqlite_backend.py; on PostgreSQL statement by statement)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any, Awaitable, Callable, Generator, Sequence, TypeVar
 T = TypeVar("T")
 
 # A store operation written once for both engines: a generator that yields each statement as (sql, params), is
-# sent the statement's rows back, and returns the operation's result. SQLite runs all of it in one trip to
-# aiosqlite's thread, in one transaction; PostgreSQL awaits the statements one by one on one pooled connection,
+# sent the statement's rows back, and returns the operation's result. SQLite runs all of it at once, in one
+# transaction; PostgreSQL awaits the statements one by one on one pooled connection,
 # each committing on its own (BEGIN and COMMIT would be two round trips more). So a script orders its statements
 # so that a crash between any two leaves a consistent database.
 Script = Generator[tuple[str, Sequence[Any]], list, T]
@@ -37,6 +37,27 @@ def drive(connection: sqlite3.Connection, script: Script[T]) -> T:
     """Run every statement of `script` on `connection` (in aiosqlite's thread) in one transaction; return its
     result: one commit, not one a write (bench/trips.py measures the difference)."""
     connection.execute("BEGIN IMMEDIATE")
+    return finish(connection, script)
+
+
+def begin_at_once(connection: sqlite3.Connection, busy_timeout_ms: int) -> bool:
+    """BEGIN IMMEDIATE without waiting: False, with nothing begun, when another connection is writing.
+
+    The wait (busy_timeout) is set back to `busy_timeout_ms` for what follows."""
+    connection.execute("PRAGMA busy_timeout = 0")
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+            return False
+        raise
+    finally:
+        connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+    return True
+
+
+def finish(connection: sqlite3.Connection, script: Script[T]) -> T:
+    """Run the statements of `script` in the transaction begun on `connection`; COMMIT, or ROLLBACK on any error."""
     try:
         result = each_statement(connection, script)
     except BaseException:

@@ -1,4 +1,4 @@
-"""The store: the only code that talks to the database (SQLite, or PostgreSQL through memory/store/backends.py)."""
+"""The store: the only code that talks to the database (SQLite or PostgreSQL, memory/store/*_backend.py)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ from typing import Awaitable
 
 import aiosqlite
 
-from memory.store.backends import PostgresBackend, Session, SQLiteBackend, is_postgres_url
+from memory.store.backends import Session, is_postgres_url
 from memory.store.claims import ClaimQueries
 from memory.store.fact_rows import FactQueries, _iso
 from memory.store.forget_rows import ForgetQueries
 from memory.store.inbox_rows import InboxQueries
 from memory.store.migrations import LATEST_VERSION
 from memory.store.outreach_rows import ProactiveQueries
+from memory.store.postgres_backend import PostgresBackend
 from memory.store.scripts import Script, T
+from memory.store.sqlite_backend import SQLiteBackend
 from memory.store.topic_rows import TopicQueries, newest_topics
 from memory.store.turn_rows import TurnQueries, _parse
 from memory.store.usage_rows import UsageQueries
@@ -97,7 +99,7 @@ class Store(
         return self._backend.transaction()
 
     def _run(self, script: Script[T]) -> Awaitable[T]:
-        """Run a script (backends.Script): on SQLite in one trip to its thread, shared with any that wait."""
+        """Run a script (scripts.Script): on SQLite at once in one transaction, on PostgreSQL statement by statement."""
         return self._backend.run(script)
 
     async def schema_version(self) -> int:

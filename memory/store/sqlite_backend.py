@@ -1,0 +1,148 @@
+"""SQLite under Store: one file, one aiosqlite connection."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import aiosqlite
+
+from memory.store.backends import SQLITE
+from memory.store.migrations import MIGRATIONS
+from memory.store.scripts import Script, T, begin_at_once, drive, drive_each, finish
+
+BUSY_TIMEOUT_MS = 5000  # how long a statement waits for another connection's write to end
+
+
+class SQLiteBackend:
+    """One aiosqlite connection; an asyncio lock keeps its transactions from interleaving.
+
+    Most statements go to aiosqlite's thread. A turn's own scripts (`run`) mostly run right here in the loop's
+    thread instead: handing one to the thread and waking the loop back costs more than its statements do.
+    """
+
+    dialect = SQLITE
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self.connection = connection
+        self.lock = asyncio.Lock()
+        self._waiting: list[tuple[Script[Any], asyncio.Future[Any]]] = []  # scripts for the next trip
+        self._trips: set[asyncio.Task[None]] = set()
+
+    @classmethod
+    async def open(cls, path: Path | str) -> "SQLiteBackend":
+        """Open (creating if needed) the file at `path`; a damaged file is reported and never written to."""
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        # Used from the loop's thread too (run), never at the same time as from aiosqlite's: the lock sees to it.
+        connection = await aiosqlite.connect(str(path), isolation_level=None, check_same_thread=False)
+        try:
+            await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            verdict = (await connection.execute_fetchall("PRAGMA quick_check"))[0][0]
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"the database file is damaged (quick_check: {verdict})")
+            await connection.execute("PRAGMA journal_mode = WAL")
+            await connection.execute("PRAGMA synchronous = NORMAL")
+            await connection.execute("PRAGMA foreign_keys = ON")
+        except BaseException:
+            await connection.close()  # its thread would otherwise keep the process alive
+            raise
+        return cls(connection)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection, to itself: each statement commits on its own."""
+        async with self.lock:
+            yield self.connection
+
+    async def run(self, script: Script[T]) -> T:
+        """Run a script's statements at once, in one transaction.
+
+        With the connection free, they run right here, in the loop's thread: a turn's scripts take tens of
+        microseconds, and a trip to aiosqlite's thread (handing the work over, waking the thread, waking the loop
+        back) costs more than that; a SQLite turn took about half the time this way (bench/turn.py, bench/README).
+        When another connection is writing to the file (a backup tool, a second process by mistake), the loop
+        must not wait for it: the script goes to aiosqlite's thread, which waits there (busy_timeout).
+
+        Scripts that arrive while the connection is busy (a trip in flight) go together in the next trip, in the
+        order they came, each in its own transaction: 1,000 users writing at once make a few trips, not 1,000.
+        aiosqlite has no public call for running a function in its thread, so this uses the one all of its own
+        methods use (`_execute`, with the sqlite3 connection, `_conn`); aiosqlite is pinned in requirements.txt,
+        and tests/test_backends.py checks where scripts run.
+        """
+        if not self._waiting and not self.lock.locked():  # nothing to share a trip with: go at once
+            async with self.lock:
+                connection = self.connection._conn
+                if begin_at_once(connection, BUSY_TIMEOUT_MS):
+                    return finish(connection, script)
+                return await self.connection._execute(drive, connection, script)
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._waiting.append((script, future))
+        if len(self._waiting) == 1:  # the first of the next trip sends it
+            trip = asyncio.create_task(self._trip())
+            self._trips.add(trip)
+            trip.add_done_callback(self._trips.discard)
+        return await future
+
+    async def _trip(self) -> None:
+        """Run every waiting script in one trip to aiosqlite's thread; give each its result or its error."""
+        batch: list[tuple[Script[Any], asyncio.Future[Any]]] = []
+        try:
+            async with self.lock:
+                batch, self._waiting = self._waiting, []
+                outcomes = await self.connection._execute(drive_each, self.connection._conn,
+                                                          [script for script, _ in batch])
+        except BaseException as error:  # the connection is closed, or the loop is shutting down
+            if not batch:  # stopped before it took its scripts: they, and any behind them, stop with it
+                batch, self._waiting = self._waiting, []
+            cancelled = isinstance(error, asyncio.CancelledError)
+            for _, future in batch:
+                if not future.done():
+                    future.cancel() if cancelled else future.set_exception(error)
+            if cancelled:
+                raise
+            return
+        for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
+            if not future.done():  # its caller may have been cancelled meanwhile
+                future.set_result(value) if ok else future.set_exception(value)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """The connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on any error)."""
+        async with self.lock:
+            await self.connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.connection
+            except BaseException:
+                await self.connection.execute("ROLLBACK")
+                raise
+            await self.connection.execute("COMMIT")
+
+    async def schema_version(self) -> int:
+        rows = await self.connection.execute_fetchall("PRAGMA user_version")
+        return int(next(iter(rows))[0])
+
+    async def migrate(self, target: int) -> None:
+        """Apply, in order and each in its own transaction, the migrations above the current version."""
+        current = await self.schema_version()
+        for version, _name, statements in MIGRATIONS:
+            if current < version <= target:
+                async with self.transaction() as db:
+                    for statement in statements:
+                        await db.execute(statement)
+                    await db.execute(f"PRAGMA user_version = {version}")
+
+    @asynccontextmanager
+    async def user_lock(self, key: int) -> AsyncIterator[None]:
+        """Nothing to take: one process owns a SQLite file, and its update processor orders each user's turns."""
+        yield
+
+    async def take_poller_lock(self) -> bool:
+        """True: one process owns a SQLite file."""
+        return True
+
+    async def close(self) -> None:
+        await self.connection.close()
