@@ -160,3 +160,13 @@ def test_no_pattern_of_the_rules_is_skipped_on_a_corpus_message_it_matches():
                 skipped += 1
                 assert not pattern.search(text), (pattern.pattern, text)
     assert skipped > len(patterns) * len(texts) // 2  # it does skip: most passes find nothing to do
+
+
+def test_texts_asked_about_in_turn_each_get_their_own_answer():
+    went, stayed = re.compile(r"\bwent\b", re.I), re.compile(r"\bstayed\b", re.I)
+    first, second = "I WENT out", "I stayed in"
+    for _ in range(3):  # the last text's view is kept: it must never answer for another
+        assert could_match(went, first) and not could_match(stayed, first)
+        assert could_match(stayed, second) and not could_match(went, second)
+    assert could_match(went, "".join(["i ", "went"]))  # a new text equal to none asked about: folded afresh
+    assert not could_match(went, "".join(["i ", "want"]))

@@ -46,13 +46,14 @@ QUESTION_START = re.compile(
 QUESTION_LEADING = frozenset("а и ну слушай кстати hey ok okay so also and btw ещё еще тогда бот bot ок окей ладно "
                              "привет hi hello".split())
 WHY = re.compile(B + alternatives("why how_come почему зачем отчего с_чего_вдруг") + E, I)
-QUESTION_OPENERS = phrases(
+QUESTION_OPENERS = frozenset(phrases(
     "можешь, можете, мог бы, могла бы, могли бы, можно, можно ли, давай, давайте, может, может быть, "
     "перейдём, перейдем, не мог бы, не могла бы, не могли бы, не можешь ли, можешь ли, сможешь, "
     "could you, can you, would you, will you, would you mind, can u, could u, can we, could we, please, pls, "
     "could you please, can you please, would you please, ты можешь, вы можете, ты не мог бы, ты не могла бы, "
     "вы не могли бы, ты сможешь, а можно, а давай"
-)
+))
+QUESTION_OPENER_LENGTHS = sorted({len(opener) for opener in QUESTION_OPENERS})
 # What may stand before a request without making it someone else's ("ok, so, please, from now on, …").
 OPENERS = phrases(
     "а, и, ну, так, вот, ок, окей, ладно, хорошо, слушай, слушайте, кстати, короче, в общем, ещё, еще, также, "

@@ -112,16 +112,16 @@ def _plain_question(sentence: str) -> bool:
     if tag:
         body = body[: tag.start()]
     if "?" in body:
-        return bool(first_match(p.WHY, body)) or not _starts_with(body, p.QUESTION_OPENERS)
+        return bool(first_match(p.WHY, body)) or not _opens_with_request(body)
     return bool(p.QUESTION_START.match(body))
 
 
-def _starts_with(sentence: str, openers: list[tuple[str, ...]]) -> bool:
-    """True when the sentence, past a greeting or "а"/"ok", begins with one of `openers`."""
+def _opens_with_request(sentence: str) -> bool:
+    """True when the sentence, past a greeting or "а"/"ok", begins with a request's opener ("could you", "можешь")."""
     words = [word.lower() for word in p.TOKEN.findall(sentence[:200])]
     while words and words[0] in p.QUESTION_LEADING:
         words.pop(0)
-    return any(tuple(words[: len(opener)]) == opener for opener in openers)
+    return any(tuple(words[:length]) in p.QUESTION_OPENERS for length in p.QUESTION_OPENER_LENGTHS)
 
 
 def _quoted(before: str, rest: str) -> bool:

@@ -59,11 +59,24 @@ def could_match(pattern: re.Pattern[str], text: str) -> bool:
     words = known[1] if known is not None and known[0] is pattern else _learn(pattern)
     if words is None:
         return True
-    view = folded(text)
+    last = _LAST
+    view = last[1] if last[0] is text else _remember(text)
     for word in words:
         if word in view:
             return True
     return False
+
+
+# The text asked about last, and its folded view: the rules ask about one sentence for pattern after pattern, and
+# the identity test costs less than folded's cache. One tuple, replaced whole, so that a thread never reads half.
+_LAST: tuple[str, str] = ("", "")
+
+
+def _remember(text: str) -> str:
+    global _LAST
+    view = folded(text)
+    _LAST = (text, view)
+    return view
 
 
 # id(pattern) -> (pattern, its words): a pattern's own hash reads its whole compiled program each time, and
