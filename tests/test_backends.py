@@ -169,6 +169,30 @@ async def test_only_one_process_may_poll_and_the_lock_goes_with_it(pg_url):
         await second.close()
 
 
+async def test_a_pooled_connection_goes_back_without_a_reset_round_trip_and_an_open_transaction_is_undone(pg_url):
+    store = await Store.open(pg_url)
+    try:
+        async with store._session() as db:
+            pid = (await db.execute_fetchall("SELECT pg_backend_pid()"))[0][0]
+            await db.execute_fetchall("SELECT 'the last statement' AS marker")
+        import asyncpg
+
+        other = await asyncpg.connect(pg_url)  # another machine looks at what that connection last ran
+        try:
+            last = [tuple(row) for row in await other.fetch("SELECT query FROM pg_stat_activity WHERE pid = $1", pid)]
+        finally:
+            await other.close()
+        assert last == [("SELECT 'the last statement' AS marker",)]  # asyncpg's default would have sent RESET ALL
+        connection = await store._backend.pool.acquire()
+        await connection.execute("BEGIN")
+        await connection.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (9, 'a', 'a')")
+        await store._backend.pool.release(connection)  # a transaction left open goes back rolled back
+        async with store._session() as db:
+            assert await db.execute_fetchall("SELECT id FROM users WHERE id = 9") == []
+    finally:
+        await store.close()
+
+
 async def test_two_machines_merging_into_one_users_memory_at_once_both_succeed(database):
     machines = [await Store.open(database), await Store.open(database)]
     try:

@@ -63,6 +63,16 @@ MIGRATION_LOCK = -1  # two machines starting together migrate one after the othe
 POLLER_LOCK = -2  # held by the one process that polls Telegram
 
 
+async def keep_session(connection: Any) -> None:
+    """Reset nothing when a connection goes back to the pool.
+
+    asyncpg's default sends `SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL;` on every
+    release: a round trip more for each of a turn's five or so statements that take a connection of the pool. None
+    of them leaves anything behind (no SET, cursor, LISTEN or lock: the migration lock and the poller lock are
+    released by name), and a transaction left open is still rolled back by asyncpg before this is called.
+    """
+
+
 class PostgresBackend:
     """An asyncpg pool; each session or transaction takes a connection of its own."""
 
@@ -75,7 +85,8 @@ class PostgresBackend:
 
     @classmethod
     async def open(cls, url: str, size: int = 10) -> "PostgresBackend":
-        pool = await asyncpg_module().create_pool(url, min_size=1, max_size=size, command_timeout=60)
+        pool = await asyncpg_module().create_pool(url, min_size=1, max_size=size, command_timeout=60,
+                                                  reset=keep_session)
         return cls(pool, url)
 
     def user_lock(self, key: int) -> AbstractAsyncContextManager[None]:
@@ -135,7 +146,8 @@ class PostgresBackend:
 
     async def close(self) -> None:
         if self.poller is not None:
-            await self.pool.release(self.poller)  # its session lock goes with the reset
+            await self.poller.execute("SELECT pg_advisory_unlock($1)", POLLER_LOCK)
+            await self.pool.release(self.poller)
         await self.locker.close()
         await self.pool.close()
 
