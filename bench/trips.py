@@ -1,14 +1,16 @@
-"""What a turn's database work costs on SQLite, three ways: a trip to aiosqlite's thread per statement, one trip
-for all of them, and one trip in one transaction (what Store does since issue 27).
+"""What a turn's database work costs on SQLite, four ways: a trip to aiosqlite's thread per statement, one trip
+for all of them, one trip in one transaction, and in one transaction in the loop's own thread, no trip at all
+(what Store does since 2026-12-03, while no other connection is writing).
 
 Fills a database through the store's API (each user 10 turns, so a full 20-message session), then times the
 start of a turn and its reply (`Store.begin_turn` and `Store.add_reply`, 7 statements on a user's first message
-of the turn, 4 of them writes) for users round-robin, the three ways in turn on each round, side by side, with
+of the turn, 4 of them writes) for users round-robin, the four ways in turn on each round, side by side, with
 a pause (1 ms) between a turn's start and its reply and after it, as a model and the rest of a turn make:
 
 - *trip per statement*: each statement awaited on its own, committing on its own (the code before issue 27);
 - *one trip*: the same statements handed to aiosqlite's thread at once, each still committing on its own;
-- *one trip, one transaction*: as Store runs them now (BEGIN IMMEDIATE … COMMIT around them).
+- *one trip, one transaction*: BEGIN IMMEDIATE … COMMIT around them (what Store did from 2026-12-02);
+- *in the loop's thread*: the same transaction run where the turn runs (`SQLiteBackend.run`, as Store does now).
 
     .venv/bin/python bench/trips.py              # about 30 seconds
     .venv/bin/python bench/trips.py --users 500 --rounds 300
@@ -51,7 +53,12 @@ async def one_transaction(store: Store, script: Script):
         return await connection._execute(drive, connection._conn, script)
 
 
-WAYS = {"trip per statement": trip_per_statement, "one trip": one_trip, "one trip, one transaction": one_transaction}
+async def in_the_loop(store: Store, script: Script):
+    return await store._backend.run(script)  # as Store runs them since 2026-12-03: no trip at all
+
+
+WAYS = {"trip per statement": trip_per_statement, "one trip": one_trip, "one trip, one transaction": one_transaction,
+        "in the loop's thread": in_the_loop}
 
 
 async def turn(store: Store, run, user_id: int, update_id: int, pause: float) -> float:
