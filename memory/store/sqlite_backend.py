@@ -63,7 +63,7 @@ class SQLiteBackend:
 
         With the connection free, they run right here, in the loop's thread: a turn's scripts take tens of
         microseconds, and a trip to aiosqlite's thread (handing the work over, waking the thread, waking the loop
-        back) costs more than that; a SQLite turn took about half the time this way (bench/turn.py, bench/README).
+        back) costs more than that; a SQLite turn takes about 0.6 of the time it took (bench/turn.py, bench/README).
         When another connection is writing to the file (a backup tool, a second process by mistake), the loop
         must not wait for it: the script goes to aiosqlite's thread, which waits there (busy_timeout).
 
