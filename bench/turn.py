@@ -276,8 +276,7 @@ async def burst(database: Path | str, name: str) -> None:
     ids = Counter()
     ids.value = 20_000_000  # past every update id of the per-turn runs
     for users in (10, 100, 1_000):
-        runs: list[float] = []
-        cpu: list[float] = []
+        runs, cpu = [], []  # seconds of wall time, and of the bot's CPU
         for _ in range(5):
             before = api.sent
             runs.append(await concurrent_wall_time(app, ids, users, cpu))
