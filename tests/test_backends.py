@@ -17,6 +17,7 @@ from handlers.transport.ordering import ordering_key
 from memory.facts import Extraction, Fact
 from memory.store.postgres_backend import Done, PostgresSession, postgres_sql
 from memory.store.scripts import drive, drive_each
+from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint
 from memory.store.store import Store
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -327,3 +328,55 @@ async def test_a_script_on_a_closed_store_fails_and_never_hangs(tmp_path):
     await store.close()
     with pytest.raises(ValueError, match="connection"):
         await asyncio.wait_for(store._backend.run(counting_script([])), 5)
+
+
+def test_a_checkpoint_copies_the_log_and_restarts_a_long_one(tmp_path):
+    path = str(tmp_path / "log.db")
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("CREATE TABLE t (x TEXT)")
+    other = sqlite3.connect(path, isolation_level=None)
+    statements: list[str] = []
+    other.set_trace_callback(statements.append)
+    try:
+        for _ in range(20):
+            writer.execute("INSERT INTO t VALUES (?)", ("x" * 5000,))
+        busy, frames, copied = checkpoint(other, wait_frames=10_000)
+        assert busy == 0 and frames == copied >= 20  # all of it copied, without waiting for anyone
+        assert statements == ["PRAGMA wal_checkpoint(PASSIVE)"]
+        checkpoint(other, wait_frames=frames)  # a log this long: copied, then started over
+        assert statements[1:] == ["PRAGMA wal_checkpoint(PASSIVE)", "PRAGMA wal_checkpoint(RESTART)"]
+    finally:
+        other.close()
+        writer.close()
+
+
+async def test_the_log_is_checkpointed_in_a_thread_not_inside_a_commit(tmp_path, monkeypatch):
+    import threading
+
+    from memory.store import sqlite_backend
+
+    runs: list[tuple[int, tuple[int, int, int]]] = []
+    real = sqlite_backend.checkpoint_file
+
+    def recorded(path):
+        answer = real(path)
+        runs.append((threading.get_ident(), answer))
+        return answer
+
+    monkeypatch.setattr(sqlite_backend, "checkpoint_file", recorded)
+    store = await Store.open(tmp_path / "log.db")
+    try:
+        async with store._session() as db:  # SQLite's own checkpoint, inside a commit, only for a runaway log
+            assert (await db.execute_fetchall("PRAGMA wal_autocheckpoint"))[0][0] == AUTOCHECKPOINT_FRAMES > 1000
+        for update_id in range(sqlite_backend.CHECKPOINT_EVERY):
+            await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+                                   update_id=update_id, history_limit=20)
+        await store._backend._checkpoint
+        [(thread, (busy, frames, copied))] = runs
+        assert thread != threading.get_ident()
+        assert busy == 0 and frames == copied > 0
+    finally:
+        await store.close()
+    assert not (tmp_path / "log.db-wal").exists()  # the last connection to close took the log with it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,7 +15,39 @@ from memory.store.backends import SQLITE
 from memory.store.migrations import MIGRATIONS
 from memory.store.scripts import Script, T, begin_at_once, drive, drive_each, finish
 
+log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 5000  # how long a statement waits for another connection's write to end
+CHECKPOINT_EVERY = 100  # scripts, sessions and transactions between two checkpoints of the write-ahead log
+CHECKPOINT_WAIT_FRAMES = 4000  # a log this long (16 MiB of 4 KiB pages) is checkpointed making writers wait
+CHECKPOINT_TIMEOUT_S = 1.0  # ... for at most this long
+# SQLite's own checkpoint, inside a commit, only for a log that grew this long all the same (a loop that never
+# let the thread's checkpoint run): a bound on the file, not a way of working.
+AUTOCHECKPOINT_FRAMES = 2 * CHECKPOINT_WAIT_FRAMES
+
+
+def checkpoint(connection: sqlite3.Connection, wait_frames: int = CHECKPOINT_WAIT_FRAMES) -> tuple[int, int, int]:
+    """Copy the write-ahead log into the database file on `connection` (not the bot's own); return SQLite's
+    answer (busy, frames in the log, frames copied).
+
+    PASSIVE: it waits for no one, and the bot's connection goes on writing meanwhile. The log starts over only
+    when a write finds all of it copied; under unbroken writing, something is always written during the
+    checkpoint, and the log would grow for ever. So a log of `wait_frames` or more is checkpointed again with
+    RESTART, which makes writers wait (in aiosqlite's thread) until it is all copied and the log can start
+    over: on 2 cores, under back-to-back turns, about one checkpoint in nine. It waits for readers at most
+    CHECKPOINT_TIMEOUT_S (another program reading the file for long), and then gives up until the next one."""
+    answer = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    if answer[1] >= wait_frames:
+        answer = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
+    return answer
+
+
+def checkpoint_file(path: str) -> tuple[int, int, int]:
+    """checkpoint, on a connection opened for it (in a thread: it never holds up the loop)."""
+    connection = sqlite3.connect(path, isolation_level=None, timeout=CHECKPOINT_TIMEOUT_S)
+    try:
+        return checkpoint(connection)
+    finally:
+        connection.close()
 
 
 class SQLiteBackend:
@@ -22,15 +55,23 @@ class SQLiteBackend:
 
     Most statements go to aiosqlite's thread. A turn's own scripts (`run`) mostly run right here in the loop's
     thread instead: handing one to the thread and waking the loop back costs more than its statements do.
+
+    SQLite's own checkpoint would run inside whichever commit filled the write-ahead log (1,000 pages), holding
+    up the loop, and every user, for several milliseconds. The log is checkpointed in a thread instead, on a
+    connection of its own, every CHECKPOINT_EVERY scripts (`checkpoint_file`); SQLite's own waits for a log
+    of AUTOCHECKPOINT_FRAMES, which the thread's keep it from reaching.
     """
 
     dialect = SQLITE
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
+    def __init__(self, connection: aiosqlite.Connection, path: str | None = None) -> None:
         self.connection = connection
         self.lock = asyncio.Lock()
         self._waiting: list[tuple[Script[Any], asyncio.Future[Any]]] = []  # scripts for the next trip
         self._trips: set[asyncio.Task[None]] = set()
+        self._path = path  # the file, for checkpoints (None: in memory, no log)
+        self._since_checkpoint = 0
+        self._checkpoint: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path | str) -> "SQLiteBackend":
@@ -47,16 +88,18 @@ class SQLiteBackend:
             await connection.execute("PRAGMA journal_mode = WAL")
             await connection.execute("PRAGMA synchronous = NORMAL")
             await connection.execute("PRAGMA foreign_keys = ON")
+            await connection.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_FRAMES}")  # see checkpoint_file
         except BaseException:
             await connection.close()  # its thread would otherwise keep the process alive
             raise
-        return cls(connection)
+        return cls(connection, None if str(path) == ":memory:" else str(path))
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[aiosqlite.Connection]:
         """The connection, to itself: each statement commits on its own."""
         async with self.lock:
             yield self.connection
+        self._wrote()
 
     async def run(self, script: Script[T]) -> T:
         """Run a script's statements at once, in one transaction.
@@ -73,6 +116,7 @@ class SQLiteBackend:
         methods use (`_execute`, with the sqlite3 connection, `_conn`); aiosqlite is pinned in requirements.txt,
         and tests/test_backends.py checks where scripts run.
         """
+        self._wrote()
         if not self._waiting and not self.lock.locked():  # nothing to share a trip with: go at once
             async with self.lock:
                 connection = self.connection._conn
@@ -120,6 +164,23 @@ class SQLiteBackend:
                 await self.connection.execute("ROLLBACK")
                 raise
             await self.connection.execute("COMMIT")
+        self._wrote()
+
+    def _wrote(self) -> None:
+        """Count a script, session or transaction; every CHECKPOINT_EVERY of them, checkpoint in a thread."""
+        self._since_checkpoint += 1
+        if self._since_checkpoint < CHECKPOINT_EVERY or self._path is None:
+            return
+        if self._checkpoint is None or self._checkpoint.done():
+            self._since_checkpoint = 0
+            self._checkpoint = asyncio.create_task(self._checkpoint_in_thread(self._path))
+
+    @staticmethod
+    async def _checkpoint_in_thread(path: str) -> None:
+        try:
+            await asyncio.to_thread(checkpoint_file, path)
+        except sqlite3.Error as error:  # the next one tries again; meanwhile the log only grows
+            log.warning("could not checkpoint the database's write-ahead log: %s", error)
 
     async def schema_version(self) -> int:
         rows = await self.connection.execute_fetchall("PRAGMA user_version")
@@ -145,4 +206,6 @@ class SQLiteBackend:
         return True
 
     async def close(self) -> None:
+        if self._checkpoint is not None:
+            await asyncio.gather(self._checkpoint, return_exceptions=True)
         await self.connection.close()
