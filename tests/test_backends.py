@@ -1,10 +1,11 @@
 """The two backends under Store: placeholders, the per-user lock, the poller lock, claims on background work,
-the inbox's order per user, and DATABASE_URL."""
+the inbox's order per user, DATABASE_URL, where SQLite's scripts run, and its checkpoints."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 
@@ -15,6 +16,7 @@ from config import ConfigError, load_config
 from handlers.transport.inbox import update_key
 from handlers.transport.ordering import ordering_key
 from memory.facts import Extraction, Fact
+from memory.store import sqlite_backend
 from memory.store.postgres_backend import Done, PostgresSession, postgres_sql
 from memory.store.scripts import drive, drive_each
 from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint
@@ -353,10 +355,6 @@ def test_a_checkpoint_copies_the_log_and_restarts_a_long_one(tmp_path):
 
 
 async def test_the_log_is_checkpointed_in_a_thread_not_inside_a_commit(tmp_path, monkeypatch):
-    import threading
-
-    from memory.store import sqlite_backend
-
     runs: list[tuple[int, tuple[int, int, int]]] = []
     real = sqlite_backend.checkpoint_file
 
