@@ -33,8 +33,8 @@ def checkpoint(connection: sqlite3.Connection, wait_frames: int = CHECKPOINT_WAI
     when a write finds all of it copied; under unbroken writing, something is always written during the
     checkpoint, and the log would grow for ever. So a log of `wait_frames` or more is checkpointed again with
     RESTART, which makes writers wait (in aiosqlite's thread) until it is all copied and the log can start
-    over: on 2 cores, under back-to-back turns, about one checkpoint in nine. It waits for readers at most
-    CHECKPOINT_TIMEOUT_S (another program reading the file for long), and then gives up until the next one."""
+    over. It waits for readers at most CHECKPOINT_TIMEOUT_S (another program reading the file for long), and
+    then gives up until the next one."""
     answer = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     if answer[1] >= wait_frames:
         answer = connection.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
