@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/secret_masking.py            # the figures
     .venv/bin/python bench/secret_masking.py --misses   # and every secret left in, every look-alike changed
+    .venv/bin/python bench/secret_masking.py --corpus PATH  # another set in the same format
 
 The corpus holds hand-written Russian and English messages, one JSON object a line. A secret statement carries
 `secret`: the exact substring that must be gone after `mask_secrets` (a list when a message holds several, or a
@@ -92,9 +93,11 @@ def main() -> None:
     """Print recall and the changed share, with the misses and the changed look-alikes when asked."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="list every secret left in and look-alike changed")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="a corpus in the same format (default: ours)")
     args = parser.parse_args()
-    print(f"$ {COMMAND}{' --misses' if args.misses else ''}")
-    entries = load_corpus()
+    corpus = "" if args.corpus == CORPUS else f" --corpus {args.corpus}"
+    print(f"$ {COMMAND}{corpus}{' --misses' if args.misses else ''}")
+    entries = load_corpus(args.corpus)
     result = score(entries)
     _print_groups("== recall on secret statements (every piece of the secret gone)", result["recall"], "caught")
     _print_groups("== look-alikes changed (goal: at most 0.02)", result["changed"], "changed")

@@ -15,6 +15,7 @@ from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, memory_enabled
+from memory.heard import FORWARD, OWN_WORDS, Heard, forwarded_text, split_quote, with_quote
 from memory.recall.recaller import FactRecaller
 from memory.rules.changes import extract_changes
 from memory.rules.events import extract_event_facts
@@ -31,6 +32,7 @@ from prompts.budget import fit_with_carried_lines
 from prompts.system import build_system_message
 
 log = logging.getLogger(__name__)
+EDITABLE_KINDS = ("text", "photo")  # what the user typed (a caption too); never a forward, a transcript or a sticker
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,8 @@ class Companion:
         on_text: Callable[[str], None] | None = None,
         private: bool = True,
         over_limit: str | None = None,
+        heard: Heard = OWN_WORDS,
+        chat_message_id: int | None = None,
     ) -> Answer | None:
         """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
@@ -133,20 +137,31 @@ class Companion:
         `private` says the message came in the user's private chat, where the companion may write first.
         Past a daily limit (or `over_limit`, one the caller found) the message is stored, for the extractor
         too, and the answer is `limited` instead of the model's.
+        `heard`: the words were forwarded (someone else's: the model reads them, marked, and nothing is learned,
+        ended, corrected, forgotten or wished from them), or come with a quote (context, marked; only the user's
+        own words teach). A message kept as kind "forward" (a retry of one) is someone else's too.
+        `chat_message_id` is Telegram's id of the message, by which a later edit of it finds it (`edit`).
         Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
         now = self.clock()
+        forwarded = heard.forwarded_from is not None or kind == FORWARD
+        kept = session_text(kind, text)
+        if heard.forwarded_from is not None:
+            kind, kept = FORWARD, forwarded_text(heard.forwarded_from, kept)
+        elif not forwarded:
+            kept = with_quote(heard.quote, kept)
         turn = await self.store.begin_turn(
             user_id=speaker.id,
             first_name=speaker.first_name,
             language_code=speaker.language_code,
-            text=session_text(kind, text),
+            text=kept,
             now=now,
             update_id=update_id,
             history_limit=self.config.history_limit,
             kind=kind,
             private=private,
             checkin_at=now + timedelta(hours=self.config.checkin_after_hours),
+            chat_message_id=chat_message_id,
         )
         if turn is None:
             return None
@@ -154,7 +169,8 @@ class Companion:
             return Answer(turn.stored_reply, turn.unread, [], False)
         zone = local_zone(turn.settings, turn.facts, self.config.timezone)
         over_limit = over_limit or await limit_reached(self.store, self.config, speaker.id, now, zone)
-        plan = self._plan(text, now.astimezone(zone), turn) if kind != "sticker" else Plan()
+        heeds = kind != "sticker" and not forwarded  # only the user's own words change memory
+        plan = self._plan(text, now.astimezone(zone), turn) if heeds else Plan()
         if plan.forgets:  # done at once, past a daily limit or with /memory off too; nothing is learned from it
             return await self._forget(speaker, turn, text, plan, now, zone, on_text if not over_limit else None,
                                       answers=not over_limit)
@@ -163,7 +179,7 @@ class Companion:
             notice = await self.store.claim_limit_notice(speaker.id, local_day, over_limit)
             return Answer("", turn.unread, limited=Limited(over_limit, next_reset(now, zone), notice))
         # With /memory off nothing new is learned; what is already known is still used.
-        learns = memory_enabled(turn.settings) and kind != "sticker"
+        learns = memory_enabled(turn.settings) and heeds
         found = self._rule_facts(text, now.astimezone(zone)) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
         if found.facts or (learns and (plan.endings or plan.corrections)):
@@ -179,6 +195,38 @@ class Companion:
                 zone = local_zone(turn.settings, known, self.config.timezone)  # they may have named their city
         answer, seen = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text)
         return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
+
+    async def edit(self, speaker: Speaker, chat_message_id: int, text: str) -> list[Fact] | None:
+        """Apply the user's edit of their message `chat_message_id` (`text`: its new words) and return the facts it
+        taught anew; None when that message is older than the session or was never kept: then nothing changes.
+
+        The session keeps the edited words (the extractor reads them if it has not read the message yet). The rules
+        run on the edit as on a new message: what it restates with a new value corrects the old one, and what the
+        rules had learned from the original that the edit no longer says goes. Nothing is answered.
+        """
+        found = await self.store.session_message(speaker.id, chat_message_id, self.config.history_limit)
+        if found is None or found[2] not in EDITABLE_KINDS:
+            return None
+        message_id, content, kind = found
+        await self.store.edit_message(speaker.id, message_id, with_quote(split_quote(content)[0],
+                                                                         session_text(kind, text)))
+        settings, known = await self.store.settings(speaker.id), await self.store.facts(speaker.id)
+        if not memory_enabled(settings):
+            return []
+        now = self.clock()
+        zone = local_zone(settings, known, self.config.timezone)
+        rules = self._rule_facts(text, now.astimezone(zone))
+        cited = [replace(fact, source_message_id=message_id) for fact in rules.facts]
+        learned = await self.store.save_facts(
+            speaker.id, Extraction(cited, rules.relations), now, self.config.memory_max_facts,
+            plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
+        )
+        stated = {(fact.key, fact.value.casefold()) for fact in cited}
+        unsaid = [fact.id for fact in await self.store.facts(speaker.id) if fact.source == "rule"
+                  and fact.source_message_id == message_id and (fact.key, fact.value.casefold()) not in stated]
+        if unsaid:
+            await self.store.delete_facts(speaker.id, unsaid)
+        return learned
 
     async def _answer(
         self, speaker: Speaker, turn: Turn, text: str, known: list[Fact], name: str | None, now: datetime,

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Sequence
 
+from memory.heard import split_quote
+
 # The Bot API's getFile serves files up to 20 MB; a bigger one cannot be downloaded at all.
 MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024
 # Images sent as files arrive at full size: past this they are refused, not sent to the model.
@@ -113,7 +115,9 @@ def session_text(kind: str, words: str) -> str:
 
 
 def session_words(kind: str, content: str) -> str:
-    """Return the words session_text kept `content` from: the caption of "[photo] …", the emoji of "[sticker 😂]"."""
+    """Return the words session_text kept `content` from: the caption of "[photo] …", the emoji of "[sticker 😂]";
+    the user's own words of a message kept with a quote."""
+    content = split_quote(content)[1]
     if kind == "photo":
         return content.removeprefix("[photo]").strip()
     if kind == "sticker":

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from memory.facts import CATEGORIES, INSTRUCTION, MAX_VALUE_LENGTH, Fact, normalize_value, slug
+from memory.facts import CATEGORIES, MAX_VALUE_LENGTH, Fact, normalize_value, slug
+from memory.orders import gives_orders
 from memory.secrets.masking import mask_secrets
 from memory.time.schedule import normalize_when
 from memory.time.zones import parse_zone
@@ -37,7 +38,7 @@ def typed_value(value: object) -> str:
     cleaned = normalize_value(mask_secrets(value))
     if not cleaned:
         raise Refused("empty", "value")
-    if INSTRUCTION.search(cleaned):
+    if gives_orders(cleaned):
         raise Refused("instruction", "value")
     return cleaned
 

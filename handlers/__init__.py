@@ -35,11 +35,15 @@ from handlers.privacy import (
     stale_button,
 )
 from handlers.settings import checkins_command, timezone_command
-from handlers.talk import on_text, try_again
+from handlers.talk import on_edit, on_text, try_again
 from handlers.usage import stats_command, usage_command
 
+# A forward is someone else's words: its "/forget" is no command of the user's, only context to answer.
+PASSED_ON = filters.FORWARDED | filters.IS_AUTOMATIC_FORWARD
 NEW_MESSAGES = filters.UpdateType.MESSAGE
-PRIVATE = NEW_MESSAGES & filters.ChatType.PRIVATE
+COMMANDS = NEW_MESSAGES & ~PASSED_ON
+EDITS = filters.UpdateType.EDITED_MESSAGE & (filters.TEXT | filters.CAPTION) & ~filters.COMMAND
+PRIVATE = COMMANDS & filters.ChatType.PRIVATE
 VOICE = filters.VOICE | filters.AUDIO | filters.VIDEO_NOTE
 # Photos, and pictures sent as files in a format the chat model takes.
 PICTURE = reduce(operator.or_, (filters.Document.MimeType(mime) for mime in IMAGE_MIME_TYPES), filters.PHOTO)
@@ -50,8 +54,8 @@ MEMORY_COMMANDS = ("profile", "forget", "memory", "export", "timezone", "checkin
 def register(app: Application) -> None:
     """Attach every handler to the application, the access gate first."""
     app.add_handler(TypeHandler(Update, refuse_strangers), group=-1)
-    app.add_handler(CommandHandler("start", start, filters=NEW_MESSAGES))
-    app.add_handler(CommandHandler("help", help_command, filters=NEW_MESSAGES))
+    app.add_handler(CommandHandler("start", start, filters=COMMANDS))
+    app.add_handler(CommandHandler("help", help_command, filters=COMMANDS))
     app.add_handler(CommandHandler("profile", profile, filters=PRIVATE))
     app.add_handler(CommandHandler("forget", forget, filters=PRIVATE))
     app.add_handler(CommandHandler("memory", memory_command, filters=PRIVATE))
@@ -59,18 +63,19 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("timezone", timezone_command, filters=PRIVATE))
     app.add_handler(CommandHandler("checkins", checkins_command, filters=PRIVATE))
     app.add_handler(CommandHandler("usage", usage_command, filters=PRIVATE))
-    app.add_handler(CommandHandler("stats", stats_command, filters=NEW_MESSAGES))  # admins only; others: unknown
-    app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=NEW_MESSAGES & ~filters.ChatType.PRIVATE))
+    app.add_handler(CommandHandler("stats", stats_command, filters=COMMANDS))  # admins only; others: unknown
+    app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=COMMANDS & ~filters.ChatType.PRIVATE))
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
     app.add_handler(CallbackQueryHandler(undo_button, pattern="^un:"))
     app.add_handler(CallbackQueryHandler(forget_button, pattern="^fg:"))
     app.add_handler(CallbackQueryHandler(try_again, pattern="^ta:"))
-    app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & ~filters.COMMAND, on_text))
+    app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & (~filters.COMMAND | PASSED_ON), on_text))
+    app.add_handler(MessageHandler(EDITS, on_edit))
     app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))
     app.add_handler(MessageHandler(NEW_MESSAGES & PICTURE, on_photo))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.Sticker.ALL, on_sticker))
     app.add_handler(MessageHandler(NEW_MESSAGES & ~filters.TEXT & ~filters.StatusUpdate.ALL, on_other))
-    app.add_handler(MessageHandler(NEW_MESSAGES & filters.COMMAND, help_command))  # unknown commands
+    app.add_handler(MessageHandler(COMMANDS & filters.COMMAND, help_command))  # unknown commands
     app.add_handler(CallbackQueryHandler(stale_button))
     app.add_error_handler(on_error)

@@ -30,6 +30,8 @@ def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitab
     style wishes and the name always, other facts to users who asked for it."""
 
     async def notify(user_id: int, facts: list[Fact]) -> None:
+        if not has_private_chat(user_id):
+            return
         store = app.bot_data.store
         confirmed = to_confirm(facts, bool((await store.settings(user_id)).get("notify")))
         if confirmed:
@@ -44,10 +46,18 @@ def forgotten_notifier(app: Application) -> Callable[[int, Forgotten], Awaitable
     request, with its Undo button."""
 
     async def notify(user_id: int, forgotten: Forgotten) -> None:
+        if not has_private_chat(user_id):
+            return
         profile = await app.bot_data.store.profile(user_id)
         await send_forgotten_note(app.bot, user_id, forgotten, profile.language_code if profile else None)
 
     return notify
+
+
+def has_private_chat(user_id: int) -> bool:
+    """False for a chat's own memory (a message sent on behalf of a group or channel: a negative id), which has no
+    private chat to be told anything in."""
+    return user_id > 0
 
 
 def outreach_sender(app: Application) -> Sender:

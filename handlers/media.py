@@ -22,6 +22,7 @@ from chat.media import (
 from chat.transcriber import TranscriptionError
 from chat.voice import Listener
 from handlers.context import Context
+from handlers.senders import speaker_of
 from handlers.talk import addressed_text, converse
 from handlers.texts import text
 from handlers.transport.replies import typing_indicator
@@ -86,7 +87,7 @@ async def on_voice(update: Update, context: Context) -> None:
     if refusal:
         await message.reply_text(text(refusal, language, minutes=str(max(1, config.voice_max_seconds // 60))))
         return
-    if await listener.used_up(update.effective_user.id):  # type: ignore[union-attr]
+    if await listener.used_up(speaker_of(message, update.effective_user).id):  # type: ignore[arg-type]
         # Not transcribed, but kept in its place: the user learns why once a day, and nothing else is lost.
         await converse(update, context, VOICE_UNHEARD, kind="voice", over_limit="voice_seconds")
         return
@@ -117,11 +118,11 @@ async def _words(
     update: Update, context: Context, listener: Listener, kind: str, audio: Voice | VideoNote | Audio
 ) -> str:
     """Return what the voice message says (the listener transcribes it, or finds it stored after a crash)."""
-    user = update.effective_user
-    assert user is not None
+    user, message = update.effective_user, update.effective_message
+    assert user is not None and message is not None
     name = audio_upload_name(kind, getattr(audio, "file_name", None), getattr(audio, "mime_type", None))
     return await listener.words(
-        user.id, update.update_id, lambda: download(context, audio.file_id), name,
+        speaker_of(message, user).id, update.update_id, lambda: download(context, audio.file_id), name,
         language_hint(user.language_code), seconds(audio.duration),
     )
 

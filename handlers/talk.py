@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 
-from telegram import Chat, Message, MessageEntity, Update, User
+from telegram import Chat, Message, MessageEntity, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
@@ -15,10 +15,12 @@ from handlers.context import Context
 from handlers.forgetting import send_unlearned
 from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
+from handlers.senders import heard_of, speaker_of
 from handlers.texts import text
 from handlers.transport.replies import keyboard, send_text, typing_indicator
 from handlers.usage import limit_line
 from llm.client import ModelUnavailable
+from memory.heard import OWN_WORDS, Heard
 
 TRY_AGAIN = re.compile(r"ta:([0-9]{1,18})")  # ASCII digits, few enough for a 64-bit id
 
@@ -73,11 +75,32 @@ async def converse(
 
     In a private chat the answer streams as a draft while the model writes it; elsewhere "typing…" shows.
     Past a daily limit (`over_limit`: one the caller found) the words are kept and the user told once a day.
+    A message sent on behalf of a chat speaks to that chat's memory; a forward's words, and a quote, are
+    context that teaches nothing (handlers/senders.py).
     """
     message, user = update.effective_message, update.effective_user
     assert message is not None and user is not None
-    await answer_turn(context, user, message.chat, message.message_id, update.update_id, words, kind=kind,
-                      image=image, over_limit=over_limit)
+    await answer_turn(context, speaker_of(message, user), message.chat, message.message_id, update.update_id, words,
+                      kind=kind, image=image, over_limit=over_limit, heard=heard_of(message, context.bot.id),
+                      chat_message_id=message.message_id)
+
+
+async def on_edit(update: Update, context: Context) -> None:
+    """Apply an edited message as a correction of what it taught (and tell, as learning always does, what is now
+    remembered where that is shown); the bot never answers an edit."""
+    message, user = update.edited_message, update.effective_user
+    if message is None or user is None or message.forward_origin is not None:
+        return
+    content = addressed_text(message, context.bot.username, context.bot.id)
+    if not content:
+        return
+    speaker = speaker_of(message, user)
+    learned = await context.bot_data.companion.edit(speaker, message.message_id, content)
+    if not learned or message.chat.type != ChatType.PRIVATE:
+        return
+    confirmed = to_confirm(learned, bool((await context.bot_data.store.settings(speaker.id)).get("notify")))
+    if confirmed:
+        await send_note(context.bot, message.chat.id, confirmed, user.language_code)
 
 
 async def try_again(update: Update, context: Context) -> None:
@@ -96,18 +119,19 @@ async def try_again(update: Update, context: Context) -> None:
     with contextlib.suppress(TelegramError):  # pressed: the button goes (a new apology brings a new one)
         await query.edit_message_reply_markup(None)
     update_id, content, kind = waiting
-    await answer_turn(context, user, query.message.chat, query.message.message_id, update_id,
-                      session_words(kind, content), kind=kind)
+    await answer_turn(context, Speaker(user.id, user.first_name, user.language_code), query.message.chat,
+                      query.message.message_id, update_id, session_words(kind, content), kind=kind)
 
 
 async def answer_turn(
-    context: Context, user: User, chat: Chat, draft_id: int, update_id: int, words: str, *, kind: str = "text",
-    image: str | None = None, over_limit: str | None = None,
+    context: Context, speaker: Speaker, chat: Chat, draft_id: int, update_id: int, words: str, *, kind: str = "text",
+    image: str | None = None, over_limit: str | None = None, heard: Heard = OWN_WORDS,
+    chat_message_id: int | None = None,
 ) -> None:
-    """Run the turn of update `update_id` and send what comes of it into `chat` (a draft numbered `draft_id`
-    in a private chat); a model outage gets the apology with a Try again button."""
+    """Run the turn of update `update_id` for `speaker` and send what comes of it into `chat` (a draft numbered
+    `draft_id` in a private chat); a model outage gets the apology with a Try again button."""
     services = context.bot_data
-    speaker = Speaker(user.id, user.first_name, user.language_code)
+    language = speaker.language_code
     private = chat.type == ChatType.PRIVATE
     draft = services.drafts.open(context.bot, chat.id, draft_id) if private else None
     async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s):
@@ -115,32 +139,32 @@ async def answer_turn(
             try:
                 answer = await services.companion.reply(
                     speaker, words, update_id, kind=kind, image=image, on_text=draft.show if draft else None,
-                    private=private, over_limit=over_limit,
+                    private=private, over_limit=over_limit, heard=heard, chat_message_id=chat_message_id,
                 )
             finally:
                 if draft is not None:  # no draft may arrive after the answer or the apology
                     await draft.close()
         except ModelUnavailable:
-            retry = keyboard([[(text("try_again", user.language_code), f"ta:{update_id}")]])
-            await context.bot.send_message(chat.id, text("model_down", user.language_code), reply_markup=retry)
+            retry = keyboard([[(text("try_again", language), f"ta:{update_id}")]])
+            await context.bot.send_message(chat.id, text("model_down", language), reply_markup=retry)
             return
     if answer is not None and answer.unlearned is not None:
         if answer.text:
             await send_text(context.bot, chat.id, answer.text)
-        await send_unlearned(context.bot, chat.id, answer.unlearned, user.language_code, private)
+        await send_unlearned(context.bot, chat.id, answer.unlearned, language, private)
     elif answer is not None and answer.limited is not None:
         if answer.limited.notice:
-            await send_text(context.bot, chat.id, limit_line(answer.limited, services.clock(), user.language_code))
-        after_turn(services, context.job_queue, user.id, answer.unread, False)  # the extractor still reads it
+            await send_text(context.bot, chat.id, limit_line(answer.limited, services.clock(), language))
+        after_turn(services, context.job_queue, speaker.id, answer.unread, False)  # the extractor still reads it
     elif answer is not None:
         reply = answer.text
         if answer.unseen_photo:
-            reply += "\n\n" + text("photo_unseen", user.language_code)
+            reply += "\n\n" + text("photo_unseen", language)
         confirmed = to_confirm(answer.learned, answer.notify)
         if confirmed and not private:  # no Undo buttons outside the user's private chat
-            reply += "\n\n" + note_text(confirmed, user.language_code)
+            reply += "\n\n" + note_text(confirmed, language)
         await send_text(context.bot, chat.id, reply)
         if confirmed and private:
-            await send_note(context.bot, chat.id, confirmed, user.language_code)
-        after_turn(services, context.job_queue, user.id, answer.unread, bool(answer.learned))
+            await send_note(context.bot, chat.id, confirmed, language)
+        after_turn(services, context.job_queue, speaker.id, answer.unread, bool(answer.learned))
 

@@ -315,7 +315,8 @@ CATEGORY_NAMES: dict[str, dict[str, str]] = {
 
 # The memory page's refusals (chat/page_input.Refused codes), one line each, shown next to what was refused.
 PAGE_ERRORS: dict[str, dict[str, str]] = {
-    "en": {"bad_json": "That request was not JSON.", "bad_type": "That field has the wrong type.",
+    "en": {"bad_json": "That request was not JSON.", "too_big": "That request is too large.",
+           "bad_type": "That field has the wrong type.",
            "unknown_field": "That field cannot be changed here.", "no_change": "Nothing to change.",
            "empty": "The value is empty.", "too_long": "At most 200 characters, please.",
            "instruction": "That reads like an instruction to the bot, not something about you.",
@@ -326,7 +327,8 @@ PAGE_ERRORS: dict[str, dict[str, str]] = {
            "confirm": "Erasing everything needs the confirmation.", "signed": "This page has expired: close it"
            " and open it again from the bot.", "too_many": "Too many changes at once; try again in a minute.",
            "not_allowed": "This bot is private.", "send_failed": "Telegram did not take the file; try /export."},
-    "ru": {"bad_json": "Запрос не в формате JSON.", "bad_type": "У поля неверный тип.",
+    "ru": {"bad_json": "Запрос не в формате JSON.", "too_big": "Запрос слишком большой.",
+           "bad_type": "У поля неверный тип.",
            "unknown_field": "Это поле здесь не меняется.", "no_change": "Менять нечего.",
            "empty": "Пустое значение.", "too_long": "Не больше 200 символов.",
            "instruction": "Это похоже на указание боту, а не на факт о тебе.",

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Iterable, Sequence
 
+from memory.orders import gives_orders
+
 CATEGORIES = (
     "style", "personal", "career", "interests", "pets", "family", "preferences", "location", "plans", "state", "other",
 )
@@ -30,18 +32,6 @@ STATE_DAYS = 3  # a mood or condition ("tired") is shown for this many days, the
 ENDINGS = ("ended", "died")
 PAST_DAYS = 30  # an ended fact still matters this long after it ended (a recent change); a loss always does
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*(?::[\w-]+)?$")
-# A "fact" that talks to the assistant is an injection attempt, not something about the user: it is refused
-# whether the rules or the LLM found it.
-INSTRUCTION = re.compile(
-    r"\b(?:ignor(?:e|es|ed|ing)|disregard(?:s|ed|ing)?|forget(?:s|ting)?)\s+"
-    r"(?:(?:all|any|the|your|my|previous|prior|above|earlier)\s+)+(?:instructions|rules|prompts?)\b"
-    r"|\bsystem\s+prompt|\byou\s+must\b|\bты\s+долж(?:ен|на)\b|\bвы\s+должны\b|\bигнорир\w*|\bсистемн\w*\s+промпт"
-    r"|\b(?:reveal|leak|dump|expose)\w*\s+(?:\w+\s+){0,2}(?:other\s+(?:users|people)|everyone|all\s+users)"
-    r"|^\W*(?:system|assistant|developer)[^\w:]*:",  # a value posing as a role header
-    re.IGNORECASE,
-)
-
-
 @dataclass(frozen=True)
 class Fact:
     """One durable thing the user said about themselves."""
@@ -129,10 +119,14 @@ def comparable(value: str) -> str:
 
 
 def clean_fact(fact: Fact) -> Fact | None:
-    """Return the fact normalised and clamped, or None when it is unusable."""
+    """Return the fact normalised and clamped, or None when it is unusable.
+
+    A value that gives the assistant orders is an injection attempt, not something about the user: it is
+    refused here whether the rules or the LLM found it (memory/orders.py). The words a user asked never to
+    hear (STYLE_LISTS) are mentioned, not said: "не переживай" there is no order."""
     value = normalize_value(fact.value)
     key = fact.key.strip().lower()
-    if not value or not KEY_PATTERN.match(key) or INSTRUCTION.search(value):
+    if not value or not KEY_PATTERN.match(key) or gives_orders(value, mentions=key in STYLE_LISTS):
         return None
     category = fact.category if fact.category in CATEGORIES else "other"
     if key == "style:address":  # Russian ты or вы, whatever way the model put it ("на «ты»", "Ты")

@@ -406,6 +406,8 @@ NUMBERED = " ".join(f"{number}. {word}" for number, word in enumerate(TWELVE.spl
         (f"my mnemonic is: {TWELVE}, please keep it", f"my mnemonic is: {SEED}, please keep it"),
         (f"seed: {TWELVE.replace(' ', ', ')}", f"seed: {SEED}"),
         ("backup phrase\n" + NUMBERED, f"backup phrase\n1. {SEED}"),
+        # Twelve words of the BIP-39 list in a row are a seed phrase with no name before them too.
+        (f"{TWELVE} (no name before it, so just words)", f"{SEED} (no name before it, so just words)"),
     ],
 )
 def test_seed_phrases_are_masked_whole(text, masked):
@@ -439,7 +441,6 @@ def test_a_labelled_seed_phrase_is_masked_however_many_words_follow(text, masked
         "never type your recovery phrase into a website, it's always a scam",
         "мнемоника помогает запоминать иностранные слова",
         "the mnemonic for the planets is my very eager mother just served us nachos and then the dog barked loud",
-        f"{TWELVE} (no name before it, so just words)",
         "seed phrase legal winner thank year wave sausage worth useful legal winner",  # 10 words, no label
         "seed phrase: never share it with anyone",  # a label, then talk: the clause goes on past the words
         "Seed phrase: what is it?",

@@ -144,7 +144,7 @@ async def test_messages_are_pruned_only_once_the_extractor_has_read_them(store):
     await store.add_reply(1, "one more", T0, 20)
     assert await count_messages(store, 1) == 20
     assert await store.pending_messages(1, 100) == [
-        {"id": newest["id"] + 1, "role": "assistant", "content": "one more", "at": T0}
+        {"id": newest["id"] + 1, "role": "assistant", "content": "one more", "at": T0, "kind": "text"}
     ]
 
 
@@ -250,7 +250,7 @@ async def test_a_turn_brings_back_the_session_and_the_facts_exactly_as_stored(st
     await store.save_facts(1, Extraction(facts), T0, 100)
     log: list = []
     last = await store._run(statements_of(store._begin_turn(
-        1, "Ann", "en", "the last one", T0 + timedelta(hours=1), 600, 4, "text", True, None), log))
+        1, "Ann", "en", "the last one", T0 + timedelta(hours=1), 600, 4, "text", True, None, None), log))
     stored = await fetch(store, "SELECT id, role, content, created_at FROM messages WHERE user_id = ?"
                                 " ORDER BY id DESC LIMIT 4", (1,))
     stored.reverse()

@@ -24,6 +24,7 @@ from memory.store.store import Store
 from memory.time.clock import utc_now
 
 log = logging.getLogger(__name__)
+MAX_UPDATE_ID = 2**63 - 1  # the inbox keeps update_id in a 64-bit column; Telegram's are far below
 
 
 def masked(data: Any) -> Any:
@@ -44,11 +45,12 @@ def masked(data: Any) -> Any:
 
 
 def update_key(data: dict) -> int | None:
-    """Return whose update `data` is, as the update processor orders them: the sender's id, else the chat's."""
+    """Return whose update `data` is, as the update processor orders them: the chat a message was sent on
+    behalf of, else the sender's id, else the chat's."""
     for value in data.values():
         if not isinstance(value, dict):
             continue
-        for field in ("from", "user", "chat"):
+        for field in ("sender_chat", "from", "user", "chat"):
             found = value.get(field)
             if isinstance(found, dict) and isinstance(found.get("id"), int):
                 return found["id"]
@@ -124,8 +126,8 @@ def parsed(payload: str, bot: ExtBot) -> Update | None:
     """Return the update an inbox payload holds, or None (logged) when it cannot be read."""
     try:
         return Update.de_json(json.loads(payload), bot)
-    except (ValueError, TypeError, KeyError) as error:
-        log.warning("skipped an unreadable update in the inbox: %s", error)
+    except Exception as error:  # noqa: BLE001 - an unreadable payload is skipped, never replayed forever
+        log.warning("skipped an unreadable update in the inbox (%s)", type(error).__name__)
         return None
 
 
@@ -154,9 +156,12 @@ class InboxBot(ExtBot):
             if unreachable(error) and not isinstance(error, TimedOut):  # a timeout is retried at once, unlogged
                 self.polling.failed(error)
             raise
-        except (TypeError, ValueError, KeyError):
-            # python-telegram-bot could not read one of the batch (a field it requires is missing). Left
-            # alone, its polling loop would ask for the same batch forever and hear nothing else.
+        except Exception:  # noqa: BLE001 - whatever the library's parse raised, the batch is read one by one
+            # python-telegram-bot could not read one of the batch (a field it requires is missing, a string where
+            # an object belongs). Left alone, its polling loop would ask for the same batch forever and hear
+            # nothing else.
+            with self._unfrozen():
+                self._batch = [data for data in self._batch if keepable(data)]
             updates = tuple(readable(data, self) for data in self._batch)
         self.polling.ended()
         if updates and self._inbox is not None:
@@ -186,9 +191,27 @@ class PollingOutage(Outage):
 
 
 def readable(data: dict, bot: ExtBot) -> Update:
-    """Return the update, or an empty one with its id (so that polling moves past it) if it cannot be read."""
+    """Return the update, or an empty one with its id (so that polling moves past it, and the inbox marks it
+    handled) if it cannot be read: one warning, no traceback, nothing of its content."""
     try:
         return Update.de_json(data, bot)
-    except (TypeError, ValueError, KeyError) as error:
+    except Exception as error:  # noqa: BLE001 - any shape the library cannot read is skipped the same way
         log.warning("update %s could not be read and is skipped (%s)", data.get("update_id"), type(error).__name__)
         return Update(update_id=int(data["update_id"]))
+
+
+def update_id_of(data: Any) -> int | None:
+    """Return the update_id of an update's JSON when it is an object with an id the inbox can keep (a whole
+    number from 0 to 2**63 - 1: not 1e400, 2**70, -1 or "5"); None otherwise."""
+    update_id = data.get("update_id") if isinstance(data, dict) else None
+    if isinstance(update_id, bool) or not isinstance(update_id, int) or not 0 <= update_id <= MAX_UPDATE_ID:
+        return None
+    return update_id
+
+
+def keepable(data: Any) -> bool:
+    """True for a polled update the inbox can keep; another is dropped with a warning (Telegram sends none)."""
+    if update_id_of(data) is not None:
+        return True
+    log.warning("an update without a usable update_id is skipped")
+    return False

@@ -26,18 +26,12 @@ class RedactSecrets(logging.Filter):
 
 
 class WithholdUpdateData(logging.Filter):
-    """Shortens python-telegram-bot's record of a batch it could not parse: it dumps users' raw messages.
-
-    The inbox then reads that batch one update at a time (handlers/transport/inbox.py), so a warning is enough.
-    """
+    """Drops python-telegram-bot's record of a batch it could not parse: it dumps users' raw messages with a
+    traceback. The inbox then reads that batch one update at a time and logs one warning for each update it
+    cannot read (handlers/transport/inbox.py)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str) and record.msg.startswith("Error while parsing updates"):
-            record.msg, record.args, record.exc_info, record.exc_text = (
-                "python-telegram-bot could not read a batch of updates; reading them one by one", None, None, None
-            )
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
-        return True
+        return not (isinstance(record.msg, str) and record.msg.startswith("Error while parsing updates"))
 
 
 def setup_logging(config: Config) -> None:

@@ -17,9 +17,12 @@ HELD_RETRY_S = 60.0  # a postponed update is handled again this often, or as soo
 
 
 def ordering_key(update: object) -> int | None:
-    """Return the id whose updates must be handled one at a time: the user, else the chat."""
+    """Return the id whose updates must be handled one at a time: the chat a message was sent on behalf of
+    (anonymous admins, channels: their memory's key), else the user, else the chat."""
     if not isinstance(update, Update):
         return None
+    if update.effective_message is not None and update.effective_message.sender_chat is not None:
+        return update.effective_message.sender_chat.id
     if update.effective_user is not None:
         return update.effective_user.id
     if update.effective_chat is not None:

@@ -1,8 +1,9 @@
 """The memory page's routes: its own files and its JSON API, each call signed by Telegram's initData.
 
 Thin, like every handler: check who asks, read the JSON, call the MemoryPage service, answer JSON. A refusal
-is one line in the user's language: 401 unsigned or expired, 404 not theirs, 400 not JSON, 422 a bad field,
-429 too many changes. Neither the bot token nor initData is ever logged.
+is one line in the user's language: 401 unsigned or expired, 404 not theirs, 400 not JSON or over 16 KB,
+422 a bad field, 429 too many changes. Who asks is checked from the headers, and a declared length over 16 KB
+refused, before any body is read (LimitedBody). Neither the bot token nor initData is ever logged.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from chat.memory_page import MemoryPage
 from chat.page_input import Refused
 from config import Config, webapp_path
 from handlers.texts import PAGE_ERRORS, language_of, text
+from handlers.transport.web import LimitedBody
 from handlers.webapp.auth import NotSigned, WebAppUser, authorization_data, bot_secret, check_init_data
 from handlers.webapp.limits import WriteLimit
 from handlers.webapp.view import fact_json, page_json, settings_json
@@ -43,10 +45,10 @@ SECURITY_HEADERS = {
 }
 STATUS = {"not_found": HTTPStatus.NOT_FOUND, "bad_json": HTTPStatus.BAD_REQUEST, "signed": HTTPStatus.UNAUTHORIZED,
           "too_many": HTTPStatus.TOO_MANY_REQUESTS, "not_allowed": HTTPStatus.FORBIDDEN,
-          "send_failed": HTTPStatus.BAD_GATEWAY}
+          "send_failed": HTTPStatus.BAD_GATEWAY, "too_big": HTTPStatus.REQUEST_ENTITY_TOO_LARGE}
 
 
-class PageFile(tornado.web.RequestHandler):
+class PageFile(LimitedBody):
     """Serves one of the page's own files, read once from the package."""
 
     def initialize(self, files: dict[str, tuple[bytes, str]]) -> None:
@@ -62,10 +64,15 @@ class PageFile(tornado.web.RequestHandler):
         self.write(body)
 
 
-class Api(tornado.web.RequestHandler):
+class PageRedirect(LimitedBody, tornado.web.RedirectHandler):
+    """Redirects the page's path without its slash to the page, reading no body."""
+
+
+class Api(LimitedBody):
     """The part every API call shares: who signed it, its JSON body, and answering with JSON."""
 
     user: WebAppUser
+    max_body = MAX_BODY
 
     def initialize(self, app: Application, secret: bytes, limit: WriteLimit) -> None:
         self.app = app
@@ -74,7 +81,7 @@ class Api(tornado.web.RequestHandler):
         self.config: Config = app.bot_data.config
         self.page: MemoryPage = app.bot_data.memory_page
 
-    def prepare(self) -> None:
+    def admit(self) -> bool:
         for header, value in SECURITY_HEADERS.items():
             if header != "Content-Security-Policy":
                 self.set_header(header, value)
@@ -86,18 +93,23 @@ class Api(tornado.web.RequestHandler):
         except NotSigned as reason:
             log.info("memory page: refused an unsigned call (%s)", reason)
             self.refuse("signed", None)
-            return
+            return False
         if not self.config.allows(self.user.id):
             self.refuse("not_allowed")
-        elif self.request.method != "GET" and not self.limit.allow(self.user.id, time.monotonic()):
+            return False
+        if self.request.method != "GET" and not self.limit.allow(self.user.id, time.monotonic()):
             self.refuse("too_many")
+            return False
+        return True
+
+    def too_big(self) -> None:
+        self.refuse("too_big")  # a body over 16 KB: 413, given before it is read
 
     def body(self) -> dict:
-        """Return the request's JSON object; raise Refused('bad_json') for anything else."""
-        if len(self.request.body) > MAX_BODY:
-            raise Refused("bad_json")
+        """Return the request's JSON object (LimitedBody has kept it within MAX_BODY); raise Refused('bad_json')
+        for anything else."""
         try:
-            data = json.loads(self.request.body or b"{}")
+            data = json.loads(self.received or b"{}")
         except (ValueError, UnicodeDecodeError):
             raise Refused("bad_json") from None
         if not isinstance(data, dict):
@@ -226,5 +238,5 @@ def page_routes(app: Application, config: Config) -> list[tuple]:
         (root + r"api/export", ExportApi, api),
     ]
     if base != "/":  # "/memory" without its slash: the page's relative links need it
-        routes.append((re.escape(base[:-1]), tornado.web.RedirectHandler, {"url": base}))
+        routes.append((re.escape(base[:-1]), PageRedirect, {"url": base}))
     return routes

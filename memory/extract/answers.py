@@ -13,7 +13,6 @@ from typing import Any
 from llm.answers import close_json
 from memory.facts import (
     ENDINGS,
-    INSTRUCTION,
     KEY_PATTERN,
     RELATIONS,
     Correction,
@@ -25,6 +24,7 @@ from memory.facts import (
     normalize_value,
     slug,
 )
+from memory.orders import gives_orders
 from memory.secrets.masking import contains_secret, mask_secrets
 from memory.time.schedule import normalize_when
 
@@ -100,7 +100,7 @@ def parse_change(item: Any, allowed_message_ids: set[int], known: dict[str, Fact
         when = normalize_when(item.get("when"))
         return Ending(fact.key, how, when[:10] if when else None, message_id)
     value, when = as_text(item.get("value")), normalize_when(item.get("when"))
-    if value is not None and (INSTRUCTION.search(value) or contains_secret(value)):
+    if value is not None and (gives_orders(value) or contains_secret(value)):
         return None
     value = normalize_value(value) if value else fact.value
     if not value or (value == fact.value and when in (None, fact.when)):
@@ -126,7 +126,7 @@ def parse_topics(value: Any) -> str | None:
     if text is None or isinstance(value, (int, float)):
         return None
     text = normalize_value(mask_secrets(text))
-    if not text or INSTRUCTION.search(text) or text.lower() in ("null", "none"):
+    if not text or gives_orders(text) or text.lower() in ("null", "none"):
         return None
     return text
 
@@ -160,7 +160,7 @@ def parse_fact(item: Any, allowed_message_ids: set[int]) -> Fact | None:
         return None
     if importance is None or confidence is None or message_id not in allowed_message_ids:
         return None  # an id outside the user's messages means the fact came from the assistant
-    if INSTRUCTION.search(value) or contains_secret(value):
+    if gives_orders(value) or contains_secret(value):
         return None
     return Fact(
         category=category.strip().lower(),

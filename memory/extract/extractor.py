@@ -23,6 +23,7 @@ from memory.facts import (
     Extraction,
     Fact,
 )
+from memory.heard import FORWARD, split_quote
 from memory.time.words import format_date
 
 FACTS_SCHEMA: dict = {
@@ -143,14 +144,21 @@ def known_within(known: list[Fact], tokens: int) -> list[Fact]:
 
 
 def conversation_line(message: dict) -> str:
-    """Return one message as marked input: '[user #ID] text' or '[assistant, context only] text'."""
-    if message["role"] == "user":
-        marker = f"[user #{message['id']}]"
-    else:
-        marker = f"[{message['role']}, context only]"
-    # The user's words were masked as they arrived (handlers/transport/inbox.py, chat/transcriber.py).
-    # Continuation lines are indented so no text can forge a marker at the start of a line.
-    content = message["content"] if message["role"] == "user" else shorten_reply(message["content"])
+    """Return one message as marked input: '[user #ID] text', or a context-only line for the assistant's replies
+    and for what the user passed on without saying it (a forward, a quote before their own words)."""
+    if message["role"] != "user":
+        return marked_lines(f"[{message['role']}, context only]", shorten_reply(message["content"]))
+    if message.get("kind") == FORWARD:
+        return marked_lines("[forwarded by the user, someone else's words, context only]", message["content"])
+    quote, own = split_quote(message["content"])
+    line = marked_lines(f"[user #{message['id']}]", own)
+    return line if quote is None else marked_lines("[quoted by the user, context only]", quote) + "\n" + line
+
+
+def marked_lines(marker: str, content: str) -> str:
+    """Return `content` after its marker; continuation lines are indented, so no text can forge a marker at the
+    start of a line. (The user's words were masked as they arrived: handlers/transport/inbox.py and
+    chat/transcriber.py.)"""
     text_lines = content.splitlines() or [""]
     return "\n".join([f"{marker} {text_lines[0]}", *(f"    {line}" for line in text_lines[1:])])
 
@@ -219,7 +227,9 @@ class LLMExtractor:
         `topics_so_far` is the line of the conversation the messages continue: the answer rewrites it.
         `tally` gets the tokens the calls cost.
         """
-        user_ids = {message["id"] for message in messages if message["role"] == "user"}
+        # Only the user's own messages may be cited: a fact sourced from a forward is dropped.
+        user_ids = {message["id"] for message in messages
+                    if message["role"] == "user" and message.get("kind") != FORWARD}
         if not user_ids:
             return Extraction()
         raw = await self.model.complete_json(

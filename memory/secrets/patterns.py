@@ -1,4 +1,5 @@
-"""Regular expressions and word lists that memory/secrets/masking.py finds secrets with.
+"""Regular expressions and word lists that memory/secrets/masking.py finds labelled secrets with: passwords,
+PINs and codes, card security codes, identity numbers, keys named as such.
 
 Every pattern stays linear on hostile input (tests/test_hostile_input.py sends 50,000 characters): values are
 taken possessively or have a bounded length, and the few words allowed between a secret's name and its
@@ -18,18 +19,8 @@ NOT_A_PLACEHOLDER = r"(?!\[[^\]\n]{0,30} hidden\])"
 NUMBER_SEP = r"(?:\s*(?:[:=—–#]|-(?=\s)|\b(?:is|was|are|это)\b))*+"
 NUMBER_END = r"(?![0-9]|[ -][0-9]|[.,:/][0-9])"
 
-# ----- keys, IBANs (unchanged families) -------------------------------------------------------------------------
+# ----- keys named as such (keys known by their shape are in keys.py) ----------------------------------------------
 
-# Keys and tokens recognisable by their own shape, wherever they appear.
-KEY_PATTERNS = [
-    re.compile(r"\bsk-[A-Za-z0-9_-]{20,}"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-    re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\bxox[abpors]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"(?<![0-9])[0-9]{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
-    re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}"),
-]
 # A long hex or base64 blob after a word that names it as a key ("token: 9f8e...", "ключ — abc123...").
 QUALIFIERS = r"(?:\s+[^\W\d_]+){0,3}?"
 NAMED_BLOB = re.compile(
@@ -49,12 +40,6 @@ NAMED_SHORT_KEY = re.compile(
     r"(?P<value>(?=[^\s,;]*[0-9])(?=[^\s,;]*[A-Za-z])[A-Za-z0-9+/_=.-]{6,}?)(?=[.!?]?(?:\s*(?:[,;!?)]|$)|\s+(?:and|but|и|а|но)\b))",
     re.IGNORECASE,
 )
-IBAN_CANDIDATE = re.compile(
-    r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}(?: ?[A-Za-z0-9]{4})+(?: ?[A-Za-z0-9]{1,4})?(?![A-Za-z0-9])"
-)
-# A run of digits joined by single spaces or dashes; a leading "+" marks a phone number.
-DIGIT_RUN = re.compile(r"(?<![\w+])\+?[0-9](?:[ -]?[0-9])*")
-
 # ----- identity numbers ------------------------------------------------------------------------------------------
 
 SNILS_NAMED = re.compile(
@@ -73,7 +58,7 @@ SSN_NAMED = re.compile(
 SSN_SHAPE = re.compile(rf"(?<![\w+-])(?!000|666|9)[0-9]{{3}}-(?!00)[0-9]{{2}}-(?!0000)[0-9]{{4}}{NUMBER_END}")
 # A Russian passport: series of four digits (often split 2 + 2) and a six-digit number, or 2 + 7 for the
 # foreign one; elsewhere a letter or two and digits, or nine digits.
-RU_PASSPORT = r"[0-9]{2} ?[0-9]{2}[\s,]{0,3}(?:(?:номер|№|no\.?)\s*)?[0-9]{6}|[0-9]{2} ?[0-9]{7}"
+RU_PASSPORT = r"[0-9]{2} ?[0-9]{2}(?:[\s,]{0,3}|[\s,]?[-–][\s,]?)(?:(?:номер|№|no\.?)\s*)?[0-9]{6}|[0-9]{2} ?[0-9]{7}"
 OTHER_PASSPORT = r"(?-i:[A-Z]{1,2}[0-9]{6,8}|(?=[A-Z]*[0-9][A-Z]*[0-9])[A-Z0-9]{8,9})|[0-9]{9}"
 PASSPORT_NAMED = re.compile(
     rf"{NAME_START}(?:(?:загран)?паспорт\w*|загран\w*|passports?)\b(?:\s+{WORD}){{0,4}}?{NUMBER_SEP}\s*(?<!\w)"
@@ -89,7 +74,7 @@ PASSPORT_SERIES = re.compile(
 
 CARD_BACK = r"(?:на\s+обороте|сзади|на\s+обратной\s+стороне|с\s+обратной\s+стороны|on\s+the\s+back)"
 CVV_NAME = (
-    r"(?:cvv2?|cvc2?|cvn|csc|свв|цвв|свс|цвц|security\s+code|код\s+безопасности"
+    r"(?:cvv2?|cvc2?|cvn|csc|cid|свв|цвв|свс|цвц|security\s+code|код\s+безопасности|card\s+verification\s+\w+"
     rf"|(?:цифр\w*|код|digits|numbers|code)\s+{CARD_BACK}|{CARD_BACK}\s+(?:карт\w*|of\s+(?:the|my|your)\s+card))"
 )
 CVV_NAMED = re.compile(
@@ -102,7 +87,8 @@ CVV_NAMED = re.compile(
 # password(s), with the common slips (pasword, passwrd, passwrod, passwd); пароль in every case and the slip
 # "пороль"; not "парольный" (an adjective: "парольная политика").
 PASSWORD_NAME = (
-    r"(?:pas{1,2}w(?:or|ro|r)?ds?|passcodes?|passphrases?|pwd|парол(?!ьн)\w*|порол(?:ь|я|ем|ю|и)(?!\w))"
+    r"(?:pas{1,2}w(?:or|ro|r)?ds?|passcodes?|passphrases?|pwd|парол(?!ьн)\w*|порол(?:ь|я|ем|ю|и)(?!\w)"
+    r"|(?:кодов|секретн|контрольн)\w*\s+слов\w*|codewords?|secret\s+words?)"  # a bank's code word is one too
 )
 # Dictionary passwords without a digit, taken after the word "password" even with no separator.
 COMMON_PASSWORDS = frozenset(
@@ -132,7 +118,8 @@ PASSWORD_STOPWORDS = frozenset(
 STOPWORD_ALTERNATION = "|".join(sorted((re.escape(word) for word in PASSWORD_STOPWORDS), key=len, reverse=True))
 # "password (for my email) is VALUE", "пароль от почты: VALUE".
 PASSWORD_STATED = re.compile(
-    rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass)\b(?P<qual>(?:,?\s+{WORD}){{0,8}}?)(?P<sep>{PASSWORD_SEP})\s*"
+    rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass|пасс)\b(?P<qual>(?:,?\s+(?:{WORD}|[0-9]+[^\W\d_]\w*)){{0,8}}?)"
+    rf"(?P<sep>{PASSWORD_SEP})\s*"
     rf"{NOT_A_PLACEHOLDER}(?!(?:{STOPWORD_ALTERNATION})(?![\w-]))(?P<value>[^\s:=—–\[]\S*)",
     re.IGNORECASE,
 )
@@ -141,6 +128,31 @@ PASSWORD_BARE = re.compile(
     rf"{NAME_START}(?P<name>{PASSWORD_NAME})\b(?P<qual>(?:\s+{WORD}){{0,4}}?)\s+"
     rf"(?P<value>(?=[^\s\[]*[0-9!@#$%^&*_+=?~]|(?:{COMMON_ALTERNATION})(?![^\s.,;!?]))[^\s\[]{{4,}}+)",
     re.IGNORECASE,
+)
+# "логин ivan пасс 7k2", "login: anna, pass 1q2w", "user admin pwd x9": after a login, a value with a digit or a
+# symbol, or any after a separator, is the password; not a stop word or a Cyrillic word ("логин petrov, паролем
+# служит …" goes on to the value), nor a bare word ("login admin, password forgotten").
+LOGIN_PAIR = re.compile(
+    rf"{NAME_START}(?:логин\w*|login|user(?:name)?|юзер\w*|учётк\w*|учетк\w*)\s*[:=—–-]?\s*[^\s,;:\[]{{1,64}}[,;]?\s+"
+    rf"(?:{PASSWORD_NAME}|pw|pass|пасс)\b(?P<sep>\s*(?:[:=—–]|-(?=\s)|\b(?:is|это)\b)?)\s*{NOT_A_PLACEHOLDER}"
+    rf"(?!(?:{STOPWORD_ALTERNATION}|is|это)(?![\w-]))(?P<value>(?=[^\s\[]*[0-9A-Za-z!@#$%^&*_+=?~])[^\s\[]{{2,64}}+)",
+    re.IGNORECASE,
+)
+# "wifi pw sunflower77", "пароль от вайфая Romashka": a password named by the network it opens. With a Russian
+# name, a Latin word after it is taken too: Russian speakers write passwords in Latin letters.
+WIFI = r"(?:wi-?fi|wlan|вай-?фа\w*|вайфа\w*|wi-?fi-?сет\w*)"
+WIFI_PASSWORD = re.compile(
+    rf"{NAME_START}(?:{WIFI}\s+(?P<short>pw|pwd|pass|пасс|key|ключ)|(?P<ru>парол\w*)\s+(?:от|для|к)\s+{WIFI})\b"
+    rf"(?:\s+[^\s:\[]{{1,40}}:)?"  # the network's name before a colon: "пароль от вайфая Home_5G: …"
+    rf"\s+(?P<value>[^\s\[]{{4,64}}+)",
+    re.IGNORECASE,
+)
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_!@#$%^&*+=?~.-]{3,63}")
+# Nouns before "pass" that make it a ticket or a mountain road: "boarding pass: 12B", "ski-pass", "bus pass".
+NOT_PASSWORD_BEFORE_PASS = frozenset(
+    "boarding ski bus season day week weekly month monthly annual year yearly hall free press backstage vip access "
+    "all-access mountain guest visitor museum metro train rail transit gym festival event fast park parking travel "
+    "photo media staff hiking backstage ски ски-пасс".split()
 )
 # "hunter2 is my password", "qwerty123 — это мой пароль от почты", "Jenny123 — that's the password".
 PASSWORD_BEFORE = re.compile(
@@ -194,7 +206,7 @@ CODE_NAME = (
 # The code must stand alone: "код 1234 5678" is more likely part of a longer number.
 CODE_NAMED = re.compile(
     rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{NUMBER_SEP})\s*(?<!\w)"
-    rf"(?P<value>[0-9]{{4,8}}){NUMBER_END}",
+    rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}){NUMBER_END}",
     re.IGNORECASE,
 )
 # "4829 — код из смс", "2580 — мой пин от карты": a separator is required.
@@ -204,6 +216,26 @@ CODE_BEFORE = re.compile(
     rf"(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD})?)",
     re.IGNORECASE,
 )
+# Door and intercom codes: "код домофона 45К1234", "код от подъезда: 12#34", "gate code is *2580"; a closing "#"
+# stays, as it always has ("1234#" -> "[code hidden]#").
+DOOR_NAME = (
+    r"(?:код\w*\s+(?:от\s+|на\s+)?(?:домофон\w*|подъезд\w*|двер\w*|калитк\w*|ворот\w*|замк\w*|сейф\w*)"
+    r"|домофон\w*|(?:door|gate|intercom|entry|buzzer|safe|lock|alarm)\s*codes?)"
+)
+DOOR_CODE = re.compile(
+    rf"{NAME_START}{DOOR_NAME}(?:\s+{WORD}){{0,3}}?{NUMBER_SEP}\s*(?<!\w)"
+    r"(?P<value>[0-9](?:-[0-9]){3,9}(?![\w-])"  # "1-9-8-4"
+    r"|(?=(?:[^\s0-9]*[0-9]){3})[#*]?[0-9KkКкBbВв](?:[0-9KkКкBbВв#*]{0,10}[0-9KkКкBbВв])?+)(?![\w-])",
+    re.IGNORECASE,
+)
+# Backup and recovery codes, listed after their name: "backup codes for google: 8351 2047, 5520 9913".
+BACKUP_CODES = re.compile(
+    rf"{NAME_START}(?:backup|recovery|резервн\w*|запасн\w*|одноразов\w*)\s+(?:codes|коды|кодов)\b[^0-9\n]{{0,40}}"
+    r"(?P<value>[0-9]{3,5}[ -]?[0-9]{3,5}(?:\s*[,;]?\s*[0-9]{3,5}[ -]?[0-9]{3,5})*)(?![0-9])",
+    re.IGNORECASE,
+)
+# A password given with its login after a slash: "admin / P@ssw0rd" once "admin" was taken for the password.
+PASSWORD_AFTER_SLASH = re.compile(r"\[password hidden\]\s*/\s*(?P<value>[^\s,;\[]{4,64}+)")
 # Google's own message: "G-482913 is your Google verification code".
 GOOGLE_CODE = re.compile(r"(?<![\w-])G-(?P<value>[0-9]{6})(?=\s+is\s+your\b)")
 # Codes that are not secrets: the word right before "code" ("zip code", "error code") or after it ("код ошибки").
@@ -216,32 +248,3 @@ NOT_SECRET_AFTER_CODE = frozenset(
     "review reviews editor base snippet block line lines example quality coverage style of name".split()
 )
 WORD_BEFORE = re.compile(r"([^\W\d_]+)\W*$")
-
-# ----- seed phrases -----------------------------------------------------------------------------------------------
-
-SEED_NAME = re.compile(
-    rf"{NAME_START}(?:(?:secret\s+)?recovery\s+(?:phrase|words)|backup\s+phrase|seed(?:\s+(?:phrase|words))?"
-    r"|mnemonic(?:\s+phrase)?|(?:сид|seed)[\s-]?фраз\w*|мнемони\w*(?:\s+фраз\w*)?|фраз\w*\s+восстановления"
-    r"|секретн\w*\s+фраз\w*)(?!\w)",
-    re.IGNORECASE,
-)
-SEED_TOKEN = re.compile(r"[^\s,;]+")
-SEED_WORD = re.compile(r"[a-z]{3,8}")
-SEED_NUMBERING = re.compile(r"[0-9]{1,2}[.)]")
-# English words that no BIP-39 list holds: a run of prose after "mnemonic" is not a seed phrase.
-SEED_STOPWORDS = frozenset(
-    "the and for with are was were your not but from should would could which who why its our his her him she "
-    "has had been words them these those than".split()
-)
-SEED_LENGTHS = (24, 21, 18, 15, 12)
-SEED_WINDOW = 600  # characters after the name searched for the words: 24 words and their numbers fit
-SEED_LEAD_TOKENS = 8  # "for my wallet:" and the like may stand between the name and the words
-# A name that labels what follows ("сид-фраза моего кошелька: …", "seed =", "мнемоника — …"): up to three words,
-# then a colon, an equals sign or a dash. What it labels is the run of seed words up to the end of the clause,
-# however many there are (at least SEED_LABELLED_MIN), numbered or comma-separated.
-SEED_LABEL = re.compile(r"(?:[^\S\n]+[^\W\d_]+){0,3}?[^\S\n]*(?:[:=—–]|-(?=\s))\s*")
-SEED_LABELLED = re.compile(
-    r"(?:[0-9]{1,2}[.)]\s*)?[a-z]{3,8}(?:(?:\s*,)?\s+(?:[0-9]{1,2}[.)]\s*)?[a-z]{3,8})*+(?=\s*(?:[.,;!?)]|$))",
-    re.IGNORECASE,
-)
-SEED_LABELLED_MIN = 2  # one word after a label is more often talk ("seed phrase: lost"), and no secret alone

@@ -22,6 +22,18 @@ def database_errors() -> tuple[type[BaseException], ...]:
     return (sqlite3.Error, OSError) + ((asyncpg.PostgresError, asyncpg.InterfaceError) if asyncpg else ())
 
 
+def passing_errors() -> tuple[type[BaseException], ...]:
+    """The errors of either engine that pass by themselves: a full disk, a database locked too long, a lost or
+    refused PostgreSQL connection, a server shutting down. A turn that fails on one is tried again later; a
+    constraint or a syntax error is a bug, and is not among them."""
+    asyncpg = sys.modules.get("asyncpg")
+    found: tuple[type[BaseException], ...] = (sqlite3.OperationalError, OSError)
+    if asyncpg:
+        found += (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.InsufficientResourcesError,
+                  asyncpg.OperatorInterventionError, asyncpg.TransactionRollbackError, asyncpg.LockNotAvailableError)
+    return found
+
+
 def asyncpg_module() -> Any:
     """Import the PostgreSQL driver, on first use."""
     try:

@@ -279,15 +279,16 @@ class FactQueries:
     async def pending_messages(self, user_id: int, limit: int) -> list[dict]:
         """Return up to `limit` of the user's messages the extractor has not read yet, oldest first.
 
-        Each is {"id", "role", "content", "at"}: "at" (when it was written) resolves "tomorrow" and "on Friday".
+        Each is {"id", "role", "content", "at", "kind"}: "at" (when it was written) resolves "tomorrow" and "on
+        Friday"; "kind" tells a forwarded message (someone else's words) from the user's own.
         """
         async with self._session() as db:
             rows = await db.execute_fetchall(
-                "SELECT m.id, m.role, m.content, m.created_at FROM messages m JOIN users u ON u.id = m.user_id"
+                "SELECT m.id, m.role, m.content, m.created_at, m.kind FROM messages m JOIN users u ON u.id = m.user_id"
                 " WHERE m.user_id = ? AND m.id > u.extracted_upto ORDER BY m.id LIMIT ?",
                 (user_id, limit),
             )
-        return [{"id": row[0], "role": row[1], "content": row[2], "at": datetime.fromisoformat(row[3])}
+        return [{"id": row[0], "role": row[1], "content": row[2], "at": datetime.fromisoformat(row[3]), "kind": row[4]}
                 for row in rows]
 
     async def unread_count(self, user_id: int) -> int:

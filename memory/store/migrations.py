@@ -245,6 +245,16 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             """,
         ),
     ),
+    (
+        12,
+        "which Telegram message a user's message was, so that an edit finds it",
+        (
+            # chat_message_id: Telegram's message_id in the chat it came from (NULL for replies, messages written
+            # first and rows from before this migration: an edit of those changes nothing).
+            "ALTER TABLE messages ADD COLUMN chat_message_id INTEGER",
+            "CREATE INDEX messages_by_chat_message ON messages(user_id, chat_message_id)",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

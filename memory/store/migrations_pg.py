@@ -220,6 +220,14 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             """,
         ),
     ),
+    (
+        12,
+        "which Telegram message a user's message was, so that an edit finds it",
+        (
+            "ALTER TABLE messages ADD COLUMN chat_message_id BIGINT",
+            "CREATE INDEX messages_by_chat_message ON messages(user_id, chat_message_id)",
+        ),
+    ),
 ]
 
 # Checked at import (not with assert, which python -O drops): both backends must agree on every version.

@@ -126,6 +126,12 @@ class ProactiveQueries:
             if message_id is not None:
                 await db.execute("DELETE FROM messages WHERE id = ? AND user_id = ?", (message_id, user_id))
 
+    async def block_user(self, user_id: int, now: datetime) -> None:
+        """Record that the user blocked the bot (a reply was refused): nothing is written first to them until they
+        write again."""
+        async with self._transaction() as db:
+            await db.execute("UPDATE users SET blocked_at = ?, checkin_at = NULL WHERE id = ?", (_iso(now), user_id))
+
     async def timed_history(self, user_id: int, limit: int) -> list[tuple[str, str, datetime]]:
         """Return the user's last `limit` messages, oldest first, as (role, content, created_at)."""
         async with self._session() as db:

@@ -13,6 +13,7 @@ import aiosqlite
 
 from memory.store.backends import Session, is_postgres_url
 from memory.store.claims import ClaimQueries
+from memory.store.edit_rows import EditQueries
 from memory.store.fact_rows import FactQueries, _iso
 from memory.store.forget_rows import ForgetQueries
 from memory.store.inbox_rows import InboxQueries
@@ -37,12 +38,13 @@ class Profile:
 
 
 class Store(
-    TurnQueries, FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries
+    TurnQueries, FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries,
+    EditQueries,
 ):
     """Async access to users, their turns (TurnQueries), their facts (FactQueries), forgetting some with Undo
     (ForgetQueries), the inbox (InboxQueries), the schedule of messages written first (ProactiveQueries), the
     topic lines of conversations (TopicQueries), the usage ledger (UsageQueries) and claims on background work
-    (ClaimQueries)."""
+    (ClaimQueries), and the user's messages an edit rewrites (EditQueries)."""
 
     def __init__(self, backend: SQLiteBackend | PostgresBackend) -> None:
         self._backend = backend

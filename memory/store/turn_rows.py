@@ -78,20 +78,24 @@ class TurnQueries:
         kind: str = "text",
         private: bool = True,
         checkin_at: datetime | None = None,
+        chat_message_id: int | None = None,
     ) -> Turn | None:
         """Record the user's message and return the turn; None if the update id is another user's message's.
 
         An update seen before (a crash cut its turn short) is not stored twice: its turn is returned
         again, with the reply if one was stored. `kind` says what the user sent ('text', 'voice', 'photo',
-        'sticker'). A message in their private chat unblocks them and moves their check-in to `checkin_at`.
+        'sticker', 'forward'). A message in their private chat unblocks them and moves their check-in to
+        `checkin_at`. `chat_message_id` is Telegram's id of the message in its chat, by which an edit finds it.
         """
         return await self._run(self._begin_turn(
-            user_id, first_name, language_code, text, now, update_id, history_limit, kind, private, checkin_at
+            user_id, first_name, language_code, text, now, update_id, history_limit, kind, private, checkin_at,
+            chat_message_id,
         ))
 
     def _begin_turn(
         self, user_id: int, first_name: str | None, language_code: str | None, text: str, now: datetime,
         update_id: int | None, history_limit: int, kind: str, private: bool, checkin_at: datetime | None,
+        chat_message_id: int | None,
     ) -> Script[Turn | None]:
         stamp = _iso(now)
         # One transaction on SQLite, a statement at a time. On PostgreSQL each statement commits on its own, in an
@@ -127,8 +131,8 @@ class TurnQueries:
         )
         facts = (_facts_from_json(rows[0][5]) if rows else []) if fused else None
         insert = (
-            "INSERT INTO messages (user_id, role, content, created_at, update_id, kind)"
-            " VALUES (?, 'user', ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING RETURNING id"
+            "INSERT INTO messages (user_id, role, content, created_at, update_id, kind, chat_message_id)"
+            " VALUES (?, 'user', ?, ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING RETURNING id"
         )
         count = "INSERT INTO usage (user_id, at, messages) "  # once, with the message: for the daily limit and /stats
         session: list | None = None  # (id, role, content, created_at) of the newest messages, newest first
@@ -136,7 +140,7 @@ class TurnQueries:
             inserted = yield (
                 f"WITH message AS ({insert}), counted AS ({count} SELECT ?, ?, 1 FROM message)"
                 f" SELECT id, ({_SESSION_JSON}), ({_UNREAD}) FROM message",
-                (user_id, text, stamp, update_id, kind, user_id, stamp,
+                (user_id, text, stamp, update_id, kind, chat_message_id, user_id, stamp,
                  user_id, max(history_limit - 1, 0), user_id, read_upto),
             )
             if inserted:  # the session before this message, which the statement could not see yet
@@ -144,7 +148,7 @@ class TurnQueries:
                 session = [(message_id, "user", text, stamp), *map(tuple, json.loads(before or "[]"))]
                 session, unread = session[:history_limit], int(unread) + 1
         else:
-            inserted = yield insert, (user_id, text, stamp, update_id, kind)
+            inserted = yield insert, (user_id, text, stamp, update_id, kind, chat_message_id)
             if inserted:
                 yield count + "VALUES (?, ?, 1)", (user_id, stamp)
         message_id, stored_reply = next((row[0] for row in inserted), 0), None

@@ -13,6 +13,7 @@ from typing import Sequence
 
 from memory.changes import END, FORGET, FORGET_ALL, FORGET_THIS, REPLACE, Change
 from memory.facts import Correction, Ending, Fact, comparable, normalize_value, slug
+from memory.orders import gives_orders
 from memory.unlearn.targets import concepts_of, fact_words, facts_meant, stem, words_of
 
 
@@ -103,8 +104,8 @@ def _correction(change: Change, facts: Sequence[Fact], message_id: int | None) -
     if not change.new:
         return None
     value, key = corrected_value(meant, change.about, change.new)
-    if value is None or comparable(value) == comparable(meant.value):
-        return None
+    if value is None or comparable(value) == comparable(meant.value) or gives_orders(value):
+        return None  # the same again, or an order to the assistant put where the value was
     return Correction(meant.key, replace(meant, key=key, value=value, source_message_id=message_id))
 
 

@@ -189,7 +189,7 @@ class TelegramDouble(BotApiMethods):
             message = update.get(key)
             if key == "callback_query" and message is not None:
                 message = message.get("message")
-            if message is not None and "chat" in message:
+            if isinstance(message, dict) and isinstance(message.get("chat"), dict):  # a poison update is kept as is
                 self._chats.setdefault(message["chat"]["id"], message["chat"])
                 ident = (message["chat"]["id"], message["message_id"])
                 if key == "edited_message" or ident not in self._messages:

@@ -1,0 +1,39 @@
+"""The blind held-out sets of issue 39 as a guard: written without reading the detectors, run once (the first
+run is in bench/README.md), then the detectors were fixed. These keep the fixed figures from slipping back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memory.orders import gives_orders
+from memory.secrets.masking import mask_secrets
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def load(name: str) -> list[dict]:
+    return json.loads((BENCH / name).read_text(encoding="utf-8"))
+
+
+def test_the_held_out_secrets_are_masked_and_their_look_alikes_kept():
+    entries = load("secrets_heldout.json")
+    secrets = [entry for entry in entries if entry["secret"] is not None]
+    alikes = [entry for entry in entries if entry["secret"] is None]
+    assert len(secrets) >= 60 and len(alikes) >= 60
+    pieces = [[entry["secret"]] if isinstance(entry["secret"], str) else entry["secret"] for entry in secrets]
+    caught = sum(not any(piece in mask_secrets(entry["text"]) for piece in entry_pieces)
+                 for entry, entry_pieces in zip(secrets, pieces, strict=True))
+    changed = [entry["text"] for entry in alikes if mask_secrets(entry["text"]) != entry["text"]]
+    assert caught / len(secrets) >= 0.95
+    assert len(changed) / len(alikes) <= 0.02, changed
+
+
+def test_the_held_out_injections_are_refused_and_ordinary_values_kept():
+    entries = load("injections_heldout.json")
+    injections = [entry["value"] for entry in entries if entry["injection"]]
+    ordinary = [entry["value"] for entry in entries if not entry["injection"]]
+    assert len(injections) >= 40 and len(ordinary) >= 40
+    refused = sum(gives_orders(value) for value in injections)
+    assert refused / len(injections) >= 0.95
+    assert sum(gives_orders(value) for value in ordinary) <= 1
