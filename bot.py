@@ -19,7 +19,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-import openai
 from dotenv import load_dotenv
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
@@ -53,7 +52,9 @@ from handlers.transport.web import start_web_server
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
 from llm.discovery import describe_server
+from llm.gate import Gate
 from llm.server import ServerFeatures
+from llm.servers import ModelServer
 from memory.extract.extractor import LLMExtractor, build_extraction_messages
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.recall.embeddings import EmbedderUnavailable, make_embedder
@@ -129,36 +130,35 @@ async def post_init(app: Application) -> None:
     if services.store.on_postgres and app.bot.rate_limiter.budget is not None:
         app.bot.rate_limiter.budget.share(services.store)  # every machine of the bot draws on one rate
     await services.inbox.replay(app)
-    client = openai.AsyncOpenAI(
-        api_key=config.openai_api_key,
-        base_url=config.openai_base_url,
-        max_retries=0,
-        timeout=config.model_attempt_timeout_s,
-    )
-    features = ServerFeatures(vision=config.vision)
-    services.model = ChatModel(
-        client,
-        config.openai_model,
-        attempt_timeout=config.model_attempt_timeout_s,
-        budget=config.model_retry_budget_s,
-        backoff=config.model_backoff_s,
-        features=features,
-        on_failure=lambda: services.store.record_usage(None, clock(), model_errors=1),
-    )
+    chat = ModelServer.open(config.openai_base_url, config.openai_api_key, config.model_attempt_timeout_s,
+                            Gate(config.model_concurrency),
+                            ServerFeatures(vision=config.vision, reasoning_tokens=config.reasoning_max_tokens))
+    client, features = chat.client, chat.features
+    services.servers = [chat]
+    services.model = chat_model(config, chat, config.openai_model, services, upkeep=False)
     await describe_server(client, config.openai_base_url, config.openai_model, features)
+    upkeep = chat.or_another(config.extract_base_url, config.extract_api_key, config.model_attempt_timeout_s)
+    extract_model = config.extract_model or config.openai_model
+    if upkeep is not chat:
+        services.servers.append(upkeep)
+        await describe_server(upkeep.client, upkeep.base_url, extract_model, upkeep.features)
+    embedding = chat.or_another(config.embedding_base_url, config.embedding_api_key, config.model_attempt_timeout_s)
+    if embedding is not chat:
+        services.servers.append(embedding)
     if config.transcription_model:
         transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
         services.listener = Listener(services.store, transcriber, config, clock)
     services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
-    embedder = make_embedder(config.embeddings, client, config.embedding_model, features)
+    embedder = make_embedder(config.embeddings, embedding.client, config.embedding_model, embedding.features,
+                             embedding.gate)
     recaller = FactRecaller(services.store, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
     services.forgetter = Forgetter(services.store, clock)
     services.companion = Companion(services.store, services.model, config, persona, recaller, clock, services.forgetter)
     services.outreach = Outreach(services.store, services.model, config, persona, outreach_sender(app), clock)
     extractor = LLMExtractor(
-        services.model, load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
-        config.extract_max_tokens,
+        chat_model(config, upkeep, extract_model, services, upkeep=True), load_prompt("extract_facts.md"),
+        config.extract_max_prompt_tokens, config.extract_timeout_s, config.extract_max_tokens,
     )
     services.keeper = MemoryKeeper(
         services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app),
@@ -175,6 +175,22 @@ async def post_init(app: Application) -> None:
     start_inbox_upkeep(app)
     start_outreach(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_name)
+
+
+def chat_model(config: Config, server: ModelServer, model: str, services: Services, *, upkeep: bool) -> ChatModel:
+    """Return a chat model on `server` with the settings' timeouts; `upkeep`: memory upkeep's, which gives way to a
+    conversation on a shared server."""
+    return ChatModel(
+        server.client,
+        model,
+        attempt_timeout=config.model_attempt_timeout_s,
+        budget=config.model_retry_budget_s,
+        backoff=config.model_backoff_s,
+        features=server.features,
+        on_failure=lambda: services.store.record_usage(None, services.clock(), model_errors=1),
+        gate=server.gate,
+        upkeep=upkeep,
+    )
 
 
 def warm_zones() -> None:
@@ -211,8 +227,8 @@ async def post_shutdown(app: Application) -> None:
     processor = app.update_processor
     if isinstance(processor, PerUserUpdateProcessor) and processor.left:
         log.info("%d update(s) not begun wait in the inbox for the next start", processor.left)
-    if services.model is not None:
-        await services.model.client.close()
+    for server in services.servers:
+        await server.client.close()
     if services.store is not None:
         await services.store.close()
         log.info("bot stopped cleanly")
@@ -226,6 +242,8 @@ def begin_shutdown(app: Application) -> None:
         services.model.stopping.set()
     if services.keeper is not None:
         services.keeper.stopping.set()
+    for server in services.servers:  # memory upkeep in flight is cancelled, so the servers stop on it too
+        server.gate.cancel_upkeep()
     services.stop_requested.set()
     if isinstance(app.update_processor, PerUserUpdateProcessor):
         app.update_processor.stopping = True  # updates not begun wait in the inbox for the next start

@@ -39,6 +39,14 @@ class Config:
     openai_api_key: str
     openai_base_url: str | None = None
     openai_model: str = "gpt-4o-mini"
+    # Requests the chat server takes at once (None: any number); a conversation goes before memory upkeep.
+    model_concurrency: int | None = None
+    # Memory upkeep's own model and server; None: the chat's (then extraction shares the chat's slots).
+    extract_model: str | None = None
+    extract_base_url: str | None = None
+    extract_api_key: str | None = None
+    embedding_base_url: str | None = None
+    embedding_api_key: str | None = None
     telegram_api_base_url: str = "https://api.telegram.org/bot"
     telegram_file_base_url: str = "https://api.telegram.org/file/bot"
     database_path: Path = Path("data/bot.db")
@@ -57,6 +65,9 @@ class Config:
     memory_max_facts: int = 100
     memory_prompt_facts: int = 20
     reply_max_tokens: int = 1024  # the cap on every reply and message written first
+    # Room for a reasoning model's thinking, added to every reply's and extraction's cap; 0: as much again as
+    # the cap, once the model is seen thinking (llm/server.py, ServerFeatures.answer_cap).
+    reasoning_max_tokens: int = 0
     extract_timeout_s: float = 120.0  # one non-streamed extraction call, which a slow local server may need
     extract_max_prompt_tokens: int = 6000  # one extraction prompt; a batch is cut to fit it
     conversation_gap_minutes: float = 180.0  # a longer silence between the user's messages starts a new conversation
@@ -201,6 +212,12 @@ def load_config(env: Mapping[str, str]) -> Config:
     # A slow local server may take long over a prompt before its first word: the retries get room for two.
     attempt_timeout = _number(env, "MODEL_TIMEOUT_SECONDS", 20, low=1, high=3600)
 
+    for name in ("EXTRACT_BASE_URL", "EMBEDDING_BASE_URL"):
+        if _get(env, name):
+            _check_url(name, _get(env, name))
+    # A local server (OPENAI_BASE_URL set) answers one request at a time unless told otherwise; 0: no limit.
+    concurrency = _int(env, "MODEL_CONCURRENCY", 1 if base_url else 0, low=0, high=1_000) or None
+
     log_level = (_get(env, "LOG_LEVEL") or "INFO").upper()
     if log_level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
@@ -210,6 +227,12 @@ def load_config(env: Mapping[str, str]) -> Config:
         openai_api_key=api_key or NO_KEY,
         openai_base_url=base_url,
         openai_model=_get(env, "OPENAI_MODEL") or "gpt-4o-mini",
+        model_concurrency=concurrency,
+        extract_model=_get(env, "EXTRACT_MODEL") or None,
+        extract_base_url=_get(env, "EXTRACT_BASE_URL") or None,
+        extract_api_key=_get(env, "EXTRACT_API_KEY") or None,
+        embedding_base_url=_get(env, "EMBEDDING_BASE_URL") or None,
+        embedding_api_key=_get(env, "EMBEDDING_API_KEY") or None,
         telegram_api_base_url=telegram_url,
         telegram_file_base_url=file_url,
         database_path=Path(_get(env, "DATABASE_PATH") or "data/bot.db"),
@@ -228,6 +251,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         memory_max_facts=_int(env, "MEMORY_MAX_FACTS", 100, low=1, high=10_000),
         memory_prompt_facts=_int(env, "MEMORY_PROMPT_FACTS", 20, low=0, high=1_000),
         reply_max_tokens=_int(env, "REPLY_MAX_TOKENS", 1024, low=16, high=1_000_000),
+        reasoning_max_tokens=_int(env, "REASONING_MAX_TOKENS", 0, low=0, high=1_000_000),
         model_attempt_timeout_s=attempt_timeout,
         model_retry_budget_s=max(60.0, 2 * attempt_timeout),
         extract_timeout_s=_number(env, "EXTRACT_TIMEOUT_SECONDS", 120, low=1, high=3600),

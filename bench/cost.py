@@ -15,19 +15,28 @@ requests: extraction completions (requests with response_format), fact-embedding
 query-embedding requests (recall of the message; one per turn once the user has more facts than
 MEMORY_PROMPT_FACTS). Merging makes no call: it is pure code in the store.
 
+Also measured, from the second turn on: how much of the chat request a server could reuse, the longest
+common prefix with the previous turn's request (llama.cpp keeps the longest common prefix of consecutive
+prompts; hosted providers cache prefixes). Each request's messages as the server saw them, serialised as
+their roles and contents one after another; the prefix in tokens by the bot's own estimate
+(llm/tokens.py) and as a share of the whole request; median and quartiles over the run.
+
     .venv/bin/python bench/cost.py                  # the longest dev conversation, about 45 s
     .venv/bin/python bench/cost.py --turns 40       # a quick run
     .venv/bin/python bench/cost.py --conv conv-26 --speaker Caroline --json
+    .venv/bin/python bench/cost.py --conv all       # the prefix figures of every conversation, about 2 min
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import logging
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
@@ -39,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 from bench.recall_data import DATA, dia_ids, session_dates, session_of  # noqa: E402
+from llm.tokens import estimate_tokens  # noqa: E402
 from memory.facts import slug  # noqa: E402
 from prompts.system import build_system_message  # noqa: E402
 from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
@@ -133,6 +143,26 @@ class LoCoMoModel(OpenAIDouble):
         return json.dumps({"facts": facts, "relations": [], "topics": topics})
 
 
+def serialised(messages: list[dict]) -> str:
+    """Return a chat request's messages as a server's template lays them out: each role, then its text."""
+    return "".join(f"<{m['role']}>\n{message_text(m['content'])}\n" for m in messages)
+
+
+def shared_prefix(previous: str, current: str) -> tuple[int, float, str]:
+    """Return the tokens of the longest common prefix of two serialised requests (llm/tokens.py's estimate),
+    their share of `current`'s tokens, and the part of the request where they part: a section of system
+    message zero by its heading, or the session's messages."""
+    common = os.path.commonprefix([previous, current])
+    shared = estimate_tokens(common) if common else 0
+    system_end = current.find("\n<", 1)
+    if system_end != -1 and len(common) > system_end:
+        part = "the session's messages"
+    else:
+        headings = re.findall(r"^## (.+)$", common, re.M)
+        part = headings[-1] if headings else "the persona"
+    return shared, shared / estimate_tokens(current), part
+
+
 def tokens(messages: list[dict]) -> int:
     """Prompt tokens of a chat request, as the double's usage block counts them."""
     return sum(count_tokens(message_text(m["content"])) for m in messages)
@@ -164,7 +194,7 @@ async def replay(args) -> dict:
     sent, out = turns[: args.turns or len(turns)], args.out
     print(f"LoCoMo {sample_id}: {total} turns in {len(sessions)} sessions; the user is {user}: "
           f"{len(turns)} turns ({sum(len(v) for v in observations.values())} observations), {len(sent)} sent", file=out)
-    rows, sent_texts, transcript = [], set(), []
+    rows, sent_texts, transcript, previous = [], set(), [], None
     with tempfile.TemporaryDirectory() as folder:
         config = make_config(telegram, model, Path(folder) / "bot.db", telegram_max_rate=0,
                              memory_extract_delay_s=args.idle, memory_max_facts=args.max_facts,
@@ -188,6 +218,9 @@ async def replay(args) -> dict:
                 persona_only = build_system_message(persona, None, [], now=datetime.now(timezone.utc),
                                                     previous=None, timezone=config.tz, display_name=user)
                 transcript.append(request["messages"][-1])  # the user's message as the bot stored it
+                seen = serialised(request["messages"])
+                prefix, share, part = shared_prefix(previous, seen) if previous is not None else (None, None, None)
+                previous = seen
                 block = last_time(system["content"])
                 rows.append(dict(turn=turn, session=session_of(dia_id),
                                  topic_tokens=count_tokens(block) if block else 0,
@@ -197,7 +230,8 @@ async def replay(args) -> dict:
                                  history=len(request["messages"]) - 1,
                                  system=tokens([system]), persona=tokens([persona_only]),
                                  prompt_facts=len(FACT_LINE.findall(about(system["content"]))),
-                                 baseline=tokens([persona_only, *transcript]), **counts(model, sent_texts)))
+                                 baseline=tokens([persona_only, *transcript]), prefix=prefix,
+                                 prefix_share=share, prefix_part=part, **counts(model, sent_texts)))
                 transcript.append({"role": "assistant", "content": REPLY})
                 if session_end:
                     clock.idle()
@@ -245,8 +279,10 @@ def last_time(system: str) -> str:
 
 
 def about(system: str) -> str:
-    """The section of system message zero about the person (name and facts)."""
-    return system.split("## The person you are talking with")[-1].split("## Now")[0]
+    """The sections of system message zero about the person: their name and facts, core and recalled."""
+    sections = system.split("\n## ")
+    return "\n".join(section for section in sections
+                     if section.startswith(("The person you are talking with", "Recalled for this message")))
 
 
 def counts(model: LoCoMoModel, sent_texts: set[str]) -> dict:
@@ -304,6 +340,29 @@ def targets(result: dict) -> list[tuple[str, bool | None, str]]:
     return checks
 
 
+def prefix_figures(rows: list[dict]) -> dict:
+    """Return the median and quartiles of the prefix each request shares with the one before, in tokens and
+    as a share of the request (every turn but the first)."""
+    measured = [row for row in rows if row["prefix"] is not None]
+    if len(measured) < 2:
+        return {}
+    return dict(turns=len(measured), tokens=statistics.quantiles([row["prefix"] for row in measured], n=4),
+                shares=statistics.quantiles([row["prefix_share"] for row in measured], n=4))
+
+
+def prefix_report(rows: list[dict]) -> str:
+    """Return the lines about the prefix a server could reuse from the previous turn's request."""
+    figures = prefix_figures(rows)
+    if not figures:
+        return "prefix shared with the previous turn's request: too few turns"
+    (q1, median, q3), (s1, share, s3) = figures["tokens"], figures["shares"]
+    parts = collections.Counter(row["prefix_part"] for row in rows if row["prefix"] is not None)
+    return (f"prefix shared with the previous turn's request ({figures['turns']} turns; llm/tokens.py's estimate "
+            f"of the roles and contents in order): median {median:,.0f} tokens ({share:.0%}), quartiles "
+            f"{q1:,.0f}–{q3:,.0f} tokens ({s1:.0%}–{s3:.0%})\nwhere consecutive requests part: " + ", ".join(
+                f"{part} {count}" for part, count in parts.most_common()))
+
+
 def flatness(rows: list[dict], start: int) -> tuple[bool, str]:
     """Return whether every prompt from turn `start` on is within ±20 % of that turn's, and the figures."""
     after = [row["prompt"] for row in rows if row["turn"] >= start]
@@ -352,16 +411,32 @@ def report(result: dict) -> None:
         ordered = sorted(carried)
         print(f"turns carrying the block: {len(carried)} of {len(rows)}; its tokens: median "
               f"{ordered[len(ordered) // 2]}, max {ordered[-1]}")
+    print(f"\n{prefix_report(rows)}")
     print("\ntargets:")
     for name, met, figures in targets(result):
         verdict = "n/a" if met is None else "met" if met else "NOT MET"
         print(f"  [{verdict}] {name}: {figures}")
 
 
+def every_conversation(args) -> None:
+    """Replay each conversation of the data set (its default speaker as the user) and report the prefix
+    figures of each and of all their turns pooled; with --json, print the results as a list."""
+    ids = [sample["sample_id"] for sample in json.loads(args.data.read_text(encoding="utf-8"))]
+    results = [asyncio.run(replay(argparse.Namespace(**{**vars(args), "conv": sample_id}))) for sample_id in ids]
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False))
+        return
+    print()
+    for result in results:
+        print(f"{result['conversation']} ({result['user']}): {prefix_report(result['rows'])}")
+    print(f"all {len(results)}: {prefix_report([row for result in results for row in result['rows']])}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA, help="a file in LoCoMo's format")
-    parser.add_argument("--conv", help="sample_id of the conversation (default: the one with the most turns)")
+    parser.add_argument("--conv", help="sample_id of the conversation (default: the one with the most turns); "
+                        "all: each conversation in turn, its prefix figures and theirs pooled")
     parser.add_argument("--speaker", help="the speaker who is the user (default: the one with more observations)")
     parser.add_argument("--turns", type=int, help="send at most this many of the user's turns")
     parser.add_argument("--max-facts", type=int, default=200, help="MEMORY_MAX_FACTS (production default 100)")
@@ -373,6 +448,10 @@ def main() -> None:
     args.out = sys.stderr if args.json else sys.stdout  # with --json, stdout holds only the JSON
     logging.basicConfig(level=logging.ERROR)
     started = time.perf_counter()
+    if args.conv == "all":
+        every_conversation(args)
+        print(f"\n({time.perf_counter() - started:.0f} s)", file=args.out)
+        return
     result = asyncio.run(replay(args))
     if args.json:
         result["targets"] = [dict(target=n, met=m, figures=f) for n, m, f in targets(result)]

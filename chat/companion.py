@@ -14,7 +14,7 @@ from chat.unlearning import Unlearned, carry_out
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
-from memory.facts import Extraction, Fact, memory_enabled
+from memory.facts import Extraction, Fact, choose_for_prompt, memory_enabled
 from memory.heard import FORWARD, OWN_WORDS, Heard, forwarded_text, split_quote, with_quote
 from memory.recall.recaller import FactRecaller
 from memory.rules.changes import extract_changes
@@ -29,10 +29,12 @@ from memory.unlearn.forgetter import Forgetter
 from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
 from prompts.budget import fit_with_carried_lines
-from prompts.system import build_system_message
+from prompts.echo import echo_free_draft, strip_echo
+from prompts.system import beyond_core, build_system_message
 
 log = logging.getLogger(__name__)
 EDITABLE_KINDS = ("text", "photo")  # what the user typed (a caption too); never a forward, a transcript or a sticker
+ECHO_TRIES = 2  # an answer that only repeated system message zero is asked for once more, then the apology
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,10 @@ class Companion:
     ) -> tuple[str, bool]:
         """Complete the turn with system message zero rebuilt, store the reply; return it and whether the model
         saw the image."""
-        facts = await self.recaller.choose(speaker.id, text, known, now)
+        # The most important facts always, then what recall adds for this message: the prompt's start stays
+        # the same from message to message, for servers that reuse a prompt's prefix.
+        facts = choose_for_prompt(known, now, self.config.memory_prompt_facts)
+        recalled = beyond_core(await self.recaller.choose(speaker.id, text, known, now), facts)
 
         def system_with(topics: list[Topic]) -> dict:
             return build_system_message(
@@ -248,13 +253,14 @@ class Companion:
                 display_name=speaker.first_name,
                 wishes=known,
                 topics=topics,
+                recalled=recalled,
             )
 
         messages = fit_with_carried_lines(
             system_with, lambda first: self._earlier(turn, first), turn.history, self.config.prompt_max_tokens
         )
         tally = Tally()
-        answer, seen = await self._complete(messages, image, on_text, tally)
+        answer, seen = await self._complete_unechoed(messages, image, on_text, tally)
         await self.store.add_reply(
             speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens
         )
@@ -285,6 +291,28 @@ class Companion:
         carried = [at for at, message in zip(turn.times[first:], turn.history[first:], strict=True)
                    if message["role"] == "user"]
         return recalled_topics(turn.topics, conversation_start(said, gap), carried[0] if carried else None, gap)
+
+    async def _complete_unechoed(
+        self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None, tally: Tally
+    ) -> tuple[str, bool]:
+        """Return `_complete`'s answer without the lines that repeat system message zero (prompts/echo.py); an
+        answer that was nothing else is asked for again, up to ECHO_TRIES in all, then raises ModelUnavailable."""
+        system = messages[0]["content"]
+        # Drafts are stripped too, and hold back a line being written while it may yet grow into an echo.
+        shown = None if on_text is None else (lambda text: on_text(echo_free_draft(text, system)))
+        answer, seen, removed = "", False, 0
+        for _ in range(ECHO_TRIES):
+            answer, seen = await self._complete(messages, image, shown, tally)
+            answer, echoed = strip_echo(answer, system)
+            removed += echoed
+            if answer:
+                break
+        if removed:  # how many, never which: they may hold what the user told
+            log.info("removed %d line(s) repeating system message zero from a reply%s", removed,
+                     "" if answer else f"; {ECHO_TRIES} answers held nothing else")
+        if not answer:
+            raise ModelUnavailable("the model only repeated its instructions")
+        return answer, seen
 
     async def _complete(
         self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None, tally: Tally

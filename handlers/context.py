@@ -18,6 +18,7 @@ from config import Config
 from handlers.transport.inbox import Inbox
 from handlers.transport.streaming import Drafts
 from llm.client import ChatModel
+from llm.servers import ModelServer
 from memory.extract.keeper import MemoryKeeper
 from memory.store.store import Store
 from memory.time.clock import utc_now
@@ -41,6 +42,7 @@ class Services:
     outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins
     memory_page: MemoryPage | None = None  # the memory page's reads and changes
     web: HTTPServer | None = None  # listening on PORT in webhook mode, and with WEBAPP_URL in polling mode too
+    servers: list[ModelServer] = field(default_factory=list)  # the chat's model server first, then upkeep's own
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 
 

@@ -18,6 +18,7 @@ from handlers.notes import note_text, send_note, to_confirm
 from handlers.senders import heard_of, speaker_of
 from handlers.texts import text
 from handlers.transport.replies import keyboard, send_text, typing_indicator
+from handlers.transport.streaming import DraftStream
 from handlers.usage import limit_line
 from llm.client import ModelUnavailable
 from memory.heard import OWN_WORDS, Heard
@@ -129,11 +130,21 @@ async def answer_turn(
     chat_message_id: int | None = None,
 ) -> None:
     """Run the turn of update `update_id` for `speaker` and send what comes of it into `chat` (a draft numbered
-    `draft_id` in a private chat); a model outage gets the apology with a Try again button."""
+    `draft_id` in a private chat); a model outage gets the apology with a Try again button. The speaker's memory
+    pass waits until the reply is delivered, and their idle delay counts from then."""
     services = context.bot_data
-    language = speaker.language_code
     private = chat.type == ChatType.PRIVATE
     draft = services.drafts.open(context.bot, chat.id, draft_id) if private else None
+    with services.keeper.conversation(speaker.id):
+        await _run_turn(context, speaker, chat, update_id, words, draft, private, kind=kind, image=image,
+                        over_limit=over_limit, heard=heard, chat_message_id=chat_message_id)
+
+
+async def _run_turn(
+    context: Context, speaker: Speaker, chat: Chat, update_id: int, words: str, draft: DraftStream | None,
+    private: bool, *, kind: str, image: str | None, over_limit: str | None, heard: Heard, chat_message_id: int | None,
+) -> None:
+    services, language = context.bot_data, speaker.language_code
     async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s):
         try:
             try:

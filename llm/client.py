@@ -7,6 +7,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import httpx
@@ -14,8 +15,10 @@ import openai
 
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
 from llm.errors import context_exceeded, context_size, describe, names
+from llm.gate import Gate, Preempted
 from llm.roles import strict_roles
 from llm.server import ServerFeatures
+from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
 from llm.tokens import estimate_tokens, message_tokens
 
 log = logging.getLogger(__name__)
@@ -114,6 +117,10 @@ def _retry_after(error: Exception) -> float | None:
         return None
 
 
+def _unshown(text: str) -> None:
+    """Show nothing of an answer as it streams (an extraction's JSON)."""
+
+
 class ChatModel:
     """Completes a list of chat messages with retries, bounded in total time, in the form the server takes."""
 
@@ -127,6 +134,8 @@ class ChatModel:
         backoff: float = 1.0,
         features: ServerFeatures | None = None,
         on_failure: Callable[[], Awaitable[None]] | None = None,
+        gate: Gate | None = None,
+        upkeep: bool = False,
     ) -> None:
         self.client = client
         self.model = model
@@ -138,6 +147,10 @@ class ChatModel:
         self.stopping = asyncio.Event()
         # Told each time a request ends in ModelUnavailable (bot.py counts them for /stats); its errors are logged.
         self.on_failure = on_failure
+        # The server's slots, shared by every model on it (llm/gate.py); `upkeep`: this model does memory upkeep
+        # (fact extraction), which gives way to a conversation.
+        self.gate = gate or Gate(None)
+        self.upkeep = upkeep
 
     async def complete(
         self,
@@ -150,10 +163,12 @@ class ChatModel:
     ) -> str:
         """Return the assistant's text for `messages`, or raise ModelUnavailable.
 
-        With `on_text`, the answer is streamed and `on_text` gets the raw text so far as it grows (a retry
+        With `on_text`, the answer is streamed and `on_text` gets the text so far as it grows (a retry
         starts it again from the beginning). A streamed attempt lasts as long as text keeps coming: it
         fails when nothing arrives for `attempt_timeout` seconds. `tally` gets the tokens of the answer.
-        An answer `max_tokens` cut short ends at its last whole sentence.
+        An answer `max_tokens` cut short ends at its last whole sentence. A reasoning model's thinking is
+        left out of the answer and of `on_text`, which is not called while the model thinks; the cap gets
+        room for the thinking (ServerFeatures.answer_cap), and one cut off while still thinking is no answer.
         """
         tally = tally if tally is not None else Tally()
 
@@ -234,7 +249,13 @@ class ChatModel:
             request = with_instruction(request, schema_instruction(schema))
             if mode == "json_object":
                 options["response_format"] = {"type": "json_object"}
-        text, finish = await self._complete_once(request, max_tokens, options, timeout, tally)
+        # Streamed, so that closing it ends the server's work: a pass cancelled for a conversation (llm/gate.py)
+        # or at shutdown leaves nothing running there. Its words may come slowly: each within `timeout`.
+        try:
+            text, finish = await self._stream_once(request, _unshown, max_tokens, options, timeout, tally,
+                                                   silence=timeout)
+        except EmptyStream:
+            text, finish = await self._complete_once(request, max_tokens, options, timeout, tally)
         if finish == "length":
             raise AnswerCut(f"the answer reached its cap of {max_tokens} tokens before it was finished", text)
         return text
@@ -252,10 +273,10 @@ class ChatModel:
         prompt = {"type": "text", "text": "Say OK."}
         picture = {"type": "image_url", "image_url": {"url": data_url}}
         try:
-            without = await self._create([{"role": "user", "content": [prompt]}], 1, {}, self.attempt_timeout, False)
-            seen = await self._create(
-                [{"role": "user", "content": [prompt, picture]}], 1, {}, self.attempt_timeout, False
-            )
+            without = await self.gate.run(partial(
+                self._create, [{"role": "user", "content": [prompt]}], 1, {}, self.attempt_timeout, False))
+            seen = await self.gate.run(partial(
+                self._create, [{"role": "user", "content": [prompt, picture]}], 1, {}, self.attempt_timeout, False))
         except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
             self.features.learn_images(False, f"it refused an image part: {describe(error)}")
             return False
@@ -285,16 +306,18 @@ class ChatModel:
 
         The timeouts default to the model's: each attempt `attempt_timeout`, all of them `budget`. Raises
         ModelUnavailable when the budget is spent, at shutdown, or on an error not worth retrying (logged
-        unless `log_refusal` is False: the caller explains it better). TooLong goes to the caller as it is.
+        unless `log_refusal` is False: the caller explains it better). TooLong goes to the caller as it is, and
+        so does Preempted: each attempt takes one of the server's slots (the gate), and upkeep's gives way.
         """
         timeout = attempt_timeout or self.attempt_timeout
         deadline = time.monotonic() + (budget or self.budget)
         tries = 0
         while True:
             remaining = deadline - time.monotonic()
+            seconds = min(timeout, max(remaining, 0.1))
             try:
-                return await attempt(min(timeout, max(remaining, 0.1)))
-            except TooLong:
+                return await self.gate.run(partial(attempt, seconds), upkeep=self.upkeep)
+            except (TooLong, Preempted):
                 raise
             except Exception as error:  # noqa: BLE001 - sorted into retryable or not just below
                 if not is_retryable(error):
@@ -354,30 +377,47 @@ class ChatModel:
     async def _complete_once(
         self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, tally: Tally
     ) -> tuple[str, str | None]:
-        response = await self._create(messages, max_tokens, options, timeout, stream=False)
+        """Return one unstreamed answer, its thinking left out, and why it ended."""
+        cap = self.features.answer_cap(max_tokens)
+        response = await self._create(messages, cap, options, timeout, stream=False)
         choice = response.choices[0] if response.choices else None
-        text = clean_answer(choice.message.content or "") if choice is not None else ""
-        tally.add(response.usage, messages, text)
-        return text, choice.finish_reason if choice is not None else None
+        if choice is None:
+            tally.add(response.usage, messages, "")
+            return "", None
+        raw, reasoning = choice.message.content or "", reasoning_of(choice.message)
+        tally.add(response.usage, messages, reasoning + raw)
+        text = self._answer(raw, reasoning, response.usage, choice.finish_reason)
+        if self._cut_thinking(text, choice.finish_reason, cap, max_tokens):
+            return await self._complete_once(messages, max_tokens, options, timeout, tally)
+        return text, choice.finish_reason
 
     async def _stream_once(
         self, messages: Sequence[dict], on_text: Callable[[str], None], max_tokens: int | None, options: dict,
-        timeout: float, tally: Tally,
+        timeout: float, tally: Tally, silence: float | None = None,
     ) -> tuple[str, str | None]:
-        stream = await self._create(messages, max_tokens, options, timeout, stream=True)
-        text, finish, usage, chunks = "", None, None, 0
+        """Return a streamed answer and its finish reason; `on_text` gets the answer so far as it grows. It fails
+        when no piece comes for `silence` seconds (the attempt timeout unless given)."""
+        quiet = silence or self.attempt_timeout
+        cap = self.features.answer_cap(max_tokens)
+        stream = await self._create(messages, cap, options, timeout, stream=True)
+        reasoning, finish, usage, chunks, shown = "", None, None, 0, ""
+        # The draft starts where the thinking ends: nothing is shown while the model may still be thinking.
+        splitter = ThinkingSplitter(opened=self.features.thinking_in_prompt)
         loop = asyncio.get_running_loop()
         try:
             # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
-            async with asyncio.timeout(self.attempt_timeout) as silence:
+            async with asyncio.timeout(quiet) as waiting:
                 async for chunk in stream:
-                    silence.reschedule(loop.time() + self.attempt_timeout)
+                    waiting.reschedule(loop.time() + quiet)
                     usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
                     for choice in chunk.choices[:1]:
                         chunks += 1
-                        if choice.delta is not None and choice.delta.content:
-                            text += choice.delta.content
-                            on_text(text)
+                        if choice.delta is not None:
+                            reasoning += reasoning_of(choice.delta)
+                            answer = splitter.feed(choice.delta.content) if choice.delta.content else shown
+                            if answer and answer != shown:
+                                shown = answer
+                                on_text(answer)
                         finish = finish or choice.finish_reason
         finally:
             await stream.close()
@@ -385,5 +425,29 @@ class ChatModel:
             raise EmptyStream("the server sent a stream without a single answer chunk")
         if finish is None:
             raise StreamBroken("the stream ended before the answer was finished")
-        tally.add(usage, messages, text)
-        return clean_answer(text), finish
+        tally.add(usage, messages, reasoning + splitter.text)
+        text = self._answer(splitter.text, reasoning, usage, finish)
+        if self._cut_thinking(text, finish, cap, max_tokens):
+            return await self._stream_once(messages, on_text, max_tokens, options, timeout, tally, silence)
+        return text, finish
+
+    def _answer(self, text: str, reasoning: str, usage: object | None, finish: str | None) -> str:
+        """Return the answer in a model's text, its thinking left out; note on the features how the model thinks.
+
+        A text cut off by the cap while the template's thinking was still open is all thinking: no answer.
+        """
+        opened = self.features.thinking_in_prompt and finish == "length"
+        thinking, answer = split_thinking(clean_answer(text), opened=opened)
+        if reasoning:
+            self.features.learn_thinking("its thinking comes in a reasoning field")
+        elif thinking:
+            self.features.learn_thinking("its answers hold a <think> block", in_prompt=opened_in_prompt(text))
+        elif reasoning_tokens(usage):
+            self.features.learn_thinking("the server counts reasoning tokens")
+        return clean_answer(answer)
+
+    def _cut_thinking(self, answer: str, finish: str | None, cap: int | None, max_tokens: int | None) -> bool:
+        """True when the cap cut the model off while it was still thinking, before the cap had room for
+        thinking that it has now (the model was just seen thinking): the request is worth sending once more."""
+        grown = self.features.answer_cap(max_tokens)
+        return finish == "length" and not answer and cap is not None and grown is not None and grown > cap

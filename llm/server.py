@@ -26,7 +26,9 @@ AUTH_OR_LIMIT = frozenset({401, 403, 404, 408, 409, 429})  # never a sign of an 
 class ServerFeatures:
     """The process's knowledge of the chat server: starts hopeful, learns from refusals, never from guesses."""
 
-    def __init__(self, *, vision: bool = True, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, *, vision: bool = True, reasoning_tokens: int = 0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.clock = clock
         self.structured = STRUCTURED_MODES[0]
         self.structured_settled = False  # a structured call succeeded in this mode: errors are now just errors
@@ -36,6 +38,11 @@ class ServerFeatures:
         self.images: bool | None = None if vision else False  # None: not found out yet
         self.embeddings_back_at = 0.0  # clock() before which the embeddings endpoint is not asked
         self.context_tokens: int | None = None  # the server's context window, where it told it
+        # Room for thinking added to every answer's cap (REASONING_MAX_TOKENS); 0: as much again as the answer's
+        # own cap, once the model is seen thinking.
+        self.reasoning_tokens = reasoning_tokens
+        self.thinks = False  # the model has been seen thinking
+        self.thinking_in_prompt = False  # its chat template opens the thinking: answers carry only the closing tag
 
     def structured_modes(self) -> tuple[str, ...]:
         """Return the structured modes to try in order: the current one and, until one has worked, the weaker."""
@@ -94,6 +101,32 @@ class ServerFeatures:
         if tokens and tokens > 0 and (self.context_tokens is None or tokens < self.context_tokens):
             self.context_tokens = tokens
             log.info("context window: %d tokens (%s)", tokens, source)
+
+    def answer_cap(self, tokens: int | None) -> int | None:
+        """Return the cap to send for an answer of up to `tokens`: with room for the model's thinking, which
+        spends the same cap, never past half the server's context window (where it told it).
+
+        The room is REASONING_MAX_TOKENS when set; otherwise none until the model is seen thinking, then as
+        much again as `tokens`.
+        """
+        if not tokens:
+            return tokens
+        room = self.reasoning_tokens or (tokens if self.thinks else 0)
+        if self.context_tokens:
+            room = min(room, max(0, self.context_tokens // 2 - tokens))
+        return tokens + room
+
+    def learn_thinking(self, how: str, in_prompt: bool = False) -> None:
+        """Note that the model thinks (`how` it showed it); `in_prompt`: its template opened the thinking."""
+        if not self.thinks:
+            self.thinks = True
+            room = f"{self.reasoning_tokens} tokens" if self.reasoning_tokens else "as many tokens again"
+            log.info("thinking: the model thinks (%s); it is kept from users, and each answer's cap gets %s of "
+                     "room for it (REASONING_MAX_TOKENS)", how, room)
+        if in_prompt and not self.thinking_in_prompt:
+            self.thinking_in_prompt = True
+            log.info("thinking: the chat template opens it in the prompt; a streamed answer is shown from its "
+                     "closing tag on")
 
     def learn_images(self, seen: bool, why: str) -> None:
         """Note whether the chat model takes image parts in; one line."""

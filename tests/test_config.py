@@ -122,6 +122,11 @@ def test_model_server_settings():
     assert (config.model_attempt_timeout_s, config.model_retry_budget_s) == (90.0, 180.0)  # room for two attempts
 
 
+def test_reasoning_room_is_read_and_off_unless_set():
+    assert load_config(BASE).reasoning_max_tokens == 0
+    assert load_config(BASE | {"REASONING_MAX_TOKENS": "2048"}).reasoning_max_tokens == 2048
+
+
 def test_a_local_server_needs_no_key():
     config = load_config({"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_BASE_URL": "http://localhost:11434/v1"})
     assert config.openai_api_key == NO_KEY
@@ -192,6 +197,8 @@ def test_allows():
         (BASE | {"MEMORY_MAX_TOPICS": "-1"}, "MEMORY_MAX_TOPICS"),
         (BASE | {"REPLY_MAX_TOKENS": "8"}, "REPLY_MAX_TOKENS"),
         (BASE | {"REPLY_MAX_TOKENS": "lots"}, "REPLY_MAX_TOKENS"),
+        (BASE | {"REASONING_MAX_TOKENS": "-1"}, "REASONING_MAX_TOKENS"),
+        (BASE | {"REASONING_MAX_TOKENS": "much"}, "REASONING_MAX_TOKENS"),
         (BASE | {"EXTRACT_TIMEOUT_SECONDS": "0"}, "EXTRACT_TIMEOUT_SECONDS"),
         (BASE | {"EXTRACT_MAX_PROMPT_TOKENS": "500"}, "EXTRACT_MAX_PROMPT_TOKENS"),
         (BASE | {"MODEL_TIMEOUT_SECONDS": "soon"}, "MODEL_TIMEOUT_SECONDS"),

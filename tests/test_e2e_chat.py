@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from llm.tokens import estimate_tokens
 from tests.harness import make_config, running_bot, session
 
 ANN, BOB = 1001, 1002
@@ -77,6 +78,24 @@ async def test_the_history_sent_is_capped(telegram, model, config):
         ("user", "message 3"),
     ]
     assert system_zero(model.requests[-1]).endswith("said earlier in this chat:\necho: message 1")
+
+
+async def test_a_reply_at_the_cap_is_shortened_in_the_next_prompt_not_dropped(telegram, model, config):
+    long_reply = "Rome began as a village on the Palatine. " * 95 + "Which part shall we start with?"
+    model.reply = lambda body: long_reply if "Rome" in body["messages"][-1]["content"] else "echo"
+    assert 950 < estimate_tokens(long_reply) <= 1024  # as long as REPLY_MAX_TOKENS lets a reply be
+    async with running_bot(replace(config, reply_max_tokens=1024, prompt_max_tokens=1000)):
+        for i, text in enumerate(["hi", "tell me about Rome", "the Colosseum"]):
+            telegram.push_text(ANN, text)
+            await telegram.wait_for_sent(ANN, i + 1)
+    last = model.requests[-1]
+    [(asked, question), (answered, shortened), (newest, text)] = conversation(last)
+    assert (asked, question, answered, newest, text) == ("user", "tell me about Rome", "assistant", "user",
+                                                         "the Colosseum")
+    start, end = shortened.split(" […] ")
+    assert long_reply.startswith(start) and end.endswith("Which part shall we start with?")
+    assert sum(estimate_tokens(m["content"]) for m in last["messages"]) <= 1000
+    assert "Rome began" not in system_zero(last)  # "hi" and its answer went first: nothing rides in it
 
 
 async def test_a_9000_character_answer_arrives_whole_in_several_messages(telegram, model, config):

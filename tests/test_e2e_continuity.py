@@ -55,9 +55,12 @@ async def until(probe, timeout: float = 10.0):
     return result
 
 
-async def say(telegram, text: str, count: int) -> dict:
-    telegram.push_text(ANN, text, language_code="ru")
-    return (await telegram.wait_for_sent(ANN, count))[-1]
+async def say(telegram, text: str, count: int, app) -> dict:
+    """Send `text` and return the reply once the turn has ended (the idle delay counts from then)."""
+    update_id = telegram.push_text(ANN, text, language_code="ru")
+    reply = (await telegram.wait_for_sent(ANN, count))[-1]
+    await until(lambda: app.bot_data.store.was_handled(update_id))
+    return reply
 
 
 async def test_a_later_conversation_recalls_the_earlier_one_and_the_same_one_does_not(
@@ -66,20 +69,20 @@ async def test_a_later_conversation_recalls_the_earlier_one_and_the_same_one_doe
     model.reply = topic_writer
     async with running_bot(config, clock=clock) as app:
         store = app.bot_data.store
-        await say(telegram, "Завтра экзамен по химии, очень волнуюсь", 1)
+        await say(telegram, "Завтра экзамен по химии, очень волнуюсь", 1, app)
         clock.now += timedelta(minutes=2)
-        await say(telegram, "Ещё ездила смотреть квартиру на Лесной, понравилась", 2)
+        await say(telegram, "Ещё ездила смотреть квартиру на Лесной, понравилась", 2, app)
         clock.now += timedelta(minutes=5)  # idle: the first pass reads both messages
         [first] = await until(lambda: store.topics(ANN))
         clock.now += timedelta(minutes=30)  # still the same conversation (the gap is 60 minutes)
-        await say(telegram, "Кстати, что почитать посоветуешь?", 3)
+        await say(telegram, "Кстати, что почитать посоветуешь?", 3, app)
         clock.now += timedelta(minutes=5)
         await until(lambda: _unread_is_zero(store))
         [merged] = await store.topics(ANN)
         clock.now += timedelta(days=3)
-        await say(telegram, "Привет, я вернулась", 4)
+        await say(telegram, "Привет, я вернулась", 4, app)
         clock.now += timedelta(minutes=10)
-        await say(telegram, "Как дела?", 5)
+        await say(telegram, "Как дела?", 5, app)
     prompts = [system_zero(request) for request in chat_requests(model)]
     assert first.text == "Завтра экзамен по химии; Ещё ездила смотреть квартиру на Лесной"
     assert merged.id == first.id and merged.text == first.text + "; Кстати" and merged.started_at == first.started_at
@@ -98,21 +101,21 @@ async def test_a_line_is_deleted_by_its_button_and_forget_takes_them_all(telegra
     model.reply = topic_writer
     async with running_bot(config, clock=clock) as app:
         store = app.bot_data.store
-        await say(telegram, "Поругалась с сестрой из-за дачи", 1)
+        await say(telegram, "Поругалась с сестрой из-за дачи", 1, app)
         clock.now += timedelta(minutes=5)
         await until(lambda: store.topics(ANN))
         clock.now += timedelta(days=1)
-        await say(telegram, "Собеседование в пятницу, готовлюсь", 2)
+        await say(telegram, "Собеседование в пятницу, готовлюсь", 2, app)
         clock.now += timedelta(minutes=5)
         await until(lambda: _lines(store, 2))
-        page = await say(telegram, "/profile", 3)
+        page = await say(telegram, "/profile", 3, app)
         [(label, data)] = [(label, data) for label, data in buttons_of(page) if "сестрой" in label]
         telegram.push_callback(ANN, data, page["message_id"])
         [edited] = await telegram.wait_for_call("editMessageText", 1)
         left = [topic.text for topic in await store.topics(ANN)]
         clock.now += timedelta(days=1)
-        await say(telegram, "Привет", 4)
-        ask = await say(telegram, "/forget", 5)
+        await say(telegram, "Привет", 4, app)
+        ask = await say(telegram, "/forget", 5, app)
         telegram.push_callback(ANN, "forget:all", ask["message_id"])
         await telegram.wait_for_call("editMessageText", 2)
         gone = await store.topics(ANN)
@@ -131,8 +134,8 @@ async def test_with_memory_off_no_line_is_written(telegram, model, config, clock
     model.reply = topic_writer
     async with running_bot(config, clock=clock) as app:
         store = app.bot_data.store
-        await say(telegram, "/memory off", 1)
-        await say(telegram, "Завтра экзамен по химии", 2)
+        await say(telegram, "/memory off", 1, app)
+        await say(telegram, "Завтра экзамен по химии", 2, app)
         clock.now += timedelta(minutes=5)
         await until(lambda: _unread_is_zero(store))
         lines = await store.topics(ANN)

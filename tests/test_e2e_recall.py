@@ -63,8 +63,9 @@ async def test_the_relevant_fact_is_recalled_and_the_prompt_stays_small(telegram
         telegram.push_text(ANN, "the beagle coughed all night, should I call a vet?")
         await telegram.wait_for_sent(ANN, 1)
     prompt = chat_prompts(model)[-1]
-    assert "dog Rex, a beagle" in prompt
-    assert sum(line.startswith("- likes:") or line.startswith("- pet:") for line in prompt.splitlines()) == 3
+    assert "dog Rex, a beagle" in prompt.split("## Recalled for this message")[1]
+    # The MEMORY_PROMPT_FACTS (3) most important, and the dog recalled beyond them (RECALL_TOP_K at most): 4 of 9.
+    assert sum(line.startswith("- likes:") or line.startswith("- pet:") for line in prompt.splitlines()) == 4
 
 
 async def test_an_embedding_failure_falls_back_to_importance_and_the_turn_completes(telegram, model, config):

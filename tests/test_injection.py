@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.facts import CATEGORIES, Fact, clean_fact
-from prompts.system import FACTS_FRAME, build_system_message
+from prompts.system import FACTS_FRAME, RECALLED_FRAME, build_system_message, stable_order
 from tests.harness import make_config, running_bot
 
 ANN = 1001
@@ -125,10 +125,10 @@ FACT_LINE = re.compile(r'- (?:[a-z0-9 ]+: |on [A-Za-z]+, \d+ [A-Za-z]+ \d{4} the
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
-@given(facts=FACTS, name=st.none() | HOSTILE, display_name=st.none() | HOSTILE)
-def test_any_fact_value_parses_back_exactly_and_forges_no_line(facts, name, display_name):
+@given(facts=FACTS, name=st.none() | HOSTILE, display_name=st.none() | HOSTILE, recalled=FACTS)
+def test_any_fact_value_parses_back_exactly_and_forges_no_line(facts, name, display_name, recalled):
     content = build_system_message("PERSONA", name, facts, now=NOW, previous=None, timezone=ZoneInfo("UTC"),
-                                   display_name=display_name)["content"]
+                                   display_name=display_name, recalled=recalled)["content"]
     lines = content.splitlines()  # the strictest reading: every Unicode line break counts
     about = lines[2:lines.index(FACTS_FRAME)]
     assert lines[:3] == ["PERSONA", "", "## The person you are talking with"]
@@ -140,13 +140,28 @@ def test_any_fact_value_parses_back_exactly_and_forges_no_line(facts, name, disp
             ";" + " they haven't told you what to call them.")
         assert json.loads(quoted) == display_name
     block = facts_block(content)
-    assert len(block) == max(1, len(facts))
-    if facts:
-        matches = [FACT_LINE.fullmatch(line) for line in block]
-        assert all(matches), block
-        assert [json.loads(m.group(1)) for m in matches] == [fact.value for fact in facts]
+    assert len(block) == (len(facts) if facts or recalled else 1)
+    # The core facts in their stable order (by category, then as stored), then the recalled ones as given.
+    if not (facts or recalled):
+        assert block == ["- nothing yet"]
+    for shown, expected in ((block if facts else [], stable_order(facts)), (recalled_block(content), recalled)):
+        matches = [FACT_LINE.fullmatch(line) for line in shown]
+        assert all(matches), shown
+        assert [json.loads(m.group(1)) for m in matches] == [fact.value for fact in expected]
     rest = lines[lines.index(FACTS_FRAME) + 1 + len(block):]
+    if recalled:
+        assert rest[:3] == ["", "## Recalled for this message", RECALLED_FRAME]
+        rest = rest[3 + len(recalled):]
     assert rest[:2] == ["", "## Now"] and len(rest) == 4
+
+
+def recalled_block(system: str) -> list[str]:
+    """The lines of system message zero after the recalled facts' header, up to the next section."""
+    lines = system.splitlines()
+    if RECALLED_FRAME not in lines:
+        return []
+    start = lines.index(RECALLED_FRAME) + 1
+    return lines[start:lines.index("", start)]
 
 
 @settings(max_examples=200, deadline=None, derandomize=True, database=None)

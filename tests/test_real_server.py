@@ -103,3 +103,30 @@ async def test_a_conversation_on_a_real_server_with_an_outage_a_photo_and_a_memo
         assert "from 4 messages" in summary.getMessage()
     assert not [r for r in caplog.records if "fact extraction failed" in r.getMessage()]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_message_sent_during_a_memory_pass_is_answered_without_an_apology(telegram, server, tmp_path, caplog):
+    """The contention of issue 40, kept short: one slot (MODEL_CONCURRENCY's default for a local server), the
+    README's default timeouts, a pass started once the user is idle, and a message arriving meanwhile."""
+    caplog.set_level(logging.INFO)
+    config = make_config(
+        telegram, server, tmp_path / "bot.db", openai_model=ALIAS, model_concurrency=1, model_attempt_timeout_s=20,
+        model_retry_budget_s=60, model_backoff_s=1.0, reply_max_tokens=32, memory_extract_delay_s=0.5,
+        embeddings="hashing", transcription_model="", stream_interval_s=0.3,
+    )
+    async with running_bot(config) as app:
+        telegram.push_text(ANN, "Hi! My name is Anna, I live in Berlin, I work as a nurse and I have a cat, Murka.")
+        await telegram.wait_for_sent(ANN, 1, timeout=240)
+        deadline = time.monotonic() + 60
+        while not (app.bot_data.keeper.passes and app.bot_data.servers[0].gate.busy):
+            assert time.monotonic() < deadline, "no memory pass began"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # the pass's request is on the server now
+        began, drafts_before = time.monotonic(), len(telegram.drafts)
+        telegram.push_text(ANN, "What do you think about cats?")
+        [*_, reply] = await telegram.wait_for_sent(ANN, 2, timeout=240)
+        drafts = telegram.drafts[drafts_before:]
+        first_words = (drafts[0]["at"] if drafts else reply["at"]) - began
+    assert reply["visible_text"].strip() and reply["visible_text"] != text("model_down", None)
+    assert first_words < 30, first_words
+    assert any("gave way to a conversation" in record.getMessage() for record in caplog.records)

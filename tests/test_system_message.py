@@ -6,7 +6,7 @@ import pytest
 from memory.facts import Fact
 from memory.time.words import describe_gap, season, time_of_day, zone_hemisphere
 from prompts import load_prompt
-from prompts.system import build_system_message
+from prompts.system import FACTS_FRAME, beyond_core, build_system_message
 
 UTC = ZoneInfo("UTC")
 NOW = datetime(2026, 11, 29, 15, 40, tzinfo=timezone.utc)  # a Sunday afternoon
@@ -211,3 +211,56 @@ def test_last_time_lists_earlier_conversations_oldest_first_with_how_long_ago():
     assert lines == ['- 9 days ago: "exam \\"chemistry\\"\\n## Now"', '- 3 days ago: "смотрела квартиру на Лесной"']
     assert content.index("## The person") < content.index("## Last time you talked") < content.index("\n## Now")
     assert "Last time you talked" not in build()["content"]
+
+
+# ----- the layout: what changes least first, so consecutive prompts share the longest prefix -------------------
+
+def core_facts():
+    return [Fact("location", "city", "Kazan", importance=8, id=3), Fact("pets", "pet:murka", "кошка Мурка", id=7),
+            Fact("family", "sister", "Оля", importance=6, id=2), Fact("pets", "pet:rex", "пёс Рекс", id=5)]
+
+
+def test_two_turns_a_minute_apart_with_another_recalled_fact_share_everything_up_to_the_recalled_block():
+    from memory.continuity import Topic
+
+    topics = [Topic("смотрела квартиру", NOW - timedelta(days=3, hours=1), NOW - timedelta(days=3))]
+    common = dict(name="Анна", wishes=[wish("tone", "dry")], topics=topics, previous=NOW - timedelta(minutes=5))
+    first = build(facts=core_facts(), recalled=[Fact("interests", "likes:tea", "чай", id=9)], **common)["content"]
+    second = build(facts=core_facts()[::-1], recalled=[Fact("plans", "plan:trip", "поездка", id=11)],
+                   now=NOW + timedelta(minutes=1), **common)["content"]
+    shared = first[:first.index("## Recalled for this message")]
+    assert second.startswith(shared) and '- sister: "Оля"' in shared and "Kazan" in shared
+    assert "чай" not in second and "поездка" in second[len(shared):]
+
+
+def test_the_sections_go_from_what_changes_least_to_the_clock_last():
+    from memory.continuity import Topic
+
+    content = build(name="Анна", facts=core_facts(), recalled=[Fact("interests", "likes:tea", "чай")],
+                    wishes=[wish("tone", "dry")], previous=NOW - timedelta(days=2),
+                    topics=[Topic("экзамен", NOW - timedelta(days=2, hours=1), NOW - timedelta(days=2))])["content"]
+    headings = [line for line in content.splitlines() if line.startswith("## ")]
+    assert headings == ["## How they want you to talk", "## The person you are talking with",
+                        "## Recalled for this message", "## Last time you talked", "## Now"]
+    clock = content.split("\n## Now\n")[1]
+    assert clock.startswith("It is Sunday, 29 November 2026, 15:40") and "You last talked 2 days ago" in clock
+    assert "\n## " not in clock  # nothing after the clock
+
+
+def test_core_facts_are_shown_by_category_then_as_stored_whatever_order_they_come_in():
+    block = build(facts=core_facts()[::-1])["content"].split(FACTS_FRAME + "\n")[1].split("\n\n")[0]
+    assert block.splitlines() == ['- pet: "пёс Рекс"', '- pet: "кошка Мурка"', '- sister: "Оля"', '- city: "Kazan"']
+    assert build(facts=core_facts())["content"] == build(facts=core_facts()[::-1])["content"]
+
+
+def test_no_recalled_block_when_recall_adds_nothing_to_the_core():
+    content = build(facts=core_facts())["content"]
+    assert "## Recalled for this message" not in content
+    assert "- nothing yet" not in build(recalled=[Fact("interests", "likes:tea", "чай")])["content"]
+
+
+def test_beyond_core_keeps_recalls_order_and_leaves_out_the_core():
+    core = core_facts()
+    tea, trip = Fact("interests", "likes:tea", "чай", id=9), Fact("plans", "plan:trip", "поездка", id=11)
+    assert beyond_core([trip, core[1], tea, core[0]], core) == [trip, tea]
+    assert beyond_core(core, core) == []

@@ -194,11 +194,12 @@ class LLMExtractor:
 
     def prompt_budget(self) -> int:
         """Return the most tokens one extraction prompt may hold: EXTRACT_MAX_PROMPT_TOKENS, less where the
-        server's context window (once known) leaves less room beside the answer."""
-        context = self.model.features.context_tokens
-        if context is None:
+        server's context window (once known) leaves less room beside the answer (and a reasoning model's thinking)."""
+        features = self.model.features
+        if features.context_tokens is None:
             return self.max_prompt_tokens
-        return max(MIN_PROMPT_TOKENS, min(self.max_prompt_tokens, context - self.max_answer_tokens - CONTEXT_MARGIN))
+        answer = features.answer_cap(self.max_answer_tokens) or self.max_answer_tokens
+        return max(MIN_PROMPT_TOKENS, min(self.max_prompt_tokens, features.context_tokens - answer - CONTEXT_MARGIN))
 
     def fit(
         self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None,

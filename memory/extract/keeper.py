@@ -8,10 +8,11 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, Iterator
 from zoneinfo import ZoneInfo
 
 from llm.client import AnswerCut, ModelUnavailable, Tally, TooLong
+from llm.gate import Preempted
 from memory.changes import Forgotten
 from memory.continuity import continues, conversation_topic, first_conversation
 from memory.extract.answers import ExtractionError, parse_cut_answer
@@ -72,6 +73,31 @@ class MemoryKeeper:
         self._retry_at: dict[int, float] = {}
         # Set on shutdown: passes still waiting for a slot give up (their messages stay unread for next time).
         self.stopping = asyncio.Event()
+        # Users in a turn now, and when each last had a reply delivered (seconds since the epoch): the idle delay
+        # counts from the delivered reply, not from the message (a slow model's reply may take a minute).
+        self._talking: dict[int, int] = {}
+        self._replied_at: dict[int, float] = {}
+
+    @contextlib.contextmanager
+    def conversation(self, user_id: int) -> Iterator[None]:
+        """Hold the user's extraction pass off while their turn runs; the idle delay starts when it ends."""
+        self._talking[user_id] = self._talking.get(user_id, 0) + 1
+        try:
+            yield
+        finally:
+            self._talking[user_id] -= 1
+            if not self._talking[user_id]:
+                del self._talking[user_id]
+            self._replied_at[user_id] = self.clock().timestamp()
+
+    @property
+    def passes(self) -> int:
+        """How many extraction passes run now."""
+        return len(self._running)
+
+    def idle(self, user_id: int, idle_since: float) -> bool:
+        """True when the user is in no turn and had no reply delivered after `idle_since` (epoch seconds)."""
+        return user_id not in self._talking and self._replied_at.get(user_id, 0.0) <= idle_since
 
     def extracts_now(self, unread: int) -> bool:
         """True when a turn leaves a multiple of MEMORY_EXTRACT_EVERY unread messages: extract without waiting
@@ -82,7 +108,9 @@ class MemoryKeeper:
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""
         idle_since = self.clock().timestamp() - self.config.memory_extract_delay_s
-        due = iter(await self.store.users_due_for_extraction(datetime.fromtimestamp(idle_since, timezone.utc)))
+        found = await self.store.users_due_for_extraction(datetime.fromtimestamp(idle_since, timezone.utc))
+        due = iter([user_id for user_id in found if self.idle(user_id, idle_since)])
+        self._replied_at = {user: at for user, at in self._replied_at.items() if at > idle_since}  # stays small
 
         async def work_through() -> None:  # as many as may extract at once take the next user, until none is left
             for user_id in due:
@@ -108,6 +136,11 @@ class MemoryKeeper:
                     return []
                 saved = await self.extract_pending(user_id, work)
         except Stopped:
+            return []
+        except Preempted:
+            # A conversation needed the model server's slot: nothing was kept, the messages stay unread, and
+            # the pass comes again once the user has been idle MEMORY_EXTRACT_DELAY_SECONDS after that reply.
+            log.info("a memory pass gave way to a conversation; it comes again when the user is idle")
             return []
         except (ModelUnavailable, ExtractionError, TooLong) as error:
             log.warning("fact extraction failed (%s: %s); trying again in %.0fs", type(error).__name__, error,
@@ -143,7 +176,7 @@ class MemoryKeeper:
             return 0
         try:
             return await self.recaller.embed_missing(user_id)
-        except EmbeddingsMissing:
+        except (EmbeddingsMissing, Preempted):  # none on the server, or a conversation took its slot: later
             return 0
         except Exception as error:  # noqa: BLE001 - embedding is an optimisation; recall falls back without it
             log.warning("embedding facts failed (%s); trying again later", type(error).__name__)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 from typing import Protocol, Sequence
 
 import numpy as np
 import openai
 
 from llm.errors import describe
+from llm.gate import Gate
 from llm.server import ServerFeatures
 from memory.recall.ranking import hashing_embedding
 
@@ -27,11 +29,12 @@ MISSING_STATUS = frozenset({400, 404, 405, 422, 500, 501})
 
 
 def make_embedder(
-    backend: str, client: openai.AsyncOpenAI, model: str, features: ServerFeatures | None = None
+    backend: str, client: openai.AsyncOpenAI, model: str, features: ServerFeatures | None = None,
+    gate: Gate | None = None,
 ) -> "Embedder":
     """Return the embedder for EMBEDDINGS=openai|local|hashing."""
     if backend == "openai":
-        return OpenAIEmbedder(client, model, features or ServerFeatures())
+        return OpenAIEmbedder(client, model, features or ServerFeatures(), gate)
     if backend == "hashing":
         return HashingEmbedder()
     return local_embedder()
@@ -76,18 +79,29 @@ class OpenAIEmbedder:
     session_weight = 0.0
     remote = True
 
-    def __init__(self, client: openai.AsyncOpenAI, model: str, features: ServerFeatures) -> None:
+    def __init__(self, client: openai.AsyncOpenAI, model: str, features: ServerFeatures, gate: Gate | None = None
+                 ) -> None:
         self.client = client
         self.name = model
         self.features = features
+        self.gate = gate or Gate(None)  # the server's slots: facts are embedded as upkeep, a turn's query first
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Return the server's vectors for `texts`, in order (one request); raise EmbeddingsMissing while the
-        server is known to have no embeddings endpoint."""
+        """Return the server's vectors for `texts`, in order (one request, as memory upkeep: it gives way to a
+        conversation, raising Preempted); raise EmbeddingsMissing while the server is known to have no
+        embeddings endpoint."""
+        return await self._embed(texts, upkeep=True)
+
+    async def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Return the vectors of a turn's query and the facts it embeds on the way, ahead of upkeep."""
+        return await self._embed(texts, upkeep=False)
+
+    async def _embed(self, texts: Sequence[str], upkeep: bool) -> np.ndarray:
         if not self.features.embeddings_ready():
             raise EmbeddingsMissing("the server has no embeddings endpoint")
         try:
-            response = await self.client.embeddings.create(model=self.name, input=list(texts))
+            response = await self.gate.run(
+                partial(self.client.embeddings.create, model=self.name, input=list(texts)), upkeep=upkeep)
         except openai.APIStatusError as error:
             if error.status_code not in MISSING_STATUS:
                 raise
@@ -95,8 +109,6 @@ class OpenAIEmbedder:
             raise EmbeddingsMissing(describe(error)) from error
         rows = sorted(response.data, key=lambda item: item.index)
         return checked_vectors([row.embedding for row in rows], len(texts))
-
-    embed_query = embed
 
 
 class HashingEmbedder:

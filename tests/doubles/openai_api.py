@@ -25,6 +25,7 @@ ALTERNATION_ERROR = "Conversation roles must alternate user/assistant/user/assis
 JSON_SCHEMA_500 = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
                    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
 RESPONSE_FORMATS = ("text", "json_object", "json_schema")
+REASONING_FIELDS = ("reasoning_content", "reasoning")
 AUDIO_FORMATS = ["flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "oga", "ogg", "wav", "webm"]
 TRANSCRIPT_FORMATS = ("json", "text")
 IMAGE_DETAILS = ("auto", "low", "high")
@@ -231,6 +232,19 @@ class OpenAIDouble:
         self.drop_images = False
         self.model_fields: dict = {}  # more fields of the model list's entry: {"max_model_len": 4096} like vLLM
         self.delay = 0.0
+        # A reasoning model: `thinking` (a str, or a function of the request body) comes before the answer
+        # and spends its cap first, in `thinking_form`: "tags" (<think>…</think> in the content: llama.cpp
+        # with --reasoning-format none, Ollama before 0.9), "unopened" (only </think>: the template opened
+        # it, as DeepSeek-R1 distills' do), "reasoning_content" (llama.cpp, vLLM before 0.11, DeepSeek),
+        # "reasoning" (Ollama, OpenRouter, newer vLLM) or "hidden" (OpenAI's o-series: only counted, in
+        # usage.completion_tokens_details.reasoning_tokens).
+        self.thinking: str | Callable[[dict], str] | None = None
+        self.thinking_form = "tags"
+        self.answer_started_at: list[float] = []  # time.monotonic() of each stream's first answer piece
+        # Requests served at once, like a local server's slots (llama.cpp, Ollama with one): the rest queue; a
+        # client that closes its connection frees its slot (aiohttp cancels the handler). None: no limit.
+        self.slots: int | None = None
+        self._slots: asyncio.Semaphore | None = None
         self.stream_first_delay = 0.0
         self.stream_chunk_chars = 16
         self.stream_chunk_interval = 0.0
@@ -295,7 +309,7 @@ class OpenAIDouble:
         self._hangs[endpoint] += times
 
     def cut_stream_next(self, after_chunks: int, *, times: int = 1, mode: str = "abort") -> None:
-        """Cut the next `times` streamed answers after after_chunks content chunks.
+        """Cut the next `times` streamed answers after after_chunks content chunks (reasoning ones count too).
 
         mode "abort" closes the TCP connection inside the chunked body: the openai SDK raises
         openai.APIConnectionError (caused by httpx's RemoteProtocolError, "incomplete chunked
@@ -357,7 +371,12 @@ class OpenAIDouble:
                 error = OpenAIError(404, f"Invalid URL ({request.method} {request.path})")
                 error.code = None
                 raise error
-            return await route(request)
+            if self.slots is None or route is self._models:
+                return await route(request)
+            if self._slots is None:
+                self._slots = asyncio.Semaphore(self.slots)
+            async with self._slots:
+                return await route(request)
         except OpenAIError as error:
             return error.response()
 
@@ -424,28 +443,58 @@ class OpenAIDouble:
             raise TypeError(f"OpenAIDouble.reply must return str, not {type(content).__name__}")
         finish = "stop"
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
-        if limit and count_tokens(content) > limit:
-            content, finish = content[:limit * 4], "length"
-        completion = min(count_tokens(content), limit) if limit else count_tokens(content)
+        reasoning, content, answer_at = self._with_thinking(body, content)
+        spent = count_tokens(reasoning) if reasoning else 0
+        if limit and spent + count_tokens(content) > limit:  # the thinking spends the cap first
+            reasoning = reasoning[:limit * 4]
+            content, finish = content[:max(0, limit * 4 - len(reasoning))], "length"
+            spent = min(spent, limit)
+        completion = min(spent + count_tokens(content), limit) if limit else spent + count_tokens(content)
         usage = {"prompt_tokens": prompt, "completion_tokens": completion,
                  "total_tokens": prompt + completion}
+        if reasoning and self.thinking_form == "hidden":
+            usage["completion_tokens_details"] = {"reasoning_tokens": spent}
+        field = self.thinking_form if reasoning and self.thinking_form in REASONING_FIELDS else None
         head = {"id": self._next_id("chatcmpl"), "created": int(time.time()),
                 "model": body["model"], "system_fingerprint": None}
         if body.get("stream"):
-            return await self._stream(request, body, head, content, finish, usage)
-        choices = [{"index": i, "finish_reason": finish, "logprobs": None,
-                    "message": {"role": "assistant", "content": content, "refusal": None}}
+            return await self._stream(request, body, head, content, finish, usage,
+                                      (field, reasoning) if field else None, answer_at)
+        message = {"role": "assistant", "content": content, "refusal": None}
+        if field:
+            message[field] = reasoning
+            if field == "reasoning_content" and not content:
+                message["content"] = None  # vLLM: all thinking and no answer
+        choices = [{"index": i, "finish_reason": finish, "logprobs": None, "message": message}
                    for i in range(body.get("n") or 1)]
         return web.json_response({**head, "object": "chat.completion", "choices": choices,
                                   **({"usage": usage} if self.report_usage else {})})
 
+    def _with_thinking(self, body: dict, answer: str) -> tuple[str, str, int]:
+        """The thinking sent apart from the content (or only counted), the content, and where the answer
+        begins in it, for `thinking` in `thinking_form`."""
+        thinking = self.thinking(body) if callable(self.thinking) else self.thinking
+        if thinking is None:
+            return "", answer, 0
+        if not isinstance(thinking, str):
+            raise TypeError(f"OpenAIDouble.thinking must give a str, not {type(thinking).__name__}")
+        if self.thinking_form in ("tags", "unopened"):
+            before = ("<think>\n" if self.thinking_form == "tags" else "") + thinking + "\n</think>\n\n"
+            return "", before + answer, len(before)
+        if self.thinking_form not in (*REASONING_FIELDS, "hidden"):
+            raise ValueError(f"unknown thinking_form {self.thinking_form!r}")
+        return thinking, answer, 0
+
     async def _stream(self, request: web.Request, body: dict, head: dict, content: str,
-                      finish: str, usage: dict) -> web.StreamResponse:
+                      finish: str, usage: dict, reasoning: tuple[str, str] | None = None,
+                      answer_at: int = 0) -> web.StreamResponse:
         """The answer as server-sent chat.completion.chunk events, paced, maybe cut short.
 
         Nothing (not even the headers) is sent for stream_first_delay seconds; then the role
         chunk and the first stream_chunk_chars characters, then one chunk every
         stream_chunk_interval seconds (on a schedule from the first, so sleeps do not drift).
+        `reasoning` (field, text) goes first, in deltas of that field; the time the first piece
+        holding answer (from `answer_at` in the content) is sent goes to answer_started_at.
         """
         cut = self._cuts.popleft() if self._cuts else None
         if self.stream_first_delay:
@@ -453,16 +502,25 @@ class OpenAIDouble:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
         size = max(1, self.stream_chunk_chars)
-        pieces = [content[i:i + size] for i in range(0, len(content), size)]
+        deltas: list[tuple[dict, bool]] = []
+        if reasoning is not None:
+            field, text = reasoning
+            also = {"content": ""} if field == "reasoning" else {}  # Ollama sends an empty content beside it
+            deltas += [({**also, field: text[i:i + size]}, False) for i in range(0, len(text), size)]
+        deltas += [({"content": content[i:i + size]}, i + size > answer_at) for i in range(0, len(content), size)]
         await self._send_chunk(response, head, {"role": "assistant", "content": ""})
         loop = asyncio.get_running_loop()
         started = loop.time()
-        for number, piece in enumerate(pieces[:cut[0]] if cut else pieces):
+        answering = False
+        for number, (delta, answer) in enumerate(deltas[:cut[0]] if cut else deltas):
             # Paced against the start, so the small overshoot of each sleep does not add up.
             wait = started + number * self.stream_chunk_interval - loop.time()
             if number and wait > 0:
                 await self._sleep(wait)
-            await self._send_chunk(response, head, {"content": piece})
+            if answer and not answering:
+                answering = True
+                self.answer_started_at.append(time.monotonic())
+            await self._send_chunk(response, head, delta)
         if cut is not None:
             return await self._end_cut(request, response, cut[1])
         await self._send_chunk(response, head, {}, finish)
