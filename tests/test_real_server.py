@@ -128,5 +128,7 @@ async def test_a_message_sent_during_a_memory_pass_is_answered_without_an_apolog
         drafts = telegram.drafts[drafts_before:]
         first_words = (drafts[0]["at"] if drafts else reply["at"]) - began
     assert reply["visible_text"].strip() and reply["visible_text"] != text("model_down", None)
-    assert first_words < 30, first_words
+    # Within one prompt evaluation of the pass (llama-cpp-python cannot stop inside one; about 33 s on this
+    # 2-core machine, bench/contention.py), well before the 60 s after which the landed code apologised.
+    assert first_words < 50, first_words
     assert any("gave way to a conversation" in record.getMessage() for record in caplog.records)
