@@ -185,18 +185,26 @@ class Companion:
         found = self._rule_facts(text, now.astimezone(zone)) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
         if found.facts or (learns and (plan.endings or plan.corrections)):
-            cited = [replace(fact, source_message_id=turn.message_id) for fact in found.facts]
-            learned = await self.store.save_facts(
-                speaker.id, Extraction(cited, found.relations, endings=plan.endings, corrections=plan.corrections),
-                now, self.config.memory_max_facts,
-                plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
-            )
+            learned = await self._save_found(speaker.id, turn.message_id, found, now, zone, plan)
             if learned or plan.endings:
                 known = await self.store.facts(speaker.id)
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
                 zone = local_zone(turn.settings, known, self.config.timezone)  # they may have named their city
         answer, seen = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text)
         return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
+
+    async def _save_found(
+        self, user_id: int, message_id: int, found: Extraction, now: datetime, zone: ZoneInfo, plan: Plan | None = None
+    ) -> list[Fact]:
+        """Save what the rules found in the user's message `message_id` (each fact cites it), with the plan's endings
+        and corrections; return the new or changed facts."""
+        cited = [replace(fact, source_message_id=message_id) for fact in found.facts]
+        plan = plan or Plan()
+        return await self.store.save_facts(
+            user_id, Extraction(cited, found.relations, endings=plan.endings, corrections=plan.corrections),
+            now, self.config.memory_max_facts,
+            plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
+        )
 
     async def edit(self, speaker: Speaker, chat_message_id: int, text: str) -> list[Fact] | None:
         """Apply the user's edit of their message `chat_message_id` (`text`: its new words) and return the facts it
@@ -218,12 +226,8 @@ class Companion:
         now = self.clock()
         zone = local_zone(settings, known, self.config.timezone)
         rules = self._rule_facts(text, now.astimezone(zone))
-        cited = [replace(fact, source_message_id=message_id) for fact in rules.facts]
-        learned = await self.store.save_facts(
-            speaker.id, Extraction(cited, rules.relations), now, self.config.memory_max_facts,
-            plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
-        )
-        stated = {(fact.key, fact.value.casefold()) for fact in cited}
+        learned = await self._save_found(speaker.id, message_id, rules, now, zone)
+        stated = {(fact.key, fact.value.casefold()) for fact in rules.facts}
         unsaid = [fact.id for fact in await self.store.facts(speaker.id) if fact.source == "rule"
                   and fact.source_message_id == message_id and (fact.key, fact.value.casefold()) not in stated]
         if unsaid:

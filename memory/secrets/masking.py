@@ -37,7 +37,6 @@ from memory.secrets.patterns import (
     NUMBER_SHAPE,
     PASSPORT_NAMED,
     PASSPORT_SERIES,
-    PASSWORD_AFTER_SLASH,
     PASSWORD_BARE,
     PASSWORD_BEFORE,
     PASSWORD_COMPOUNDS,
@@ -190,6 +189,10 @@ def _mask_stated_password(match: re.Match[str]) -> str:
     else:
         taken = bool(match.group("value").rstrip(TRAILING_PUNCTUATION))  # stop words are refused by the pattern
     return _replace_value(match, PASSWORD) if taken and not _number_with_unit(match) else match.group(0)
+
+
+# A password given with its login after a slash ("admin / P@ssw0rd"), once the login was taken for the password.
+PASSWORD_AFTER_SLASH = re.compile(re.escape(PASSWORD) + r"\s*/\s*(?P<value>[^\s,;\[]{4,64}+)")
 
 
 def _mask_after_slash(match: re.Match[str]) -> str:

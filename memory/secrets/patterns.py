@@ -234,8 +234,6 @@ BACKUP_CODES = re.compile(
     r"(?P<value>[0-9]{3,5}[ -]?[0-9]{3,5}(?:\s*[,;]?\s*[0-9]{3,5}[ -]?[0-9]{3,5})*)(?![0-9])",
     re.IGNORECASE,
 )
-# A password given with its login after a slash: "admin / P@ssw0rd" once "admin" was taken for the password.
-PASSWORD_AFTER_SLASH = re.compile(r"\[password hidden\]\s*/\s*(?P<value>[^\s,;\[]{4,64}+)")
 # Google's own message: "G-482913 is your Google verification code".
 GOOGLE_CODE = re.compile(r"(?<![\w-])G-(?P<value>[0-9]{6})(?=\s+is\s+your\b)")
 # Codes that are not secrets: the word right before "code" ("zip code", "error code") or after it ("код ошибки").
