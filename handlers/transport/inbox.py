@@ -192,12 +192,18 @@ class PollingOutage(Outage):
 
 def readable(data: dict, bot: ExtBot) -> Update:
     """Return the update, or an empty one with its id (so that polling moves past it, and the inbox marks it
-    handled) if it cannot be read: one warning, no traceback, nothing of its content."""
+    handled) if it cannot be read."""
+    return read_update(data, bot) or Update(update_id=int(data["update_id"]))
+
+
+def read_update(data: dict, bot: ExtBot) -> Update | None:
+    """Return the update python-telegram-bot reads from `data`, or None when it cannot: one warning, no
+    traceback, nothing of its content."""
     try:
         return Update.de_json(data, bot)
     except Exception as error:  # noqa: BLE001 - any shape the library cannot read is skipped the same way
         log.warning("update %s could not be read and is skipped (%s)", data.get("update_id"), type(error).__name__)
-        return Update(update_id=int(data["update_id"]))
+        return None
 
 
 def update_id_of(data: Any) -> int | None:

@@ -23,7 +23,7 @@ from telegram.ext import Application, ExtBot
 from tornado.httpserver import HTTPServer
 
 from config import Config
-from handlers.transport.inbox import MAX_UPDATE_ID, masked, readable, update_id_of, update_key
+from handlers.transport.inbox import MAX_UPDATE_ID, masked, read_update, update_id_of, update_key
 from memory.store.backends import database_errors
 
 log = logging.getLogger(__name__)
@@ -131,9 +131,9 @@ def webhook_update(data: dict, update_id: int, bot: ExtBot) -> tuple[Update, dic
         log.warning("update %d holds what the inbox cannot keep (an id past 64 bits, a lone surrogate) and is"
                     " skipped", update_id)
         return Update(update_id=update_id), bare
-    update = readable(data, bot)  # one the library cannot read is skipped (one warning), not refused forever
-    if update.to_dict() == {"update_id": update_id}:
-        return update, bare  # kept as its id alone: a replay after a crash would not read it either
+    update = read_update(data, bot)  # one the library cannot read is skipped (one warning), not refused forever
+    if update is None:
+        return Update(update_id=update_id), bare  # kept as its id alone: a replay after a crash would not read it
     return update, data
 
 
