@@ -29,6 +29,7 @@ import handlers
 from chat.companion import Companion
 from chat.memory_page import MemoryPage
 from chat.outreach import Outreach
+from chat.reminders import Reminders
 from chat.transcriber import Transcriber
 from chat.voice import Listener
 from config import Config, ConfigError, hide_password, load_config
@@ -42,6 +43,7 @@ from handlers.jobs import (
     start_outreach,
 )
 from handlers.menus import register_commands, register_menu_button
+from handlers.reminders import reminder_sender, start_reminders
 from handlers.transport.budget import Budget
 from handlers.transport.inbox import Inbox, InboxBot
 from handlers.transport.logs import setup_logging
@@ -156,9 +158,12 @@ async def post_init(app: Application) -> None:
     services.forgetter = Forgetter(services.store, clock)
     services.companion = Companion(services.store, services.model, config, persona, recaller, clock, services.forgetter)
     services.outreach = Outreach(services.store, services.model, config, persona, outreach_sender(app), clock)
+    services.reminders = Reminders(services.store, services.model, config, clock, load_prompt("reminder.md"),
+                                   reminder_sender(app, services.store))
     extractor = LLMExtractor(
         chat_model(config, upkeep, extract_model, services, upkeep=True), load_prompt("extract_facts.md"),
         config.extract_max_prompt_tokens, config.extract_timeout_s, config.extract_max_tokens,
+        brief=load_prompt("extract_facts_brief.md"),
     )
     services.keeper = MemoryKeeper(
         services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app),
@@ -174,6 +179,7 @@ async def post_init(app: Application) -> None:
     start_memory_upkeep(app)
     start_inbox_upkeep(app)
     start_outreach(app)
+    await start_reminders(app)
     log.info("bot @%s is up; database %s", app.bot.username, config.database_name)
 
 
@@ -234,16 +240,21 @@ async def post_shutdown(app: Application) -> None:
         log.info("bot stopped cleanly")
 
 
+def stop_upkeep(services: Services) -> None:
+    """Give up memory upkeep: no pass begins, and what is in flight is cancelled, so the servers stop on it too."""
+    if services.keeper is not None:
+        services.keeper.stopping.set()
+    for server in services.servers:
+        server.gate.cancel_upkeep()
+
+
 def begin_shutdown(app: Application) -> None:
     """Stop fetching updates; turns in flight finish (the model gets no further retries)."""
     log.info("stop signal received; finishing turns in flight")
     services: Services = app.bot_data
     if services.model is not None:
         services.model.stopping.set()
-    if services.keeper is not None:
-        services.keeper.stopping.set()
-    for server in services.servers:  # memory upkeep in flight is cancelled, so the servers stop on it too
-        server.gate.cancel_upkeep()
+    stop_upkeep(services)
     services.stop_requested.set()
     if isinstance(app.update_processor, PerUserUpdateProcessor):
         app.update_processor.stopping = True  # updates not begun wait in the inbox for the next start
@@ -365,7 +376,8 @@ def check(config: Config) -> int:
                 return 2
             modules.append(info.name)
     load_prompt("persona.md")
-    build_extraction_messages(load_prompt("extract_facts.md"), [], [])
+    for instructions in ("extract_facts.md", "extract_facts_brief.md"):
+        build_extraction_messages(load_prompt(instructions), [], [])
     write_first_tasks()
     print(f"ok: settings valid, {len(modules)} modules imported, prompts rendered (model {config.openai_model})")
     return 0

@@ -15,6 +15,11 @@ TOKEN_PATTERN = re.compile(r"^\d+:[A-Za-z0-9_-]{10,}$")
 # A placeholder key for OpenAI-compatible servers that need none (Ollama, llama.cpp):
 # the SDK refuses to start without some key.
 NO_KEY = "not-needed"
+# EXTRACT_MAX_PROMPT_TOKENS's default when extraction shares the chat server's limited slots: a message that arrives
+# as an extraction begins waits for the server to read this many tokens (about 8 s on 2 CPU cores with Gemma 3
+# 270M; bench/contention.py), since a server cannot stop reading a prompt it has begun. The brief instructions
+# show the answer's shape, so no schema is added to such a prompt: this is all the server reads.
+SHARED_SLOT_EXTRACT_TOKENS = 1536
 
 
 class ConfigError(ValueError):
@@ -69,7 +74,9 @@ class Config:
     # the cap, once the model is seen thinking (llm/server.py, ServerFeatures.answer_cap).
     reasoning_max_tokens: int = 0
     extract_timeout_s: float = 120.0  # one non-streamed extraction call, which a slow local server may need
-    extract_max_prompt_tokens: int = 6000  # one extraction prompt; a batch is cut to fit it
+    # One extraction prompt; a batch is cut to fit it (SHARED_SLOT_EXTRACT_TOKENS by default when it shares the
+    # chat's limited slots). The full instructions nearly filling it, the brief ones (extract_facts_brief.md) go.
+    extract_max_prompt_tokens: int = 6000
     conversation_gap_minutes: float = 180.0  # a longer silence between the user's messages starts a new conversation
     memory_max_topics: int = 30  # topic lines of earlier conversations kept per user; 0: none are written
     embeddings: str = "openai"  # "openai", "local" or "hashing"
@@ -89,6 +96,7 @@ class Config:
     stream_interval_s: float = 0.6
     proactive: bool = True  # PROACTIVE=off: the companion never writes first
     proactive_sweep_s: float = 60.0
+    reminder_sweep_s: float = 1.0  # how often due reminders are looked for (one indexed query)
     followup_after_hours: float = 3.0
     checkin_after_hours: float = 72.0
     proactive_daily_max: int = 1
@@ -217,6 +225,9 @@ def load_config(env: Mapping[str, str]) -> Config:
             _check_url(name, _get(env, name))
     # A local server (OPENAI_BASE_URL set) answers one request at a time unless told otherwise; 0: no limit.
     concurrency = _int(env, "MODEL_CONCURRENCY", 1 if base_url else 0, low=0, high=1_000) or None
+    # Extraction sharing such a slot keeps each request short: a user's message may wait out one prompt evaluation.
+    shares_slot = concurrency is not None and not _get(env, "EXTRACT_BASE_URL")
+    extract_prompt = SHARED_SLOT_EXTRACT_TOKENS if shares_slot else 6000
 
     log_level = (_get(env, "LOG_LEVEL") or "INFO").upper()
     if log_level not in LOG_LEVELS:
@@ -255,7 +266,7 @@ def load_config(env: Mapping[str, str]) -> Config:
         model_attempt_timeout_s=attempt_timeout,
         model_retry_budget_s=max(60.0, 2 * attempt_timeout),
         extract_timeout_s=_number(env, "EXTRACT_TIMEOUT_SECONDS", 120, low=1, high=3600),
-        extract_max_prompt_tokens=_int(env, "EXTRACT_MAX_PROMPT_TOKENS", 6000, low=1024, high=10_000_000),
+        extract_max_prompt_tokens=_int(env, "EXTRACT_MAX_PROMPT_TOKENS", extract_prompt, low=1024, high=10_000_000),
         conversation_gap_minutes=_number(env, "CONVERSATION_GAP_MINUTES", 180, low=0.001, high=60 * 24 * 365),
         memory_max_topics=_int(env, "MEMORY_MAX_TOPICS", 30, low=0, high=1_000),
         embeddings=embeddings,

@@ -17,6 +17,7 @@ longest prefix of the previous prompt and evaluates only the rest): their median
 
     .venv/bin/python bench/contention.py            # 3 runs of each phase and the conversation, about 25 min
     .venv/bin/python bench/contention.py --runs 1 --phases-only
+    .venv/bin/python bench/contention.py --conversation-only --log /tmp/contention.log
 """
 
 from __future__ import annotations
@@ -31,13 +32,13 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import fields, replace
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
-from config import Config  # noqa: E402
+from config import Config, load_config  # noqa: E402
 from handlers.texts import text  # noqa: E402
 from tests.doubles import TelegramDouble  # noqa: E402
 from tests.harness import running_bot  # noqa: E402
@@ -58,15 +59,13 @@ SAYINGS = [
 
 
 def newcomer_config(telegram: TelegramDouble, server: RealServer, database: Path, **overrides) -> Config:
-    """Return the settings of the README's local-model row, everything else at its default (as load_config
-    gives it for a local server: one slot, where this tree has the setting)."""
-    config = Config(
-        telegram_token=telegram.token, openai_api_key="sk-no-key-required", openai_base_url=server.base_url,
-        openai_model=ALIAS, telegram_api_base_url=telegram.base_url, telegram_file_base_url=telegram.base_file_url,
-        database_path=database, transcription_model="", embeddings="openai",
-    )
-    if "model_concurrency" in {field.name for field in fields(Config)}:  # absent before issue 40: run side by side
-        config = replace(config, model_concurrency=1)
+    """Return the settings of the README's local-model row as load_config reads them from the environment,
+    everything else at its default; `overrides` replace fields afterwards."""
+    config = load_config({
+        "TELEGRAM_BOT_TOKEN": telegram.token, "OPENAI_BASE_URL": server.base_url, "OPENAI_MODEL": ALIAS,
+        "TRANSCRIPTION_MODEL": "", "TELEGRAM_API_BASE_URL": telegram.base_url,
+        "TELEGRAM_FILE_BASE_URL": telegram.base_file_url, "DATABASE_PATH": str(database),
+    })
     return replace(config, **overrides)
 
 
@@ -126,6 +125,8 @@ def evaluated(log: Path, since: int) -> list[int]:
 
 async def main(args: argparse.Namespace) -> None:
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: maximum number of running instances"
+    if args.log:  # the bot's own account of each turn and pass, to see where a wait went
+        logging.basicConfig(filename=args.log, level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     reason = missing()
     if reason:
         sys.exit(reason)
@@ -134,11 +135,13 @@ async def main(args: argparse.Namespace) -> None:
         server = RealServer(free_port(), folder / "server.log")
         server.start()
         try:
-            for name, results in (("quiet", await phase(server, folder, args.runs, False)),
-                                  ("during a pass", await phase(server, folder, args.runs, True))):
+            for name, during in (("quiet", False), ("during a pass", True)):
+                if args.conversation_only:
+                    break
+                results = await phase(server, folder, args.runs, during)
                 seconds = [round(result[0], 2) for result in results]
                 print(f"{name:>14}: first words {seconds} s, median {statistics.median(seconds):.2f} s; "
-                      f"apologies {sum(result[1] for result in results)} of {len(results)}")
+                      f"apologies {sum(result[1] for result in results)} of {len(results)}", flush=True)
             if args.phases_only:
                 return
             since = server.log.stat().st_size
@@ -158,6 +161,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--phases-only", action="store_true", help="skip the 20-message conversation")
+    parser.add_argument("--conversation-only", action="store_true", help="only the 20-message conversation")
+    parser.add_argument("--log", help="write the bot's INFO log to this file")
     # A SIGTERM (a `timeout` around the bench) still stops the server, which would go on working otherwise.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     asyncio.run(main(parser.parse_args()))

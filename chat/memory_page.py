@@ -8,7 +8,7 @@ fact_history and the next turn's system message zero has the new one.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable
 from zoneinfo import ZoneInfo
@@ -17,6 +17,7 @@ from chat.page_input import Refused, edited_fact, new_fact, settings_changes
 from config import Config
 from memory.continuity import Topic
 from memory.facts import Correction, Extraction, Fact, Relation, comparable, is_style
+from memory.reminder import Reminder
 from memory.store.store import Store
 from memory.time.schedule import city_of, local_zone, plan_followup, user_zone
 
@@ -30,6 +31,7 @@ class Snapshot:
     relations: list[Relation]
     topics: list[Topic]
     settings: dict
+    reminders: list[Reminder] = field(default_factory=list)  # the active ones, soonest first
 
 
 class MemoryPage:
@@ -41,11 +43,12 @@ class MemoryPage:
         self.clock = clock
 
     async def snapshot(self, user_id: int) -> Snapshot:
-        """Return the user's name, facts, relations, topic lines (newest first) and settings."""
+        """Return the user's name, facts, relations, topic lines (newest first), settings and active reminders
+        (soonest first)."""
         facts, relations = await self.store.fact_graph(user_id)
         return Snapshot(
             await self.store.user_name(user_id), facts, relations, await self.store.topics(user_id),
-            await self.store.settings(user_id),
+            await self.store.settings(user_id), await self.store.reminders(user_id),
         )
 
     async def edit(self, user_id: int, fact_id: int, changes: dict) -> Fact:
@@ -78,6 +81,11 @@ class MemoryPage:
     async def delete_topic(self, user_id: int, topic_id: int) -> None:
         """Delete one of the user's topic lines."""
         if await self.store.delete_topic(user_id, topic_id) != 1:
+            raise Refused("not_found")
+
+    async def delete_reminder(self, user_id: int, reminder_id: int) -> None:
+        """Cancel one of the user's active reminders: it is never sent again."""
+        if not await self.store.cancel_reminder(user_id, reminder_id):
             raise Refused("not_found")
 
     async def change_settings(self, user_id: int, fields: dict) -> tuple[dict, list[Fact]]:

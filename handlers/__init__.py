@@ -34,6 +34,7 @@ from handlers.privacy import (
     profile_button,
     stale_button,
 )
+from handlers.reminders import reminder_button, reminders_command
 from handlers.settings import checkins_command, timezone_command
 from handlers.talk import on_edit, on_text, try_again
 from handlers.usage import stats_command, usage_command
@@ -48,7 +49,7 @@ VOICE = filters.VOICE | filters.AUDIO | filters.VIDEO_NOTE
 # Photos, and pictures sent as files in a format the chat model takes.
 PICTURE = reduce(operator.or_, (filters.Document.MimeType(mime) for mime in IMAGE_MIME_TYPES), filters.PHOTO)
 # What is remembered about someone is shown, exported or erased only in their private chat with the bot.
-MEMORY_COMMANDS = ("profile", "forget", "memory", "export", "timezone", "checkins", "usage")
+MEMORY_COMMANDS = ("profile", "forget", "memory", "export", "timezone", "checkins", "usage", "reminders")
 
 
 def register(app: Application) -> None:
@@ -63,6 +64,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("timezone", timezone_command, filters=PRIVATE))
     app.add_handler(CommandHandler("checkins", checkins_command, filters=PRIVATE))
     app.add_handler(CommandHandler("usage", usage_command, filters=PRIVATE))
+    app.add_handler(CommandHandler("reminders", reminders_command, filters=PRIVATE))
     app.add_handler(CommandHandler("stats", stats_command, filters=COMMANDS))  # admins only; others: unknown
     app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=COMMANDS & ~filters.ChatType.PRIVATE))
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
@@ -70,6 +72,7 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(undo_button, pattern="^un:"))
     app.add_handler(CallbackQueryHandler(forget_button, pattern="^fg:"))
     app.add_handler(CallbackQueryHandler(try_again, pattern="^ta:"))
+    app.add_handler(CallbackQueryHandler(reminder_button, pattern="^rm:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & (~filters.COMMAND | PASSED_ON), on_text))
     app.add_handler(MessageHandler(EDITS, on_edit))
     app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))

@@ -13,6 +13,7 @@ from tornado.httpserver import HTTPServer
 from chat.companion import Companion
 from chat.memory_page import MemoryPage
 from chat.outreach import Outreach
+from chat.reminders import Reminders
 from chat.voice import Listener
 from config import Config
 from handlers.transport.inbox import Inbox
@@ -40,6 +41,7 @@ class Services:
     listener: Listener | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
     drafts: Drafts | None = None
     outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins
+    reminders: Reminders | None = None  # the reminders users ask for: set within the turn, delivered on time
     memory_page: MemoryPage | None = None  # the memory page's reads and changes
     web: HTTPServer | None = None  # listening on PORT in webhook mode, and with WEBAPP_URL in polling mode too
     servers: list[ModelServer] = field(default_factory=list)  # the chat's model server first, then upkeep's own

@@ -66,22 +66,28 @@ def outreach_sender(app: Application) -> Sender:
     async def send(user_id: int, message: str, first: bool, language_code: str | None) -> str:
         if first:  # the first one ever says how to stop them
             message += "\n\n" + text("checkins_hint", language_code)
-        try:
-            await send_text(app.bot, user_id, message)
-        except Forbidden:
-            log.info("a user has blocked the bot; not writing to them until they write")
-            return "blocked"
-        except BadRequest as error:
-            if "chat not found" in str(error).lower():
-                return "blocked"
-            log.warning("Telegram refused a message written first: %s", error)
-            return "failed"
-        except TelegramError as error:
-            log.warning("could not send a message written first: %s", error)
-            return "failed"
-        return "sent"
+        return await delivered(send_text(app.bot, user_id, message), "a message written first")
 
     return send
+
+
+async def delivered(sending: Awaitable[object], what: str) -> str:
+    """Await a message the user did not just ask for (`what`: one written first, a reminder) and say how it went:
+    "sent", "blocked" (the bot was blocked, or the chat is gone) or "failed" (try again later)."""
+    try:
+        await sending
+    except Forbidden:
+        log.info("%s was refused: the bot is blocked there; not writing until they write", what)
+        return "blocked"
+    except BadRequest as error:
+        if "chat not found" in str(error).lower():
+            return "blocked"
+        log.warning("Telegram refused %s: %s", what, error)
+        return "failed"
+    except TelegramError as error:
+        log.warning("could not send %s: %s", what, error)
+        return "failed"
+    return "sent"
 
 
 def start_outreach(app: Application) -> None:

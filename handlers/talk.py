@@ -15,6 +15,7 @@ from handlers.context import Context
 from handlers.forgetting import send_unlearned
 from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
+from handlers.reminders import hear_reminders
 from handlers.senders import heard_of, speaker_of
 from handlers.texts import text
 from handlers.transport.replies import keyboard, send_text, typing_indicator
@@ -23,6 +24,7 @@ from handlers.usage import limit_line
 from llm.client import ModelUnavailable
 from memory.heard import OWN_WORDS, Heard
 
+OWN_KINDS = ("text", "voice", "photo")  # the kinds of message whose words are the user's own request
 TRY_AGAIN = re.compile(r"ta:([0-9]{1,18})")  # ASCII digits, few enough for a 64-bit id
 
 
@@ -145,12 +147,16 @@ async def _run_turn(
     private: bool, *, kind: str, image: str | None, over_limit: str | None, heard: Heard, chat_message_id: int | None,
 ) -> None:
     services, language = context.bot_data, speaker.language_code
+    # Only the user's own words ask for a reminder: never a forward, a sticker, or the quote beside them.
+    own = heard.forwarded_from is None and kind in OWN_KINDS
+    note = await hear_reminders(context, speaker, chat, words, update_id) if own else None
     async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s):
         try:
             try:
                 answer = await services.companion.reply(
                     speaker, words, update_id, kind=kind, image=image, on_text=draft.show if draft else None,
                     private=private, over_limit=over_limit, heard=heard, chat_message_id=chat_message_id,
+                    reminder_note=note,
                 )
             finally:
                 if draft is not None:  # no draft may arrive after the answer or the apology

@@ -21,6 +21,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "/export – everything I keep about you, as a file\n"
         "/timezone – your time zone (/timezone Europe/Moscow or your city)\n"
         "/checkins – may I write first (off or on)\n"
+        "/reminders – your reminders (ask: \"remind me tomorrow at 9 to…\")\n"
         "/usage – what you used today\n"
         "/help – this message",
         "ru": "Просто пиши мне, как другу.\n"
@@ -30,6 +31,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "/export – всё, что я о тебе храню, файлом\n"
         "/timezone – твой часовой пояс (/timezone Europe/Moscow или твой город)\n"
         "/checkins – можно ли мне писать первым (off или on)\n"
+        "/reminders – твои напоминания (попроси: «напомни завтра в 9 …»)\n"
         "/usage – сколько ты потратил(а) сегодня\n"
         "/help – эта подсказка",
     },
@@ -38,6 +40,49 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Прости, у меня сейчас не получается ответить. Нажми «Ещё раз» через минуту или просто напиши снова.",
     },
     "try_again": {"en": "Try again", "ru": "Ещё раз"},
+    "reminder_cancel": {"en": "Cancel", "ru": "Отменить"},
+    "reminder_change": {"en": "Change time", "ru": "Другое время"},
+    "reminder_which_time": {
+        "en": "⏰ When should I remind you ({task}): {choices}?",
+        "ru": "⏰ Когда напомнить ({task}): {choices}?",
+    },
+    "reminder_cancelled": {"en": "Cancelled: {task}", "ru": "Отменил: {task}"},
+    "reminder_which": {"en": "Which reminder should I cancel?", "ru": "Какое напоминание отменить?"},
+    "reminder_unclear": {
+        "en": "⏰ I didn't get when to remind you. Say it with a time, e.g. \"remind me tomorrow at 9 to call mom\".",
+        "ru": "⏰ Не понял, когда напомнить. Скажи со временем, например: «напомни завтра в 9 позвонить маме».",
+    },
+    "reminder_too_many": {
+        "en": "⏰ You have 50 reminders already, the most I keep. Cancel one in /reminders first.",
+        "ru": "⏰ У тебя уже 50 напоминаний — больше я не держу. Сначала отмени какое-нибудь в /reminders.",
+    },
+    "reminder_too_often": {
+        "en": "⏰ I can repeat a reminder at most once an hour.",
+        "ru": "⏰ Повторять напоминание я могу не чаще раза в час.",
+    },
+    "reminder_no_match": {
+        "en": "⏰ I have no such reminder for you. See them all in /reminders.",
+        "ru": "⏰ Такого напоминания у меня нет. Все напоминания: /reminders.",
+    },
+    "reminder_no_last": {
+        "en": "⏰ You have no reminder to move.",
+        "ru": "⏰ Переносить нечего: напоминаний нет.",
+    },
+    "reminder_missed": {
+        "en": "⏰ I was offline and missed reminding you: {tasks}. Sorry!",
+        "ru": "⏰ Я был недоступен и не напомнил: {tasks}. Прости!",
+    },
+    "reminders_none": {
+        "en": "No reminders. Ask me: \"remind me tomorrow at 9 to call mom\".",
+        "ru": "Напоминаний нет. Попроси: «напомни завтра в 9 позвонить маме».",
+    },
+    "reminders_header": {"en": "Your reminders:", "ru": "Твои напоминания:"},
+    "reminder_shift_10": {"en": "+10 min", "ru": "+10 мин"},
+    "reminder_shift_60": {"en": "+1 hour", "ru": "+1 час"},
+    "reminder_shift_1440": {"en": "+1 day", "ru": "+1 день"},
+    "reminder_done": {"en": "Done ✓", "ru": "Сделано ✓"},
+    "reminder_snooze_10": {"en": "In 10 minutes", "ru": "Через 10 минут"},
+    "reminder_snooze_60": {"en": "In an hour", "ru": "Через час"},
     "error": {
         "en": "Sorry, something went wrong on my side. Please try again.",
         "ru": "Прости, у меня что-то сломалось. Попробуй ещё раз.",
@@ -351,6 +396,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Everything I keep, as a file"),
         ("timezone", "Your time zone"),
         ("checkins", "May I write first"),
+        ("reminders", "Your reminders"),
         ("usage", "What you used today"),
     ],
     "ru": [
@@ -362,6 +408,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Всё, что я храню, файлом"),
         ("timezone", "Твой часовой пояс"),
         ("checkins", "Можно ли мне писать первым"),
+        ("reminders", "Твои напоминания"),
         ("usage", "Сколько ты потратил(а) сегодня"),
     ],
 }

@@ -203,13 +203,16 @@ class ChatModel:
         max_tokens: int,
         timeout: float,
         tally: Tally | None = None,
+        shape_shown: bool = False,
     ) -> str:
         """Return the model's answer holding JSON that follows `schema`, asked for in the best way the server takes.
 
         The process starts with a strict `json_schema` format. An error answer before any structured call has
         worked tries the next mode at once (`json_object` with the schema in the prompt, then plain text): a
         mode the server refused by name, or one whose successor works, is left for the rest of the process.
-        Each attempt may take `timeout` seconds. Raises TooLong when the prompt is past the server's context
+        `shape_shown`: the messages already show the answer's shape, so a mode without `json_schema` adds no copy
+        of the schema to the prompt (hundreds of tokens a small server reads each time). Each attempt may take
+        `timeout` seconds. Raises TooLong when the prompt is past the server's context
         or the answer hit `max_tokens` unfinished, ModelUnavailable when the model cannot answer.
         """
         tally = tally if tally is not None else Tally()
@@ -218,7 +221,8 @@ class ChatModel:
             first: openai.APIStatusError | None = None
             for mode in self.features.structured_modes():
                 try:
-                    text = await self._structured_once(messages, schema_name, schema, mode, max_tokens, seconds, tally)
+                    text = await self._structured_once(messages, schema_name, schema, mode, max_tokens, seconds, tally,
+                                                       shape_shown)
                 except openai.APIStatusError as error:
                     if not self.features.may_probe_structured(error):
                         raise
@@ -237,7 +241,7 @@ class ChatModel:
 
     async def _structured_once(
         self, messages: Sequence[dict], schema_name: str, schema: dict, mode: str, max_tokens: int,
-        timeout: float, tally: Tally,
+        timeout: float, tally: Tally, shape_shown: bool = False,
     ) -> str:
         options: dict = {"temperature": 0}
         request = list(messages)
@@ -246,7 +250,8 @@ class ChatModel:
                 "type": "json_schema", "json_schema": {"name": schema_name, "strict": True, "schema": schema}
             }
         else:
-            request = with_instruction(request, schema_instruction(schema))
+            if not shape_shown:
+                request = with_instruction(request, schema_instruction(schema))
             if mode == "json_object":
                 options["response_format"] = {"type": "json_object"}
         # Streamed, so that closing it ends the server's work: a pass cancelled for a conversation (llm/gate.py)

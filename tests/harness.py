@@ -13,7 +13,7 @@ import aiohttp
 from telegram import Update
 from telegram.ext import Application
 
-from bot import build_application
+from bot import build_application, stop_upkeep
 from config import Config
 from memory.time.clock import utc_now
 
@@ -47,6 +47,7 @@ async def running_bot(config: Config, clock: Callable[[], datetime] = utc_now) -
     try:
         yield app
     finally:
+        stop_upkeep(app.bot_data)  # as bot.py's stop signal does: a pass in flight is not waited for
         await app.updater.stop()
         await app.stop()
         await app.shutdown()

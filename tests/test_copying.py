@@ -20,6 +20,7 @@ T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 H = timedelta(hours=1)
 ROOT = Path(__file__).resolve().parent.parent
 VECTOR = bytes(range(256)) * 6  # 1536 bytes: 384 float32 values, every byte value included
+GROUP = -1001234567890  # a supergroup's chat id: more than 32 bits
 
 
 async def turn(store, user_id, text, now, update_id=None):
@@ -30,7 +31,7 @@ async def turn(store, user_id, text, now, update_id=None):
 @pytest.fixture
 async def source(tmp_path):
     """A SQLite database of two users, written through the Store: messages, facts, history, relations, vectors,
-    inbox, topics, usage and settings."""
+    inbox, topics, usage, settings and reminders."""
     path = tmp_path / "data" / "bot.db"
     store = await Store.open(path)
     for i in range(3):
@@ -50,6 +51,11 @@ async def source(tmp_path):
     await store.record_usage(None, T0, model_errors=1)
     await store.set_setting(1, "proactive", False, T0)
     await store.set_setting(2, "language", "en", T0)
+    pills = await store.add_reminder(1, GROUP, "take the pills", T0 + H, "day 21:00", "Europe/Berlin", T0, asker="Аня")
+    await store.finish_reminder(pills, T0 + H, T0 + 25 * H)
+    call = await store.add_reminder(2, 2, "позвонить маме", T0 + 2 * H, None, "Europe/Moscow", T0)
+    await store.finish_reminder(call, T0 + 2 * H, None)
+    await store.add_reminder(2, 2, "купить хлеб", T0 + 3 * H, None, "Europe/Moscow", T0)
     await store.close()
     return path
 
@@ -68,6 +74,7 @@ async def read_back(store) -> dict:
             "history": await store.fact_history(user_id, "city"),
             "settings": await store.settings(user_id),
             "topics": await store.topics(user_id),
+            "reminders": [await store.reminder(user_id, r) for r in range(1, 4)],
         }
         for user_id in (1, 2)
     }
@@ -77,7 +84,7 @@ async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(sour
     before, files = digest(source), sorted(os.listdir(source.parent))
     counts = await copy_sqlite_to_postgres(source, pg_url)
     assert list(counts) == ["users", "messages", "facts", "fact_history", "fact_relations", "inbox", "topics", "usage",
-                           "forgotten", "send_budget"]
+                           "forgotten", "send_budget", "reminders"]
     assert all(lite == pg for lite, pg in counts.values()) and counts["messages"] == (12, 12)
     assert counts["fact_history"] == (1, 1) and counts["usage"][0] == 14
     assert digest(source) == before and sorted(os.listdir(source.parent)) == files
@@ -95,6 +102,12 @@ async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(sour
         new = await turn(pg, 3, "first on PostgreSQL", T0 + 10 * H)  # the sequences start past the copied ids
         assert new.message_id > highest
         await pg.save_facts(3, Extraction([Fact("location", "city", "Riga")]), T0 + 10 * H, 100)
+        assert counts["reminders"] == (3, 3)
+        assert [r.task for r in copied[2]["reminders"] if r] == ["позвонить маме", "купить хлеб"]
+        pills = copied[1]["reminders"][0]
+        assert (pills.chat_id, pills.asker, pills.due_at, pills.delivered_at) == (GROUP, "Аня", T0 + 25 * H, T0 + H)
+        later = await pg.add_reminder(3, 3, "first on PostgreSQL", T0 + 20 * H, None, "Europe/Riga", T0 + 10 * H)
+        assert later is not None and later.id == 4  # past the copied ids
     finally:
         await lite.close()
         await pg.close()

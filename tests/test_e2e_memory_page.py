@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import logging
 import time
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import aiohttp
 import pytest
 
 from memory.continuity import Topic
 from memory.facts import Extraction
+from memory.reminder import Reminder
 from tests.conftest import fetch
 from tests.harness import make_config, running_bot
 from tests.pg import free_port
@@ -20,6 +22,7 @@ from tests.webapp_signing import init_data
 
 ANN, BOB = 1001, 1002
 PAGE = "https://bot.example.com/memory/"
+MOSCOW, TOKYO = ZoneInfo("Europe/Moscow"), ZoneInfo("Asia/Tokyo")
 
 
 @pytest.fixture
@@ -57,6 +60,21 @@ def page(bot, config, telegram, user_id=ANN, **kwargs) -> Page:
 async def teach(telegram, text: str, user_id: int = ANN, count: int = 1) -> None:
     telegram.push_text(user_id, text)
     await telegram.wait_for_sent(user_id, count)
+
+
+def wall(day: date, hour: int, minute: int, zone: ZoneInfo) -> datetime:
+    """Return the moment the clocks in `zone` show `hour`:`minute` on `day`."""
+    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=zone)
+
+
+async def remind(app, user_id: int, task: str, due: datetime, rule: str | None = None) -> Reminder:
+    """Set a reminder in the user's private chat, as their turn would; return it."""
+    store = app.bot_data.store
+    await store.meet_user(user_id, datetime.now(timezone.utc))
+    reminder = await store.add_reminder(user_id, user_id, task, due, rule, str(due.tzinfo),
+                                        datetime.now(timezone.utc))
+    assert reminder is not None
+    return reminder
 
 
 def fact_named(memory: dict, words: str) -> dict:
@@ -295,3 +313,43 @@ async def test_a_user_outside_allowed_user_ids_gets_403(telegram, model, tmp_pat
         status, answer = await Page(http, config.port, telegram.token, ANN).call("GET", "api/memory")
         assert (status, answer["code"]) == (403, "not_allowed")
         assert (await Page(http, config.port, telegram.token, BOB).call("GET", "api/memory"))[0] == 200
+
+
+async def test_reminders_show_their_local_time_in_their_own_zone_and_only_to_their_user(bot, config, telegram):
+    app = bot[0]
+    day = date.today() + timedelta(days=30)  # far enough ahead that nothing sends them meanwhile
+    weekly = await remind(app, ANN, "gym", wall(day + timedelta(days=1), 8, 0, TOKYO), "week mon 08:00")
+    once = await remind(app, ANN, "<b>call</b> mum", wall(day, 9, 30, MOSCOW))
+    await remind(app, BOB, "Bob's dentist", wall(day, 7, 0, MOSCOW))
+    status, memory = await page(bot, config, telegram).call("GET", "api/memory")
+    assert status == 200
+    assert memory["reminders"] == [
+        {"id": once.id, "task": "<b>call</b> mum", "due": f"{day} 09:30", "zone": "Europe/Moscow", "rule": None},
+        {"id": weekly.id, "task": "gym", "due": f"{day + timedelta(days=1)} 08:00", "zone": "Asia/Tokyo",
+         "rule": "week mon 08:00"},
+    ]
+    bob_memory = (await page(bot, config, telegram, user_id=BOB).call("GET", "api/memory"))[1]
+    assert [reminder["task"] for reminder in bob_memory["reminders"]] == ["Bob's dentist"]
+
+
+async def test_a_reminder_is_deleted_once_and_another_users_gets_the_answer_a_fact_gets(bot, config, telegram):
+    app = bot[0]
+    await teach(telegram, "I have a dog named Rex.")
+    due = wall(date.today() + timedelta(days=30), 9, 0, MOSCOW)
+    mine, kept = await remind(app, ANN, "call mum", due), await remind(app, ANN, "buy bread", due + timedelta(hours=1))
+    ann, bob = page(bot, config, telegram), page(bot, config, telegram, user_id=BOB)
+    rex = fact_named((await ann.call("GET", "api/memory"))[1], "Rex")
+    not_theirs = await bob.call("DELETE", f"api/facts/{rex['id']}")
+    assert not_theirs[0] == 404 and not_theirs[1]["code"] == "not_found"
+    for path in (f"api/reminders/{mine.id}", "api/reminders/999999"):
+        assert await bob.call("DELETE", path) == not_theirs, path
+    assert [reminder.id for reminder in await app.bot_data.store.reminders(ANN)] == [mine.id, kept.id]
+    assert await ann.call("DELETE", f"api/reminders/{mine.id}") == (200, {"deleted": 1})
+    assert await ann.call("DELETE", f"api/reminders/{mine.id}") == not_theirs  # already cancelled
+    assert (await app.bot_data.store.reminder(ANN, mine.id)).state == "cancelled"
+    assert [reminder["id"] for reminder in (await ann.call("GET", "api/memory"))[1]["reminders"]] == [kept.id]
+    unsigned = await ann.call("DELETE", f"api/reminders/{kept.id}", headers={})
+    assert unsigned[0] == 401 and unsigned[1]["code"] == "signed"
+    status, answer = await ann.call("DELETE", f"api/reminders/{kept.id}", raw="{}" + " " * 20_000)
+    assert (status, answer["code"]) == (413, "too_big")  # refused before the body is read, as for a fact
+    assert [reminder.id for reminder in await app.bot_data.store.reminders(ANN)] == [kept.id]

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from config import load_config
+from config import SHARED_SLOT_EXTRACT_TOKENS, load_config
 from tests.doubles.openai_api import OpenAIDouble
 from tests.harness import make_config, running_bot
 
@@ -125,3 +125,13 @@ def test_model_concurrency_defaults_to_one_slot_for_a_local_server_and_none_for_
     assert (settings.extract_model, settings.extract_base_url, settings.extract_api_key) == (
         "qwen3:0.6b", "http://localhost:11434/v1", None)
     assert (settings.embedding_base_url, settings.embedding_api_key) == ("http://localhost:11434/v1", "k")
+
+
+def test_extraction_sharing_a_limited_slot_keeps_its_prompts_short_by_default():
+    base = {"TELEGRAM_BOT_TOKEN": "123456:ABCdefGHIjkl-mno_pqr"}
+    local = {**base, "OPENAI_BASE_URL": "http://localhost:8000/v1"}
+    assert load_config({**base, "OPENAI_API_KEY": "sk-x"}).extract_max_prompt_tokens == 6000
+    assert load_config(local).extract_max_prompt_tokens == SHARED_SLOT_EXTRACT_TOKENS
+    assert load_config({**local, "MODEL_CONCURRENCY": "0"}).extract_max_prompt_tokens == 6000
+    assert load_config({**local, "EXTRACT_BASE_URL": "http://localhost:11434/v1"}).extract_max_prompt_tokens == 6000
+    assert load_config({**local, "EXTRACT_MAX_PROMPT_TOKENS": "4000"}).extract_max_prompt_tokens == 4000

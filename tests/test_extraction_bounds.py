@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone
 import openai
 import pytest
 
-from config import Config
+from config import SHARED_SLOT_EXTRACT_TOKENS, Config
 from llm.answers import close_json
 from llm.client import ChatModel
 from llm.server import ServerFeatures
@@ -88,6 +88,33 @@ def test_the_budget_is_lowered_by_a_context_window_once_known():
     assert extractor.prompt_budget() == 8192 - 3072 - 64
     extractor.model.features.context_tokens = 2048
     assert extractor.prompt_budget() == 1024  # the floor: an extraction prompt is no smaller
+
+
+BRIEF = load_prompt("extract_facts_brief.md")
+
+
+def test_a_budget_the_full_instructions_would_nearly_fill_gets_the_brief_ones():
+    def extractor(budget: int) -> LLMExtractor:
+        return LLMExtractor(ChatModel(openai.AsyncOpenAI(api_key="k"), "m", features=ServerFeatures()),
+                            INSTRUCTIONS, max_prompt_tokens=budget, brief=BRIEF)
+
+    assert extractor(6000).instructions == INSTRUCTIONS
+    assert extractor(SHARED_SLOT_EXTRACT_TOKENS).instructions == BRIEF
+    small = extractor(SHARED_SLOT_EXTRACT_TOKENS)
+    batch = small.fit([said(i, f"message number {i} " * 10) for i in range(1, 30)], [])
+    assert 3 <= len(batch) < 29  # room for several messages beside the brief instructions, not for all
+    assert prompt_tokens(build_extraction_messages(small.instructions, batch, [])) <= SHARED_SLOT_EXTRACT_TOKENS
+    without = LLMExtractor(ChatModel(openai.AsyncOpenAI(api_key="k"), "m"), INSTRUCTIONS, max_prompt_tokens=1280)
+    assert without.instructions == INSTRUCTIONS  # no brief ones given: the full ones, whatever the budget
+
+
+def test_the_brief_instructions_ask_for_the_same_answer():
+    system, _ = build_extraction_messages(BRIEF, [said(1, "hi")], [])
+    for placeholder in ("{categories}", "{single_valued}", "{relations}"):
+        assert placeholder not in system["content"]
+    for field in ('"facts"', '"relations"', '"topics"', '"changes"', "source_message_id", "context only",
+                  "[user #ID]", "secrets"):
+        assert field in system["content"]
 
 
 # ----- answers cut by the cap -----

@@ -1,4 +1,4 @@
-"""The blind held-out sets of issue 39 as a guard: written without reading the detectors, run once (the first
+"""The blind held-out sets of issues 39 and 41 as a guard: written without reading the detectors, run once (the first
 run is in bench/README.md), then the detectors were fixed. These keep the fixed figures from slipping back."""
 
 from __future__ import annotations
@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bench.reminders import load_corpus, score
 from memory.orders import gives_orders
 from memory.secrets.masking import mask_secrets
 
@@ -37,3 +38,14 @@ def test_the_held_out_injections_are_refused_and_ordinary_values_kept():
     refused = sum(gives_orders(value) for value in injections)
     assert refused / len(injections) >= 0.95
     assert sum(gives_orders(value) for value in ordinary) <= 1
+
+
+def test_the_reminder_corpora_keep_their_figures():
+    """Issue 41's development corpus and its blind held-out set (first run: precision 1.000, recall 1.000, time
+    right 0.975, task 0.975; bench/README.md), scored by bench/reminders.py."""
+    for name, floor in (("reminders_corpus.json", 0.98), ("reminders_heldout.json", 0.97)):
+        counts = score(load_corpus(BENCH / name))["groups"]["all"]
+        assert counts["requests"] >= 40 and counts["traps"] >= 40
+        assert counts["found_requests"] / counts["found"] >= 0.98, name  # precision
+        assert counts["found_requests"] / counts["requests"] >= 0.90, name  # recall
+        assert counts["time_right"] / counts["timed"] >= floor, name

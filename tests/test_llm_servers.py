@@ -56,6 +56,14 @@ async def test_a_refused_json_schema_moves_the_process_to_json_object_with_the_s
     assert f"HTTP {status}" in line and "json_schema" in line
 
 
+async def test_a_prompt_that_shows_the_answers_shape_gets_no_copy_of_the_schema(model, chat):
+    model.reject_json_schema = True
+    model.reply = lambda body: '{"facts": []}'
+    await chat.complete_json(JSON_PROMPT, "facts", SCHEMA, max_tokens=100, timeout=1.0, shape_shown=True)
+    assert formats(model) == ["json_schema", "json_object"]
+    assert model.requests[1]["messages"] == JSON_PROMPT  # as written: the brief extraction prompt ends with it
+
+
 async def test_a_500_that_goes_away_with_another_format_moves_the_process_too(model, chat):
     model.fail_next(500, message="failed to parse grammar")  # no word of response_format
     model.reply = lambda body: '{"facts": []}'

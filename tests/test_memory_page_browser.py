@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.async_api import async_playwright
@@ -150,3 +152,28 @@ async def test_the_zone_is_set_by_city_and_put_back_to_automatic(browser, bot, t
     await page.locator("#zone-auto").wait_for(state="hidden", timeout=5_000)
     assert (await app.bot_data.store.settings(ANN))["timezone"] is None
     assert errors == []
+
+
+async def test_a_reminder_is_shown_as_text_with_its_rule_and_deleted(browser, bot, telegram):
+    app = bot[0]
+    store = app.bot_data.store
+    day = date.today() + timedelta(days=30)  # far enough ahead that nothing sends it meanwhile
+    now = datetime.now(timezone.utc)
+    due = datetime(day.year, day.month, day.day, 8, 0, tzinfo=ZoneInfo("Asia/Tokyo"))
+    weekly = await store.add_reminder(ANN, ANN, HOSTILE, due, "week mon 08:00", "Asia/Tokyo", now)
+    once = await store.add_reminder(ANN, ANN, "call mum", due + timedelta(days=2), None, "Asia/Tokyo", now)
+    page, errors, foreign = await open_page(browser, bot, telegram)
+    shown = page.locator(f'#reminders li.reminder[data-id="{weekly.id}"]')
+    assert await shown.locator(".value").text_content() == HOSTILE  # the markup itself, as text
+    assert await page.locator("#reminders img").count() == 0
+    assert "08:00 (Asia/Tokyo)" in await shown.locator(".when").text_content()
+    assert await shown.locator(".rule").text_content() == "repeats: week mon 08:00"
+    assert await page.locator("#reminders li.reminder", has_text="call mum").locator(".rule").count() == 0
+    async with page.expect_response(lambda response: response.request.method == "DELETE", timeout=10_000) as sent:
+        await shown.locator("button.delete").click()
+        assert await shown.count() == 0  # gone from the page at once, sent once Undo's few seconds are over
+    assert (await sent.value).status == 200
+    assert [reminder.id for reminder in await store.reminders(ANN)] == [once.id]
+    assert (await store.reminder(ANN, weekly.id)).state == "cancelled"
+    assert await page.evaluate("document.body.dataset.pwned") is None
+    assert errors == [] and foreign == []

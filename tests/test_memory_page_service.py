@@ -1,9 +1,10 @@
-"""The memory page's service on both engines: a fact typed for a user the bot never met, edits, isolation."""
+"""The memory page's service on both engines: a fact typed for a user the bot never met, edits, reminders,
+isolation."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -15,6 +16,7 @@ from tests.conftest import fetch
 
 ANN, BOB = 1001, 1002
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
+HOUR = timedelta(hours=1)
 
 
 @pytest.fixture
@@ -73,3 +75,33 @@ async def test_settings_forget_and_export(page, store):
     assert [fact["value"] for fact in exported["facts"]] == ["likes tea"]
     assert await page.forget_all(ANN) == (0, 1)
     assert (await page.snapshot(ANN)).facts == [] and await store.settings(ANN) == {}
+
+
+async def remind(store, user_id: int, task: str, due: datetime, rule: str | None = None):
+    """Set a reminder in the user's private chat (meeting them first); return it."""
+    await store.meet_user(user_id, NOW)
+    reminder = await store.add_reminder(user_id, user_id, task, due, rule, "Europe/Moscow", NOW)
+    assert reminder is not None
+    return reminder
+
+
+async def test_the_snapshot_has_the_users_active_reminders_soonest_first(page, store):
+    weekly = await remind(store, ANN, "gym", NOW + 72 * HOUR, "week mon 08:00")
+    once = await remind(store, ANN, "call mum", NOW + 2 * HOUR)
+    dropped = await remind(store, ANN, "buy bread", NOW + HOUR)
+    assert await store.cancel_reminder(ANN, dropped.id)
+    await remind(store, BOB, "Bob's own", NOW + HOUR)
+    assert (await page.snapshot(ANN)).reminders == [once, weekly]
+    assert [reminder.task for reminder in (await page.snapshot(BOB)).reminders] == ["Bob's own"]
+
+
+async def test_a_reminder_is_deleted_once_and_another_users_is_not_found(page, store):
+    mine = await remind(store, ANN, "call mum", NOW + HOUR)
+    bobs = await remind(store, BOB, "water the plants", NOW + HOUR, "day 09:00")
+    await page.delete_reminder(ANN, mine.id)
+    assert await store.reminders(ANN) == [] and (await store.reminder(ANN, mine.id)).state == "cancelled"
+    for user_id, reminder_id in ((ANN, mine.id), (ANN, bobs.id), (ANN, bobs.id + 1000), (BOB, mine.id)):
+        with pytest.raises(Refused) as refused:
+            await page.delete_reminder(user_id, reminder_id)
+        assert refused.value.code == "not_found"
+    assert await store.reminders(BOB) == [bobs]

@@ -16,6 +16,7 @@ TIME_COLUMNS = {
     "topics": {"started_at", "ended_at"},
     "usage": {"at"},
     "forgotten": {"created_at", "expires_at"},
+    "reminders": {"due_at", "created_at", "claim_until", "delivered_at"},
 }
 
 

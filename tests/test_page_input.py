@@ -13,6 +13,7 @@ from chat.page_input import Refused, edited_fact, new_fact, settings_changes, ty
 from handlers.webapp.view import page_json
 from memory.continuity import Topic
 from memory.facts import Fact, Relation
+from memory.reminder import Reminder
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 REX = Fact("pets", "pet:rex", "dog Rex", id=1, created_at=NOW, updated_at=NOW)
@@ -136,6 +137,23 @@ def test_the_page_json_splits_wishes_from_facts_marks_the_past_and_links_by_id()
     assert "Kazan" in page["settings"]["zone_origin"]
     assert page["texts"]["forget_yes"] == "Да, стереть" and page["category_names"]["pets"] == "Питомцы"
     assert "style" not in page["categories"]
+    assert page["reminders"] == []
+
+
+def test_the_page_json_gives_each_reminder_its_local_time_in_its_own_zone_and_its_rule():
+    def reminder(reminder_id: int, task: str, due: datetime, rule: str | None, zone: str) -> Reminder:
+        return Reminder(id=reminder_id, user_id=1, chat_id=1, asker=None, task=task, due_at=due, rule=rule, zone=zone,
+                        created_at=NOW)
+
+    reminders = [reminder(5, "<b>call</b> mum", datetime(2026, 12, 2, 6, 0, tzinfo=timezone.utc), None,
+                          "Europe/Moscow"),
+                 reminder(6, "gym", datetime(2026, 12, 7, 13, 30, tzinfo=timezone.utc), "week mon 08:30",
+                          "America/New_York")]
+    page = page_json(Snapshot("Ann", [], [], [], {}, reminders), "en", "UTC", True)
+    assert page["reminders"] == [
+        {"id": 5, "task": "<b>call</b> mum", "due": "2026-12-02 09:00", "zone": "Europe/Moscow", "rule": None},
+        {"id": 6, "task": "gym", "due": "2026-12-07 08:30", "zone": "America/New_York", "rule": "week mon 08:30"},
+    ]
 
 
 PAGE = Path(__file__).resolve().parent.parent / "handlers" / "webapp" / "page"

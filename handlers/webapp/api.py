@@ -177,6 +177,14 @@ class TopicApi(Api):
         self.answer({"deleted": 1})
 
 
+class ReminderApi(Api):
+    """DELETE api/reminders/<id>: the reminder is cancelled and never sent."""
+
+    async def delete(self, reminder_id: str) -> None:
+        await self.page.delete_reminder(self.user.id, int(reminder_id))
+        self.answer({"deleted": 1})
+
+
 class SettingsApi(Api):
     """PATCH api/settings takes {"timezone": zone, city or null, "checkins": bool, "memory": bool}."""
 
@@ -233,6 +241,7 @@ def page_routes(app: Application, config: Config) -> list[tuple]:
         (root + r"api/facts", NewFactApi, api),
         (root + r"api/facts/([0-9]{1,18})", FactApi, api),
         (root + r"api/topics/([0-9]{1,18})", TopicApi, api),
+        (root + r"api/reminders/([0-9]{1,18})", ReminderApi, api),
         (root + r"api/settings", SettingsApi, api),
         (root + r"api/forget", ForgetApi, api),
         (root + r"api/export", ExportApi, api),

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo
+
 from chat.memory_page import Snapshot
 from chat.page_input import HAND_CATEGORIES
 from handlers.notes import wish_line
 from handlers.settings import zone_and_origin
 from handlers.texts import CATEGORY_NAMES, language_of, text
 from memory.facts import Fact, is_style, memory_enabled
+from memory.reminder import Reminder
 
 
 def fact_json(fact: Fact) -> dict:
@@ -17,6 +20,14 @@ def fact_json(fact: Fact) -> dict:
         "past": fact.ended is not None, "ended": fact.ended, "ended_on": fact.ended_on,
         "learned": fact.created_at.isoformat() if fact.created_at else None,
     }
+
+
+def reminder_json(reminder: Reminder) -> dict:
+    """Return one reminder as the page sees it: its task, when it is next due in its own zone ("YYYY-MM-DD HH:MM"),
+    that zone, and its rule line (None for a one-off)."""
+    local = reminder.due_at.astimezone(ZoneInfo(reminder.zone))
+    return {"id": reminder.id, "task": reminder.task, "due": local.strftime("%Y-%m-%d %H:%M"),
+            "zone": reminder.zone, "rule": reminder.rule}
 
 
 def settings_json(settings: dict, facts: list[Fact], default_zone: str, proactive: bool, language: str | None) -> dict:
@@ -44,6 +55,7 @@ def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, 
                    for fact in snapshot.facts if is_style(fact)],
         "relations": [{"source": ids[r.source_key], "target": ids[r.target_key], "relation": r.relation}
                       for r in snapshot.relations if r.source_key in ids and r.target_key in ids],
+        "reminders": [reminder_json(reminder) for reminder in snapshot.reminders],
         "topics": [{"id": topic.id, "text": topic.text, "ended_at": topic.ended_at.isoformat()}
                    for topic in snapshot.topics if topic.id is not None],
         "settings": settings_json(snapshot.settings, snapshot.facts, default_zone, proactive, language_code),

@@ -86,6 +86,7 @@ CONTEXT_MARGIN = 64  # the chat template's own tokens around the messages
 MIN_PROMPT_TOKENS = 1024
 # The companion's replies are context for the user's words, not sources: this much of each is enough.
 REPLY_CONTEXT_CHARS = 300
+ROOM_BESIDE = 1000  # the full instructions are used when they leave this many tokens for facts and messages
 KNOWN_SHARE = 4  # the known facts take at most a quarter of the prompt budget
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -184,10 +185,12 @@ class LLMExtractor:
 
     def __init__(
         self, model: ChatModel, instructions: str, max_prompt_tokens: int = 6000, timeout: float = 120.0,
-        max_answer_tokens: int = 3072,
+        max_answer_tokens: int = 3072, brief: str | None = None,
     ) -> None:
         self.model = model
-        self.instructions = instructions
+        self.full_instructions = instructions
+        self.brief = brief  # the short instructions, for a prompt budget the full ones would nearly fill
+        self._full_tokens = estimate_tokens(instructions)
         self.max_prompt_tokens = max_prompt_tokens
         self.timeout = timeout
         self.max_answer_tokens = max_answer_tokens  # an answer that reaches it is cut: the batch is halved
@@ -200,6 +203,14 @@ class LLMExtractor:
             return self.max_prompt_tokens
         answer = features.answer_cap(self.max_answer_tokens) or self.max_answer_tokens
         return max(MIN_PROMPT_TOKENS, min(self.max_prompt_tokens, features.context_tokens - answer - CONTEXT_MARGIN))
+
+    @property
+    def instructions(self) -> str:
+        """Return the instructions the prompt budget leaves room for: the full ones when they leave ROOM_BESIDE
+        tokens for the known facts and the messages, else the brief ones (where given)."""
+        if self.brief is None or self.prompt_budget() - self._full_tokens >= ROOM_BESIDE:
+            return self.full_instructions
+        return self.brief
 
     def fit(
         self, messages: list[dict], known: list[Fact], zone: ZoneInfo | None = None, topics_so_far: str | None = None,
@@ -233,10 +244,12 @@ class LLMExtractor:
                     if message["role"] == "user" and message.get("kind") != FORWARD}
         if not user_ids:
             return Extraction()
+        instructions = self.instructions
         raw = await self.model.complete_json(
-            build_extraction_messages(self.instructions, messages, self.listed(known), zone, topics_so_far),
+            build_extraction_messages(instructions, messages, self.listed(known), zone, topics_so_far),
             "facts", FACTS_SCHEMA,
             max_tokens=self.max_answer_tokens, timeout=self.timeout, tally=tally or Tally(),
+            shape_shown=instructions is self.brief,  # the brief ones end with the answer's shape
         )
         return parse_extraction(raw, user_ids, known)
 

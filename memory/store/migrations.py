@@ -255,6 +255,43 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX messages_by_chat_message ON messages(user_id, chat_message_id)",
         ),
     ),
+    (
+        13,
+        "reminders the user asked for",
+        (
+            # One row per reminder. due_at is the next time it is planned for (UTC), always worked out from the
+            # rule, never from when the last one was delivered, so a recurring one does not drift. rule: NULL for
+            # a one-off, else a line like "week mon 08:00", planned in `zone` (IANA). chat_id is where it goes
+            # (the private chat, or the group it was asked in, where `asker` is the name to mention). state:
+            # 'pending' (the bot asked which time), 'active', 'done' (a one-off delivered), 'cancelled', or 'missed'
+            # (a one-off the bot was down for). source_update: the update that set it, so that a turn resumed
+            # after a crash finds it instead of setting it twice (NULL for one set by a button).
+            # claim_until: until when one machine has taken it to send (UTC). missed: occurrences skipped while
+            # the bot was down that the user has not been told of yet.
+            """
+            CREATE TABLE reminders (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: a button on an old one must not find a newer
+                user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                chat_id INTEGER NOT NULL,
+                asker TEXT,
+                task TEXT NOT NULL,
+                due_at TEXT NOT NULL,
+                rule TEXT,
+                zone TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                state TEXT NOT NULL DEFAULT 'active'
+                    CHECK (state IN ('pending', 'active', 'done', 'cancelled', 'missed')),
+                claim_until TEXT,
+                delivered_at TEXT,
+                missed INTEGER NOT NULL DEFAULT 0,
+                source_update INTEGER
+            )
+            """,
+            "CREATE INDEX reminders_by_due ON reminders(due_at) WHERE state = 'active'",
+            "CREATE UNIQUE INDEX reminders_by_update ON reminders(user_id, source_update)",
+            "CREATE INDEX reminders_by_user ON reminders(user_id, state)",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -20,6 +20,7 @@ from memory.store.inbox_rows import InboxQueries
 from memory.store.migrations import LATEST_VERSION
 from memory.store.outreach_rows import ProactiveQueries
 from memory.store.postgres_backend import PostgresBackend
+from memory.store.reminder_rows import ReminderQueries
 from memory.store.scripts import Script, T
 from memory.store.sqlite_backend import SQLiteBackend
 from memory.store.topic_rows import TopicQueries, newest_topics
@@ -39,12 +40,13 @@ class Profile:
 
 class Store(
     TurnQueries, FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries,
-    EditQueries,
+    EditQueries, ReminderQueries,
 ):
     """Async access to users, their turns (TurnQueries), their facts (FactQueries), forgetting some with Undo
     (ForgetQueries), the inbox (InboxQueries), the schedule of messages written first (ProactiveQueries), the
     topic lines of conversations (TopicQueries), the usage ledger (UsageQueries) and claims on background work
-    (ClaimQueries), and the user's messages an edit rewrites (EditQueries)."""
+    (ClaimQueries), the user's messages an edit rewrites (EditQueries), and the reminders they asked for
+    (ReminderQueries)."""
 
     def __init__(self, backend: SQLiteBackend | PostgresBackend) -> None:
         self._backend = backend
@@ -191,6 +193,11 @@ class Store(
                 (user_id,),
             )
             topics = await newest_topics(db, user_id, self._dialect.no_limit)
+            reminders = await db.execute_fetchall(
+                "SELECT task, due_at, rule, zone, state, created_at, delivered_at FROM reminders WHERE user_id = ?"
+                " ORDER BY id",
+                (user_id,),
+            )
         facts, relations = await self.fact_graph(user_id)
         user = dict(zip(("id", "first_name", "name", "language_code", "first_seen", "last_seen", "settings"),
                         users[0], strict=True)) if users else None
@@ -212,6 +219,8 @@ class Store(
             "messages": [dict(zip(("role", "kind", "content", "at"), row, strict=True)) for row in messages],
             "conversations": [{"topics": t.text, "started": _iso(t.started_at), "ended": _iso(t.ended_at)}
                               for t in reversed(topics)],
+            "reminders": [dict(zip(("task", "due_at", "rule", "zone", "state", "created_at", "delivered_at"), row,
+                                   strict=True)) for row in reminders],
         }
 
     async def forget_user(self, user_id: int) -> tuple[int, int]:
@@ -220,6 +229,7 @@ class Store(
             facts = (await db.execute("DELETE FROM facts WHERE user_id = ?", (user_id,))).rowcount
             messages = (await db.execute("DELETE FROM messages WHERE user_id = ?", (user_id,))).rowcount
             await db.execute("DELETE FROM topics WHERE user_id = ?", (user_id,))
+            await db.execute("DELETE FROM reminders WHERE user_id = ?", (user_id,))
             # What they spent stays in the day's totals for /stats, but no longer says whose it was.
             await db.execute("UPDATE usage SET user_id = NULL WHERE user_id = ?", (user_id,))
             # Relations and fact history went with the facts (ON DELETE CASCADE).

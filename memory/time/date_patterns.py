@@ -42,7 +42,7 @@ MARKERS = {
     "ночи": "night", "ночью": "night", "night": "night",
 }
 # After a number: it counts something else ("в 10 классе", "at 10 percent"), so it is no hour.
-_NOT_AN_HOUR = (r"(?!\s*(?:%|процент|класс|раз|лет|год|минут|секунд|этаж|кабинет|аудитор|км|метр|рубл|руб|доллар|"
+_NOT_AN_HOUR = (r"(?!\s*(?:%|процент|класс|раза?\b|лет|год|минут|секунд|этаж|кабинет|аудитор|км|метр|рубл|руб|доллар|"
                 r"евро|человек|штук|балл|дн|сут|недел|месяц|числ|-?го\b|-?е\b|percent|years?|people|minutes?|"
                 r"seconds?|km|miles|dollars|degrees|pages|times|days?|weeks?|months?|st\b|nd\b|rd\b|th\b|"
                 rf"{_RU_MONTH}|{_EN_MONTH}))")
@@ -85,7 +85,7 @@ EN_RELATIVE = re.compile(
     r"(?P<unit>days?|weeks?|months?|hours?|years?)\b"
     rf"|\b(?P<count2>{_NUMBER})\s+(?P<unit2>days?|weeks?)\s+from\s+(?:now|today)\b", I)
 # Parts of the day: alone they say nothing, beside a day or an hour they tell its half.
-RU_PART_OF_DAY = re.compile(r"\b(?:утром|с\s+утра|днём|днем|вечером|ночью)\b", I)
+RU_PART_OF_DAY = re.compile(r"\b(?:утром|с\s+утра|дн[её]м(?!\s+рожден)|вечером|ночью)\b", I)
 EN_PART_OF_DAY = re.compile(r"\b(?:in\s+the\s+)?(?:morning|afternoon|evening)\b|\b(?:at\s+)?night\b", I)
 RU_CLOCK = re.compile(
     r"\b(?P<prep>в|во|на)\s+(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?(?!\d)"

@@ -1,6 +1,6 @@
 "use strict";
 // The memory page: shows what the bot remembers about the user and lets them
-// edit, delete, add, export or erase it. Talks to the bot's API with relative
+// edit, delete, add, export or erase it, and cancel its reminders. Talks to the bot's API with relative
 // URLs; needs nothing from outside (no telegram-web-app.js).
 // words.js (WORDS) and graph.js (buildGraph, svgEl) are loaded before this file.
 
@@ -12,7 +12,7 @@ const S = {
   lang: "en",
   T: WORDS.en,        // the strings in the user's language
   data: null,         // the api/memory answer, kept up to date after each change
-  pending: new Map(), // "fact:12" / "topic:7" -> {kind, id, timer, sent}: deletes waiting for undo
+  pending: new Map(), // "fact:12" / "topic:7" / "reminder:3" -> {kind, id, timer, sent}: deletes waiting for undo
   editing: new Map(), // fact id -> {value, when, error, busy}: open edit forms
   expired: false,
 };
@@ -220,7 +220,7 @@ function pastText(fact) {
   return fact.ended_on ? T.pastSince(shortDate(fact.ended_on)) : T.past;
 }
 
-// ---------- the memory: header, wishes, facts, graph, topics ----------
+// ---------- the memory: header, wishes, facts, graph, reminders, topics ----------
 
 const hiddenNow = (kind, id) => S.pending.has(`${kind}:${id}`);
 
@@ -229,6 +229,7 @@ function renderMemory() {
   const d = S.data, T = S.T;
   const facts = d.facts.filter((f) => !hiddenNow("fact", f.id));
   const wishes = d.wishes.filter((w) => !hiddenNow("fact", w.id));
+  const reminders = d.reminders.filter((r) => !hiddenNow("reminder", r.id));
   const topics = d.topics.filter((t) => !hiddenNow("topic", t.id));
   const parts = [h("header", { class: "head" },
     h("h1", { text: T.title }),
@@ -238,6 +239,7 @@ function renderMemory() {
   parts.push(factsSection(facts, wishes.length));
   const graph = buildGraph(facts, d.relations, T);
   if (graph) parts.push(section("graph", T.links, graph.svg, graph.list));
+  if (reminders.length) parts.push(section("reminders", T.reminders, h("ul", {}, ...reminders.map(reminderRow))));
   if (topics.length) parts.push(section("topics", T.topics, h("ul", {}, ...topics.map(topicRow))));
   $("#lists").replaceChildren(...parts);
   restoreFocus(focus);
@@ -280,6 +282,16 @@ function wishRow(w) {
   return h("li", { class: "fact", "data-id": w.id },
     h("div", { class: "body" }, h("span", { class: "value", text: w.text || w.value })),
     iconButton("delete", S.T.del, () => removeItem("fact", w.id)));
+}
+
+// Its local time in its own zone (named when it is not the user's), the task, and a recurring one's rule as stored.
+function reminderRow(r) {
+  const zone = r.zone && r.zone !== S.data.settings.timezone ? ` (${r.zone})` : "";
+  return h("li", { class: "reminder", "data-id": r.id },
+    h("div", { class: "body" }, h("span", { class: "value", text: r.task }),
+      h("div", { class: "meta" }, h("span", { class: "when", text: formatWhen(r.due) + zone }),
+        r.rule ? h("span", { class: "rule", text: S.T.repeats(r.rule) }) : null)),
+    iconButton("delete", S.T.del, () => removeItem("reminder", r.id)));
 }
 
 function topicRow(t) {
@@ -383,7 +395,7 @@ async function commitDelete(key, keepalive) {
   clearTimeout(p.timer);
   p.sent = true;
   showToast();
-  const res = await api("DELETE", `api/${p.kind === "topic" ? "topics" : "facts"}/${p.id}`, undefined, keepalive);
+  const res = await api("DELETE", `api/${p.kind}s/${p.id}`, undefined, keepalive);
   if (S.pending.get(key) !== p) return; // "forget everything" happened meanwhile
   S.pending.delete(key);
   if (res.ok || res.status === 404) dropItem(p.kind, p.id);
@@ -408,8 +420,8 @@ function flushDeletes() {
 
 function dropItem(kind, id) {
   const d = S.data;
-  if (kind === "topic") {
-    d.topics = d.topics.filter((t) => t.id !== id);
+  if (kind === "topic" || kind === "reminder") {
+    d[`${kind}s`] = d[`${kind}s`].filter((x) => x.id !== id);
     return;
   }
   d.facts = d.facts.filter((f) => f.id !== id);
@@ -572,7 +584,7 @@ async function forgetAll() {
   S.pending.clear();
   S.editing.clear();
   showToast();
-  Object.assign(S.data, { name: null, facts: [], wishes: [], relations: [], topics: [] });
+  Object.assign(S.data, { name: null, facts: [], wishes: [], relations: [], reminders: [], topics: [] });
   renderMemory();
   say(S.T.forgotten(res.data.messages ?? 0, res.data.facts ?? 0));
 }
@@ -581,7 +593,7 @@ async function forgetAll() {
 
 function normalize(data) {
   const d = data && typeof data === "object" ? data : {};
-  for (const k of ["facts", "wishes", "relations", "topics", "categories"]) if (!Array.isArray(d[k])) d[k] = [];
+  for (const k of ["facts", "wishes", "relations", "reminders", "topics", "categories"]) if (!Array.isArray(d[k])) d[k] = [];
   for (const k of ["category_names", "settings", "texts"]) if (!d[k] || typeof d[k] !== "object") d[k] = {};
   return d;
 }

@@ -1,0 +1,316 @@
+"""What the bot owner's machine pays per message: the CPU, wall time and requests of the real `bot.py` process.
+
+The bench starts the Bot API double and the OpenAI API double (tests/doubles/) in its own process and runs the
+bot as `python bot.py` (polling mode) against them over loopback HTTP, with a fresh SQLite database,
+EMBEDDINGS=hashing and PROACTIVE=off. No memory extraction runs during a phase: MEMORY_EXTRACT_DELAY_SECONDS=86400
+(no user is idle that long) and MEMORY_EXTRACT_EVERY=1000 (none writes that many). Every other setting is at its
+default: Telegram's 30 requests/s limiter, typing every 4 s, MODEL_CONCURRENCY 1 (OPENAI_BASE_URL is set), the
+INFO log (to a file).
+
+Each phase runs in a bot process of its own, on a fresh database, with 5 users: a warm-up of one message each of
+the phase's kind; a wait until the process is quiet; an idle interval as long as the phase is expected to take
+(the warm-up's p50 and the pause, x N); then `--messages` N messages round-robin over the users, one at a time
+(the next is pushed 0.1 s after the previous one's reply is in), and 1 s for the last turn's upkeep. The texts
+are ordinary chat lines, some of which the rules learn a fact from (then a fact is embedded after the turn).
+
+1. short: the model answers a few words at once; STREAM_REPLIES=off.
+2. streamed: a 100-token reply (400 characters) streamed 4 characters a chunk at 40 chunks a second (2.5 s);
+   STREAM_REPLIES on (the default), a private chat, so drafts are shown.
+3. unstreamed: the same reply with STREAM_REPLIES=off; the double answers it whole after the same 2.5 s.
+4. voice: a voice note (tests/fixtures/voice.ogg, Ogg/Opus): getFile, the download, the double's transcript;
+   then the short reply of phase 1, unstreamed, so that phase 4 less phase 1 is what the voice adds.
+
+Per phase: the process's CPU (utime + stime of all its threads, /proc/<pid>/stat) over the phase, less its CPU
+over the idle interval scaled to the phase's length, per message; the wall time from a message's push into the
+double to its reply's sendMessage there, p50; the requests per message by method, from the doubles' logs (the
+long poll's getUpdates included); VmRSS (/proc/<pid>/status) at the end.
+
+Start-up: the process's CPU from exec to ready (its first getUpdates: post_init done, polling begun), on a migrated
+empty database and on databases of `--users` users, built with the real Store: each user 3 turns with replies a
+month ago and 3 rule-learned facts without embeddings, the LLM pass having read the messages (so none is due).
+Then the CPU from ready until the process is quiet (2 s at least, then until a second takes at most 0.02 s of CPU;
+120 s at most): mostly the embedding of every fact without a vector, a job 1 s after start.
+
+Figures are medians of `--runs` runs. Other work shares the machine, so they are noisy.
+
+    .venv/bin/python bench/process_cpu.py                          # 3 runs, 30 messages a phase: about 20 minutes
+    .venv/bin/python bench/process_cpu.py --runs 1 --messages 10   # a smoke run, about 3 minutes
+    .venv/bin/python bench/process_cpu.py --users 1000             # start-up on 0 and 1,000 users only
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import os
+import re
+import shutil
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("PTB_TIMEDELTA", "true")
+
+from memory.facts import Extraction, Fact  # noqa: E402
+from memory.store.store import Store  # noqa: E402
+from tests.doubles import OpenAIDouble, TaggedReplies  # noqa: E402
+from tests.test_process import environment  # noqa: E402
+
+USERS = (101, 102, 103, 104, 105)
+TICK = os.sysconf("SC_CLK_TCK")
+VOICE = (ROOT / "tests" / "fixtures" / "voice.ogg").read_bytes()
+SENTENCES = ["I live in Berlin and I have a cat named Murka.", "How was your day? I went for a walk.",
+             "I like hiking in the mountains.", "What should I cook tonight?", "I work as a nurse.",
+             "I'm tired today.", "Tell me something cheerful.", "My sister lives in Lisbon.",
+             "Do you remember what I told you?", "I love strong black coffee."]
+SHORT = "Oh, that sounds lovely. Tell me more?"
+LONG = ("That is a lovely thing to hear, and I am glad you told me. Walks like that clear the head, and the "
+        "mountains are best early in the morning, before the crowds come up from the valley. ") * 4
+TAG = re.compile(r"\(u\d+ m\d+\)")
+RATE = 40  # tokens (4-character chunks) a second
+TAIL_S = 1.0  # after the last reply: the turn's upkeep (storing it, embedding what was learned)
+# Between a reply and the next message, as a user reads first: Telegram's limiter (30/s, a burst of 1) drops the
+# typing action of a message pushed within 1/30 s of the last request, which no person writes that fast.
+PAUSE_S = 0.1
+FACTS = [("location", "city", "Berlin"), ("pets", "pet:murka", "cat Murka"), ("career", "job_title", "nurse")]
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    streamed: bool  # STREAM_REPLIES
+    tokens: int  # the reply's length; 0: the short one
+    voice: bool = False
+
+
+PHASES = (Phase("short", False, 0), Phase("streamed", True, 100), Phase("unstreamed", False, 100),
+          Phase("voice", False, 0, voice=True))
+
+
+@dataclass
+class Bot:
+    """A running bot process and the doubles it talks to."""
+
+    process: asyncio.subprocess.Process
+    telegram: TaggedReplies
+    model: OpenAIDouble
+    ready_cpu: float  # CPU seconds from exec to the first getUpdates
+    ready_wall: float
+
+
+def cpu_seconds(pid: int) -> float:
+    """Return utime + stime of a process (all its threads) in seconds, from /proc/<pid>/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def rss_mib(pid: int) -> float:
+    """Return a process's VmRSS in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def answer(tokens: int):
+    """Return the double's reply function: SHORT, or `tokens` 4-character tokens, ending with the message's tag."""
+    def reply(body: dict) -> str:
+        found = TAG.search(body["messages"][-1]["content"])
+        tag = found.group() if found else ""
+        if not tokens:
+            return f"{SHORT} {tag}"
+        return f"{LONG[:tokens * 4 - len(tag) - 1]} {tag}"
+    return reply
+
+
+@contextlib.asynccontextmanager
+async def running_bot(database: Path, streamed: bool, log: Path):
+    """Start `python bot.py` against fresh doubles, yield it once ready, then stop it with SIGTERM."""
+    telegram, model = TaggedReplies(), OpenAIDouble()
+    await telegram.start()
+    await model.start()
+    env = environment(TELEGRAM_BOT_TOKEN=telegram.token, OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=model.base_url,
+                      TELEGRAM_API_BASE_URL=telegram.base_url, DATABASE_PATH=str(database), EMBEDDINGS="hashing",
+                      MEMORY_EXTRACT_DELAY_SECONDS="86400", MEMORY_EXTRACT_EVERY="1000", PROACTIVE="off",
+                      STREAM_REPLIES="on" if streamed else "off")
+    started = time.monotonic()
+    with log.open("ab") as out:
+        process = await asyncio.create_subprocess_exec(sys.executable, "bot.py", cwd=ROOT, env=env,
+                                                       stdout=out, stderr=out)
+    try:
+        await telegram.wait_for_call("getUpdates", timeout=120)
+        ready_cpu = cpu_seconds(process.pid)
+        first = next(i for i, (method, _) in enumerate(telegram.calls) if method == "getUpdates")
+        yield Bot(process, telegram, model, ready_cpu, telegram.call_times[first] - started)
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            await asyncio.wait_for(process.wait(), 60)
+        await model.close()
+        await telegram.close()
+
+
+async def settle(pid: int, quiet: float = 0.02, limit: float = 120.0) -> None:
+    """Return once the process spends at most `quiet` CPU seconds in a second, or after `limit` seconds; never
+    before 2 s, so that the embedding backlog (a job 1 s after start) has begun."""
+    await asyncio.sleep(2.0)
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        before = cpu_seconds(pid)
+        await asyncio.sleep(1.0)
+        if cpu_seconds(pid) - before <= quiet:
+            return
+
+
+async def send(bot: Bot, phase: Phase, count: int, numbers) -> list[float]:
+    """Send `count` messages one at a time, round-robin over USERS; return each one's push-to-reply seconds."""
+    walls = []
+    for _ in range(count):
+        number = next(numbers)
+        user = USERS[number % len(USERS)]
+        text = f"{SENTENCES[number * 3 % len(SENTENCES)]} (u{user} m{number})"
+        waiter = asyncio.get_running_loop().create_future()
+        bot.telegram.waiters[(user, number)] = waiter
+        pushed = time.perf_counter()
+        if phase.voice:
+            bot.model.transcript = text
+            bot.telegram.push_message(user, {"voice": bot.telegram.voice(content=VOICE)})
+        else:
+            bot.telegram.push_text(user, text)
+        await asyncio.wait_for(waiter, 60)
+        walls.append(bot.telegram.arrived[-1][2] - pushed)
+        await asyncio.sleep(PAUSE_S)
+    return walls
+
+
+def requests_so_far(bot: Bot) -> collections.Counter:
+    """Every request the doubles have had from the bot, by method."""
+    counts = collections.Counter(method for method, _ in bot.telegram.calls)
+    counts.update({"file download": len(bot.telegram.downloads), "chat completions": len(bot.model.requests),
+                   "embeddings": len(bot.model.embedding_requests),
+                   "transcriptions": len(bot.model.transcription_requests)})
+    return counts
+
+
+async def measure_phase(phase: Phase, folder: Path, messages: int) -> dict:
+    """Run one phase in a fresh process and database; return its figures."""
+    async with running_bot(folder / f"{phase.name}.db", phase.streamed, folder / "bot.log") as bot:
+        pid = bot.process.pid
+        bot.model.reply = answer(phase.tokens)
+        bot.model.stream_chunk_chars, bot.model.stream_chunk_interval = 4, 1 / RATE
+        bot.model.delay = 0.0 if phase.streamed else phase.tokens / RATE
+        numbers = iter(range(10**6))
+        warm = await send(bot, phase, len(USERS), numbers)
+        await settle(pid)
+        idle_cpu, idle_started = cpu_seconds(pid), time.monotonic()
+        await asyncio.sleep(messages * (statistics.median(warm) + PAUSE_S) + TAIL_S)
+        idle_cpu, idle_wall = cpu_seconds(pid) - idle_cpu, time.monotonic() - idle_started
+        before, cpu, started = requests_so_far(bot), cpu_seconds(pid), time.monotonic()
+        walls = await send(bot, phase, messages, numbers)
+        await asyncio.sleep(TAIL_S)
+        cpu, wall = cpu_seconds(pid) - cpu, time.monotonic() - started
+        requests = requests_so_far(bot) - before
+        return {"cpu_ms": (cpu - idle_cpu * wall / idle_wall) / messages * 1000, "wall_p50": statistics.median(walls),
+                "rss": rss_mib(pid), "idle_ms_s": idle_cpu / idle_wall * 1000,
+                **{method: n / messages for method, n in requests.items()}}
+
+
+async def measure_start(database: Path, folder: Path) -> dict:
+    """Start the bot on `database`; return the CPU and wall to ready, the CPU until quiet, and RSS then."""
+    async with running_bot(database, True, folder / "bot.log") as bot:
+        pid = bot.process.pid
+        await settle(pid)
+        return {"cpu": bot.ready_cpu, "wall": bot.ready_wall, "after": cpu_seconds(pid) - bot.ready_cpu,
+                "rss": rss_mib(pid)}
+
+
+async def populate(path: Path, users: int) -> None:
+    """Fill a database through the real Store: each user 3 turns a month ago and 3 rule-learned facts, read."""
+    store = await Store.open(path)
+    month_ago = datetime.now(timezone.utc) - timedelta(days=30)
+    for user_id in range(1, users + 1):
+        now = month_ago + timedelta(seconds=user_id)
+        for number in range(3):
+            turn = await store.begin_turn(user_id=user_id, first_name="Ann", language_code="en", now=now,
+                                          update_id=None, history_limit=20,
+                                          text=SENTENCES[(user_id + number) % len(SENTENCES)])
+            await store.add_reply(user_id, SHORT, now, 20, reply_to=turn.message_id, tokens=900)
+        facts = [Fact(category, key, value, source_message_id=turn.message_id) for category, key, value in FACTS]
+        await store.save_facts(user_id, Extraction(facts), now, 100, extracted_upto=turn.message_id)
+    await store.close()
+
+
+def median_of(runs: list[dict]) -> dict:
+    """Each figure's median over the runs (a method missing from a run counts 0)."""
+    keys = {key for run in runs for key in run}
+    return {key: statistics.median(run.get(key, 0) for run in runs) for key in keys}
+
+
+def report(phases: dict[str, dict], starts: dict[int, dict], args: argparse.Namespace, problems: list[str]) -> None:
+    print(f"the real bot.py process; {len(USERS)} users, {args.messages} messages a phase, one at a time; "
+          f"medians of {args.runs} run(s); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"{'phase':<12}{'CPU/message':>13}{'wall p50':>10}{'RSS end':>11}{'idle CPU':>12}")
+    for name, p in phases.items():
+        print(f"{name:<12}{p['cpu_ms']:>10.1f} ms{p['wall_p50']:>9.3f}s{p['rss']:>7.1f} MiB{p['idle_ms_s']:>7.1f} ms/s")
+    methods = sorted({key for p in phases.values() for key in p} - {"cpu_ms", "wall_p50", "rss", "idle_ms_s"})
+    print(f"\n{'requests per message':<22}" + "".join(f"{name:>12}" for name in phases))
+    for method in methods:
+        if any(p.get(method) for p in phases.values()):
+            print(f"{method:<22}" + "".join(f"{p.get(method, 0):>12.2f}" for p in phases.values()))
+    print(f"\n{'start-up':<14}{'CPU to ready':>14}{'wall to ready':>15}{'CPU ready->quiet':>18}{'RSS quiet':>12}")
+    for users, s in starts.items():
+        print(f"{f'{users:,} users':<14}{s['cpu']:>12.2f} s{s['wall']:>13.2f} s{s['after']:>16.2f} s"
+              f"{s['rss']:>8.1f} MiB")
+    for line in problems[:10]:
+        print("log: " + line)
+
+
+async def run(args: argparse.Namespace) -> int:
+    sizes = [0] + [int(n) for n in args.users.split(",") if n.strip()]
+    phase_runs: dict[str, list[dict]] = {phase.name: [] for phase in PHASES}
+    start_runs: dict[int, list[dict]] = {size: [] for size in sizes}
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        for size in sizes:
+            started = time.perf_counter()
+            await populate(folder / f"users-{size}.db", size)
+            if size:
+                print(f"database of {size:,} users built in {time.perf_counter() - started:.1f} s", flush=True)
+        for number in range(args.runs):
+            work = folder / f"run-{number}"
+            work.mkdir()
+            for phase in PHASES:
+                phase_runs[phase.name].append(await measure_phase(phase, work, args.messages))
+                print(f"run {number + 1}, {phase.name}: {phase_runs[phase.name][-1]['cpu_ms']:.1f} ms a message",
+                      flush=True)
+            for size in sizes:
+                shutil.copyfile(folder / f"users-{size}.db", work / f"users-{size}.db")
+                start_runs[size].append(await measure_start(work / f"users-{size}.db", work))
+            log = (work / "bot.log").read_text(errors="replace").splitlines()
+            problems += [line for line in log if "ERROR" in line or "Traceback" in line]
+    report({name: median_of(runs) for name, runs in phase_runs.items()},
+           {size: median_of(runs) for size, runs in start_runs.items()}, args, problems)
+    return 1 if problems else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=30, help="messages a phase")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--users", default="1000,10000", help="start-up on databases of these many users, and empty")
+    args = parser.parse_args()
+    return asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

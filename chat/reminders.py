@@ -1,0 +1,315 @@
+"""Reminders the user asks for: understood within the turn, delivered at their time exactly once.
+
+`Reminders.hear` reads the user's own words for a request (memory/reminders/requests.py: rules first, one small
+model call where the rules see a request they cannot place in time) and sets, asks about, cancels or moves one;
+the handlers say what came of it in a line of the bot's own, before the model's reply, which knows of it.
+`Reminders.sweep` sends what is due, quiet hours or not (the user asked for it): each reminder is taken in the
+store before it goes and finished once Telegram has accepted it, so only a crash in the moment between the two
+sends it again. A recurring one is planned again from its rule, never from when it was delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Awaitable, Callable
+from zoneinfo import ZoneInfo
+
+from config import Config
+from llm.client import ChatModel, ModelUnavailable, Tally
+from memory.extract.answers import ExtractionError, first_json
+from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
+from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
+from memory.reminders.repeat import Repeat
+from memory.reminders.requests import read_request
+from memory.store.store import Store
+from memory.time.schedule import local_zone
+from prompts.system import quote
+
+log = logging.getLogger(__name__)
+
+MAX_ACTIVE = 50  # active reminders a user may have
+LATE_LIMIT = timedelta(hours=12)  # missed by more (the bot was down): skipped, and the user told once
+LATE_NOTE = timedelta(minutes=2)  # delivered later than this: the message says how late
+CLAIM = timedelta(minutes=2)  # how long a machine holds a reminder it is sending
+RETRY = timedelta(minutes=1)  # Telegram refused to take it: tried again after this
+SWEEP_LIMIT = 5000  # reminders read per sweep; more wait for the next one
+CONCURRENT_SENDS = 64  # sends in flight at once (Telegram's rate budget paces them)
+FARTHEST = timedelta(days=5 * 365)  # a time the model proposes further ahead is not taken
+STEPS = 20_000  # occurrences stepped over to find a recurring reminder's next time after an outage
+MODEL_ANSWER_TOKENS = 200
+# Words without which a message is no reminder request, cancel or move: the rest of the turn skips the parser.
+CUES = re.compile(r"напом|remind|забыт|forget|перенес|передвин|move|reschedul|отмен|cancel|удали|delete", re.I)
+ANSWER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "task": {"type": "string"},
+        "at": {"type": ["string", "null"]},
+        "repeat": {"type": ["string", "null"]},
+        "ask": {"type": ["string", "null"]},
+    },
+    "required": ["task", "at", "repeat", "ask"],
+    "additionalProperties": False,
+}
+
+# (reminder, how late it goes or None) -> "sent", "blocked" or "failed"
+Sender = Callable[[Reminder, timedelta | None], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a message did to the user's reminders, for the bot's own line and for the model's system message."""
+
+    kind: str  # "set", "ask", "unclear", "too_many", "too_often", "cancelled", "which", "no_match", "moved", "no_last"
+    reminder: Reminder | None = None  # set, moved or cancelled; for "ask", the pending one
+    choices: tuple[datetime, ...] = ()  # "ask": the times to choose from (aware, the user's zone)
+    matches: tuple[Reminder, ...] = ()  # "which": the reminders a cancel could mean
+    question: str | None = None  # "unclear": the model's question to the user, if it had one
+    task: str = ""
+
+
+class Reminders:
+    """Sets, lists, cancels and moves a user's reminders, and delivers the due ones with `send`."""
+
+    def __init__(
+        self, store: Store, model: ChatModel, config: Config, clock: Callable[[], datetime], instructions: str,
+        send: Sender | None = None,
+    ) -> None:
+        self.store = store
+        self.model = model
+        self.config = config
+        self.clock = clock
+        self.instructions = instructions  # prompts/reminder.md, for a request the rules cannot place in time
+        self.send = send
+        self._sends = asyncio.Semaphore(CONCURRENT_SENDS)
+
+    async def zone(self, user_id: int) -> ZoneInfo:
+        """Return the user's zone: chosen with /timezone, else their city's, else BOT_TIMEZONE."""
+        return local_zone(await self.store.settings(user_id), await self.store.facts(user_id), self.config.timezone)
+
+    async def hear(
+        self, user_id: int, chat_id: int, words: str, update_id: int | None = None, asker: str | None = None,
+    ) -> Outcome | None:
+        """Act on a request about reminders in the user's own `words` and return what came of it; None when the
+        words ask nothing of the kind. `chat_id` is where a reminder set now is delivered (a group mentions
+        `asker`); `update_id` the message, so that a turn resumed after a crash does not set one twice."""
+        if not CUES.search(words):
+            return None
+        zone = await self.zone(user_id)
+        now = self.clock().astimezone(zone)
+        try:
+            request = read_request(words, now)
+        except Exception:  # noqa: BLE001 - a bug in a rule costs the reminder, never the reply
+            log.exception("the reminder rules failed on a message; answering without them")
+            return None
+        if request is None:
+            return None
+        await self.store.meet_user(user_id, self.clock())  # a first message may be a request
+        if isinstance(request, CancelReminder):
+            return await self._cancel(user_id, chat_id, request.about)
+        if isinstance(request, MoveReminder):
+            return await self._move(user_id, chat_id, request, now)
+        if isinstance(request, TooOften):
+            return Outcome("too_often", task=request.task)
+        if isinstance(request, Unclear):
+            request = await self._ask_model(words, request.task, now)
+            if isinstance(request, Outcome):
+                return request
+        if isinstance(request, AskReminder):
+            first = request.choices[0]
+            pending = await self.store.add_reminder(
+                user_id, chat_id, request.task, first.at, None, zone.key, self.clock(), asker=asker,
+                update_id=update_id, state=PENDING,
+            )
+            return Outcome("ask", pending, tuple(choice.at for choice in request.choices), task=request.task)
+        return await self._set(user_id, chat_id, request, zone, update_id, asker)
+
+    async def _set(
+        self, user_id: int, chat_id: int, request: SetReminder, zone: ZoneInfo, update_id: int | None,
+        asker: str | None,
+    ) -> Outcome:
+        made = await self.store.add_reminder(
+            user_id, chat_id, request.task, request.at, request.repeat.rule() if request.repeat else None, zone.key,
+            self.clock(), asker=asker, limit=MAX_ACTIVE, update_id=update_id,
+        )
+        return Outcome("set", made, task=request.task) if made else Outcome("too_many", task=request.task)
+
+    async def choose(self, user_id: int, reminder_id: int, at: datetime) -> Reminder | None:
+        """Set the pending reminder the bot asked about for the chosen time (from the button: checked to be ahead,
+        within FARTHEST); None when it was chosen already, or the time has passed."""
+        if not self.clock() < at <= self.clock() + FARTHEST:
+            return None
+        return await self.store.activate_reminder(user_id, reminder_id, at, MAX_ACTIVE)
+
+    async def _within(self, user_id: int, chat_id: int) -> list[Reminder]:
+        """Return the user's active reminders a message in `chat_id` may act on: all of them in their private
+        chat, only those set in it in a group (whose members must not see the others' tasks)."""
+        active = await self.store.reminders(user_id)
+        return active if chat_id == user_id else [r for r in active if r.chat_id == chat_id]
+
+    async def _cancel(self, user_id: int, chat_id: int, about: str) -> Outcome:
+        active = await self._within(user_id, chat_id)
+        matches = matching(active, about) if about else active
+        if len(matches) == 1 and await self.store.cancel_reminder(user_id, matches[0].id):
+            return Outcome("cancelled", matches[0])
+        if len(matches) > 1:
+            return Outcome("which", matches=tuple(matches[:10]), task=about)
+        return Outcome("no_match", task=about)
+
+    async def _move(self, user_id: int, chat_id: int, request: MoveReminder, now: datetime) -> Outcome:
+        last = max(await self._within(user_id, chat_id), key=lambda r: r.id, default=None)  # the last one set
+        if last is None:
+            return Outcome("no_last")
+        zone = ZoneInfo(last.zone)
+        at = request.moved(last.due_at.astimezone(zone), now.astimezone(zone))
+        if at is None or at <= self.clock() or not await self.store.move_reminder(user_id, last.id, at):
+            return Outcome("unclear", last, task=last.task)
+        return Outcome("moved", await self.store.reminder(user_id, last.id))
+
+    async def shift(self, user_id: int, reminder_id: int, by: timedelta) -> Reminder | None:
+        """Move the user's active reminder `by` later (Change time's buttons); None when it is no longer active."""
+        found = await self.store.reminder(user_id, reminder_id)
+        if found is None or found.state != ACTIVE:
+            return None
+        if not await self.store.move_reminder(user_id, found.id, max(found.due_at, self.clock()) + by):
+            return None
+        return await self.store.reminder(user_id, found.id)
+
+    async def snooze(self, user_id: int, reminder_id: int, by: timedelta) -> Reminder | None:
+        """Remind of a delivered reminder's task again `by` from now, as a one-off of its own (a recurring one
+        keeps its rule); None when it was cancelled, or the user has the most reminders they may have."""
+        found = await self.store.reminder(user_id, reminder_id)
+        if found is None or found.state == CANCELLED:
+            return None
+        now = self.clock()
+        return await self.store.add_reminder(user_id, found.chat_id, found.task, now + by, None, found.zone, now,
+                                             asker=found.asker, limit=MAX_ACTIVE)
+
+    async def _ask_model(self, words: str, task: str, now: datetime) -> SetReminder | AskReminder | Outcome:
+        """One small structured call for a request the rules cannot place in time; an answer that names no
+        usable time becomes a question to the user."""
+        messages = [
+            {"role": "system", "content": self.instructions},
+            {"role": "user", "content": f"Now: {now:%A, %Y-%m-%d %H:%M} ({now.tzinfo}).\nRequest: {words}"},
+        ]
+        try:
+            raw = await self.model.complete_json(
+                messages, "reminder", ANSWER_SCHEMA, max_tokens=MODEL_ANSWER_TOKENS,
+                timeout=self.config.model_attempt_timeout_s, tally=Tally(), shape_shown=True,
+            )
+        except ModelUnavailable as error:
+            log.warning("could not ask the model when to remind (%s)", type(error).__name__)
+            return Outcome("unclear", task=task)
+        return read_model_answer(raw, task, now)
+
+    async def missed(self, user_id: int) -> list[str]:
+        """Return the tasks of reminders missed while the bot was down that the user has not been told of (once)."""
+        return await self.store.take_missed(user_id)
+
+    async def sweep(self) -> int:
+        """Send every reminder due now; return how many Telegram took."""
+        now = self.clock()
+        due = await self.store.due_reminders(now, SWEEP_LIMIT)
+        sent = await asyncio.gather(*(self._deliver(reminder, now) for reminder in due))
+        return sum(sent)
+
+    async def _deliver(self, reminder: Reminder, now: datetime) -> bool:
+        assert self.send is not None
+        async with self._sends:
+            if not await self.store.take_reminder(reminder, now, now + CLAIM):
+                return False  # another machine has it, or it changed meanwhile
+            late = self.clock() - reminder.due_at
+            if late > LATE_LIMIT:
+                await self.store.skip_reminder(reminder, next_time(reminder, self.clock()))
+                return False
+            try:
+                outcome = await self.send(reminder, late if late > LATE_NOTE else None)
+            except Exception:  # noqa: BLE001 - one reminder's failure must not stop the sweep
+                log.exception("sending a reminder failed")
+                outcome = "failed"
+            if outcome == "failed":
+                await self.store.release_reminder(reminder, self.clock() + RETRY)
+                return False
+            # Blocked: it cannot arrive; a one-off is done, a recurring one waits for its next time.
+            await self.store.finish_reminder(reminder, self.clock(), next_time(reminder, self.clock()))
+            return outcome == "sent"
+
+
+def next_time(reminder: Reminder, now: datetime) -> datetime | None:
+    """Return when a recurring reminder is next due after `now`, stepping from its last planned time by its rule
+    (so it never drifts); None for a one-off (or a rule that no longer reads)."""
+    repeat = Repeat.parse(reminder.rule) if reminder.rule else None
+    if repeat is None:
+        return None
+    at = reminder.due_at.astimezone(ZoneInfo(reminder.zone))
+    for _ in range(STEPS):
+        at = repeat.next_after(at)
+        if at > now:
+            return at
+    return repeat.first_after(now.astimezone(ZoneInfo(reminder.zone)))
+
+
+def matching(reminders: list[Reminder], about: str) -> list[Reminder]:
+    """Return the reminders whose task shares a word with `about`, in any form ("про маму" finds "позвонить маме")."""
+    wanted = [word for word in WORDS.findall(about.lower()) if len(word) > 2 and word not in NOT_NAMES]
+    return [r for r in reminders if any(alike(a, b) for a in wanted for b in WORDS.findall(r.task.lower()))]
+
+
+WORDS = re.compile(r"[^\W\d_]+")
+NOT_NAMES = frozenset("про the one about что чтобы напоминание напоминания reminder reminders".split())
+
+
+def alike(first: str, second: str) -> bool:
+    """True when two words share a stem: a common start of 3 letters or more, and all but their last two letters
+    ("маму" and "маме", "gym" and "gym", "спорт" and "спортзал")."""
+    common = len(os.path.commonprefix([first, second]))
+    return common >= max(3, min(len(first), len(second)) - 2)
+
+
+def read_model_answer(raw: str, task: str, now: datetime) -> SetReminder | Outcome:
+    """Return the reminder the model's JSON answer names, or an "unclear" Outcome (with its question) when it
+    names no time ahead within FARTHEST, or a rule that does not read."""
+    try:
+        data = first_json(raw)
+    except ExtractionError:
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    task = str(data.get("task") or task).strip()[:500] or task
+    question = data.get("ask") if isinstance(data.get("ask"), str) else None
+    try:
+        at = datetime.fromisoformat(str(data.get("at"))).replace(tzinfo=now.tzinfo, second=0, microsecond=0)
+    except ValueError:
+        return Outcome("unclear", question=question and question[:300], task=task)
+    repeat = Repeat.parse(data["repeat"]) if isinstance(data.get("repeat"), str) else None
+    if data.get("repeat") and repeat is None:
+        return Outcome("unclear", question=question and question[:300], task=task)
+    if not now < at <= now + FARTHEST:
+        return Outcome("unclear", question=question and question[:300], task=task)
+    return SetReminder(task, at, repeat)
+
+
+NOTES = {
+    "set": "they asked for a reminder, and it is now set (listed above): {task}.",
+    "moved": "they moved a reminder; it is now as listed above: {task}.",
+    "cancelled": "they cancelled the reminder {task}; it is gone.",
+    "ask": "they asked for a reminder of {task}; the bot asked them which time. Nothing is set until they choose.",
+    "unclear": "they asked about a reminder, but no time could be understood; the bot asked them when. Nothing"
+               " changed.",
+    "too_many": "they asked for a reminder, but it is not set: they have the most a user may have, 50.",
+    "too_often": "they asked for a reminder repeating more often than once an hour: not set, the bot said so.",
+    "which": "they asked to cancel a reminder; several match, and the bot asked which. None is cancelled yet.",
+    "no_match": "they asked to cancel a reminder, but none of theirs matches: nothing changed.",
+    "no_last": "they asked to move a reminder, but they have none: nothing changed.",
+}
+
+
+def model_note(outcome: Outcome) -> str:
+    """Return what the message did to the user's reminders, for system message zero (the bot's own line has
+    already told them)."""
+    task = outcome.reminder.task if outcome.reminder is not None else outcome.task
+    return NOTES[outcome.kind].format(task=quote(task) if task else "(no task named)")

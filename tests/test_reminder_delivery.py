@@ -1,0 +1,153 @@
+"""Delivering reminders (chat/reminders.py's sweep) on the real store, SQLite and PostgreSQL: on time, late with a
+note, skipped when too late, retried after a refusal, planned again from the rule, and once with two machines."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from chat.reminders import Reminders, matching, next_time, read_model_answer
+from config import Config
+from memory.reminder import Reminder
+from memory.reminders.kinds import SetReminder
+from memory.store.store import Store
+
+MOSCOW = ZoneInfo("Europe/Moscow")
+T0 = datetime(2026, 12, 4, 10, 7, tzinfo=MOSCOW)
+CONFIG = Config(telegram_token="1:x", openai_api_key="k", timezone="Europe/Moscow")
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class Recorder:
+    """Takes reminders as Telegram would, answering `outcome`, after `delay` seconds."""
+
+    def __init__(self, outcome: str = "sent", delay: float = 0.0) -> None:
+        self.sent: list[tuple[int, timedelta | None]] = []
+        self.outcome = outcome
+        self.delay = delay
+
+    async def __call__(self, reminder: Reminder, late: timedelta | None) -> str:
+        await asyncio.sleep(self.delay)
+        if self.outcome == "sent":
+            self.sent.append((reminder.id, late))
+        return self.outcome
+
+
+async def setting(store: Store, at: datetime, rule: str | None = None, user_id: int = 1, task="позвонить маме"):
+    await store.meet_user(user_id, T0)
+    made = await store.add_reminder(user_id, user_id, task, at, rule, "Europe/Moscow", T0)
+    assert made is not None
+    return made
+
+
+def service(store: Store, clock: Clock, send) -> Reminders:
+    return Reminders(store, model=None, config=CONFIG, clock=clock, instructions="", send=send)  # type: ignore[arg-type]
+
+
+async def test_a_due_reminder_goes_once_and_a_later_one_waits(store):
+    clock, send = Clock(T0), Recorder()
+    reminders = service(store, clock, send)
+    now_one = await setting(store, T0.replace(hour=11))
+    await setting(store, T0.replace(hour=12), task="later")
+    clock.now = T0.replace(hour=11)
+    assert await reminders.sweep() == 1 and await reminders.sweep() == 0
+    assert send.sent == [(now_one.id, None)]
+    assert (await store.reminder(1, now_one.id)).state == "done"
+
+
+async def test_late_by_minutes_says_so_and_too_late_is_skipped_and_told_once(store):
+    clock, send = Clock(T0), Recorder()
+    reminders = service(store, clock, send)
+    late = await setting(store, T0.replace(hour=11))
+    gone = await setting(store, T0 - timedelta(hours=13), task="полить цветы")
+    clock.now = T0.replace(hour=11) + timedelta(minutes=25)
+    await reminders.sweep()
+    assert send.sent == [(late.id, timedelta(minutes=25))]
+    assert await reminders.missed(1) == ["полить цветы"] and await reminders.missed(1) == []
+    assert (await store.reminder(1, gone.id)).state == "done"
+
+
+async def test_a_refused_send_is_tried_again_and_a_blocked_chat_ends_it(store):
+    clock, send = Clock(T0.replace(hour=11)), Recorder("failed")
+    reminders = service(store, clock, send)
+    made = await setting(store, T0.replace(hour=11))
+    await reminders.sweep()
+    send.outcome = "sent"
+    await reminders.sweep()
+    assert send.sent == []  # not before RETRY
+    clock.now += timedelta(minutes=2)
+    await reminders.sweep()
+    assert [rid for rid, _ in send.sent] == [made.id]
+    blocked = await setting(store, clock.now, user_id=2)
+    send.outcome = "blocked"
+    await reminders.sweep()
+    assert (await store.reminder(2, blocked.id)).state == "done"
+
+
+async def test_a_recurring_one_steps_by_its_rule_over_an_outage(store):
+    clock, send = Clock(T0), Recorder()
+    reminders = service(store, clock, send)
+    made = await setting(store, datetime(2026, 12, 4, 21, 0, tzinfo=MOSCOW), rule="day 21:00")
+    clock.now = datetime(2026, 12, 7, 8, 0, tzinfo=MOSCOW)  # down for two and a half days
+    await reminders.sweep()
+    again = await store.reminder(1, made.id)
+    assert send.sent == [] and again.state == "active"
+    assert again.due_at == datetime(2026, 12, 7, 21, 0, tzinfo=MOSCOW)
+    assert await reminders.missed(1) == ["позвонить маме"]
+
+
+def test_next_time_keeps_the_rules_wall_clock_across_a_dst_change():
+    berlin = "Europe/Berlin"
+    reminder = Reminder(1, 1, 1, None, "x", datetime(2026, 3, 28, 8, 30, tzinfo=ZoneInfo(berlin)), "day 08:30",
+                        berlin, T0)
+    after = next_time(reminder, datetime(2026, 3, 28, 9, 0, tzinfo=timezone.utc))
+    assert after == datetime(2026, 3, 29, 8, 30, tzinfo=ZoneInfo(berlin))  # 06:30 UTC, not 07:30
+    assert next_time(Reminder(1, 1, 1, None, "x", T0, None, "Europe/Moscow", T0), T0) is None
+    assert next_time(Reminder(1, 1, 1, None, "x", T0, "nonsense", "Europe/Moscow", T0), T0) is None
+
+
+def test_matching_finds_a_reminder_by_a_word_of_its_task_in_another_form():
+    made = [Reminder(i, 1, 1, None, task, T0, None, "UTC", T0)
+            for i, task in enumerate(["позвонить маме", "сходить в спортзал", "go to the gym"])]
+    assert [r.id for r in matching(made, "про маму")] == [0]
+    assert [r.id for r in matching(made, "the gym one")] == [2]
+    assert matching(made, "про кота") == []
+
+
+def test_the_models_answer_is_taken_only_with_a_time_ahead_and_a_rule_that_reads():
+    now = T0
+    assert read_model_answer('{"task": "call", "at": "2026-12-05T09:00", "repeat": null, "ask": null}', "x", now) \
+        == SetReminder("call", datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW), None)
+    weekly = read_model_answer('{"task": "gym", "at": "2026-12-07T08:00", "repeat": "week mon 08:00"}', "x", now)
+    assert isinstance(weekly, SetReminder) and weekly.repeat is not None and weekly.repeat.rule() == "week mon 08:00"
+    for bad in ('{"task": "x", "at": "2026-12-03T09:00"}', '{"task": "x", "at": "2036-12-05T09:00"}',
+                '{"task": "x", "at": "tomorrow"}', '{"task": "x", "at": "2026-12-05T09:00", "repeat": "often"}',
+                "no json at all", "[1, 2]"):
+        outcome = read_model_answer(bad, "x", now)
+        assert not isinstance(outcome, SetReminder) and outcome.kind == "unclear", bad
+    asked = read_model_answer('{"task": "x", "at": null, "ask": "В 9 утра или вечера?"}', "x", now)
+    assert asked.question == "В 9 утра или вечера?"
+
+
+async def test_two_machines_deliver_each_reminder_once(pg_url):
+    first, second = await Store.open(pg_url), await Store.open(pg_url)
+    try:
+        clock, send = Clock(T0), Recorder(delay=0.01)
+        for user in range(1, 41):
+            await setting(first, T0 + timedelta(minutes=1), user_id=user)
+        clock.now = T0 + timedelta(minutes=1)
+        machines = [service(store, clock, send) for store in (first, second)]
+        await asyncio.gather(*(machine.sweep() for machine in machines for _ in range(3)))
+        assert sorted(rid for rid, _ in send.sent) == sorted({rid for rid, _ in send.sent})
+        assert len(send.sent) == 40
+    finally:
+        await first.close()
+        await second.close()
