@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from chat.limits import limit_reached
 from chat.media import session_text, with_image
+from chat.reminders import NO_REMINDERS, ForTurn
 from chat.unlearning import Unlearned, carry_out
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
@@ -129,7 +130,7 @@ class Companion:
         over_limit: str | None = None,
         heard: Heard = OWN_WORDS,
         chat_message_id: int | None = None,
-        reminder_note: str | None = None,
+        reminders: ForTurn = NO_REMINDERS,
     ) -> Answer | None:
         """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
@@ -144,7 +145,7 @@ class Companion:
         ended, corrected, forgotten or wished from them), or come with a quote (context, marked; only the user's
         own words teach). A message kept as kind "forward" (a retry of one) is someone else's too.
         `chat_message_id` is Telegram's id of the message, by which a later edit of it finds it (`edit`).
-        `reminder_note` says what the message did to the user's reminders (chat/reminders.py), for the model.
+        `reminders`: the user's reminders the model may see and what the message did to them (chat/reminders.py).
         Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
         now = self.clock()
@@ -177,7 +178,7 @@ class Companion:
         plan = self._plan(text, now.astimezone(zone), turn) if heeds else Plan()
         if plan.forgets:  # done at once, past a daily limit or with /memory off too; nothing is learned from it
             return await self._forget(speaker, turn, text, plan, now, zone, on_text if not over_limit else None,
-                                      answers=not over_limit, private=private)
+                                      answers=not over_limit, reminders=reminders)
         if over_limit:
             local_day = now.astimezone(zone).date().isoformat()
             notice = await self.store.claim_limit_notice(speaker.id, local_day, over_limit)
@@ -192,8 +193,7 @@ class Companion:
                 known = await self.store.facts(speaker.id)
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
                 zone = local_zone(turn.settings, known, self.config.timezone)  # they may have named their city
-        answer, seen = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text, reminder_note,
-                                          private)
+        answer, seen = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text, reminders)
         return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
 
     async def _save_found(
@@ -239,16 +239,14 @@ class Companion:
 
     async def _answer(
         self, speaker: Speaker, turn: Turn, text: str, known: list[Fact], name: str | None, now: datetime,
-        zone: ZoneInfo, image: str | None, on_text: Callable[[str], None] | None, reminder_note: str | None = None,
-        private: bool = True,
+        zone: ZoneInfo, image: str | None, on_text: Callable[[str], None] | None, reminders: ForTurn = NO_REMINDERS,
     ) -> tuple[str, bool]:
         """Complete the turn with system message zero rebuilt, store the reply; return it and whether the model
-        saw the image. The user's reminders are listed only in their private chat: a group never reads them."""
+        saw the image."""
         # The most important facts always, then what recall adds for this message: the prompt's start stays
         # the same from message to message, for servers that reuse a prompt's prefix.
         facts = choose_for_prompt(known, now, self.config.memory_prompt_facts)
         recalled = beyond_core(await self.recaller.choose(speaker.id, text, known, now), facts)
-        reminders = await self.store.reminders(speaker.id) if private else []
 
         def system_with(topics: list[Topic]) -> dict:
             return build_system_message(
@@ -263,8 +261,8 @@ class Companion:
                 wishes=known,
                 topics=topics,
                 recalled=recalled,
-                reminders=reminders,
-                reminder_note=reminder_note,
+                reminders=reminders.listed,
+                reminder_note=reminders.note,
             )
 
         messages = fit_with_carried_lines(
@@ -279,7 +277,7 @@ class Companion:
 
     async def _forget(
         self, speaker: Speaker, turn: Turn, text: str, plan: Plan, now: datetime, zone: ZoneInfo,
-        on_text: Callable[[str], None] | None, answers: bool, private: bool = True,
+        on_text: Callable[[str], None] | None, answers: bool, reminders: ForTurn = NO_REMINDERS,
     ) -> Answer:
         """Carry out a forget request; when `answers`, the model answers what else the message says ("…, как
         дела?"), and only that."""
@@ -291,7 +289,7 @@ class Companion:
                 turn = replace(turn, history=[{"role": role, "content": content} for role, content, _ in history],
                                times=[at for _, _, at in history], facts=await self.store.facts(speaker.id))
             answer, _ = await self._answer(speaker, turn, unlearned.rest, turn.facts, turn.name, now, zone, None,
-                                           on_text, private=private)
+                                           on_text, reminders)
         return Answer(answer, turn.unread, unlearned=unlearned)
 
     def _earlier(self, turn: Turn, first: int = 0) -> list[Topic]:

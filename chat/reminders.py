@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -22,6 +21,7 @@ from zoneinfo import ZoneInfo
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.extract.answers import ExtractionError, first_json
+from memory.recall.ranking import terms
 from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
 from memory.reminders.repeat import Repeat
@@ -71,6 +71,17 @@ class Outcome:
     question: str | None = None  # "unclear": the model's question to the user, if it had one
     task: str = ""
 
+
+@dataclass(frozen=True)
+class ForTurn:
+    """What a turn's system message zero says of reminders: those the model may see (none in a group, whose
+    members must not read the user's tasks) and what the message did to them."""
+
+    listed: tuple[Reminder, ...] = ()
+    note: str | None = None
+
+
+NO_REMINDERS = ForTurn()
 
 class Reminders:
     """Sets, lists, cancels and moves a user's reminders, and delivers the due ones with `send`."""
@@ -189,7 +200,7 @@ class Reminders:
         return await self.store.add_reminder(user_id, found.chat_id, found.task, now + by, None, found.zone, now,
                                              asker=found.asker, limit=MAX_ACTIVE)
 
-    async def _ask_model(self, words: str, task: str, now: datetime) -> SetReminder | AskReminder | Outcome:
+    async def _ask_model(self, words: str, task: str, now: datetime) -> SetReminder | Outcome:
         """One small structured call for a request the rules cannot place in time; an answer that names no
         usable time becomes a question to the user."""
         messages = [
@@ -206,9 +217,15 @@ class Reminders:
             return Outcome("unclear", task=task)
         return read_model_answer(raw, task, now)
 
-    async def missed(self, user_id: int) -> list[str]:
-        """Return the tasks of reminders missed while the bot was down that the user has not been told of (once)."""
-        return await self.store.take_missed(user_id)
+    async def for_turn(self, user_id: int, private: bool) -> tuple[tuple[Reminder, ...], list[str]]:
+        """Return the user's active reminders, soonest first, and the tasks of those missed while the bot was down
+        that they have not been told of (told once: this clears them). One read on every message; the write only
+        when something was missed. In a group neither: its members must not read the user's tasks."""
+        if not private:
+            return (), []
+        listed = await self.store.reminders_of_turn(user_id)
+        missed = await self.store.take_missed(user_id) if any(r.missed for r in listed) else []
+        return tuple(r for r in listed if r.state == ACTIVE), missed
 
     async def sweep(self) -> int:
         """Send every reminder due now; return how many Telegram took."""
@@ -254,20 +271,13 @@ def next_time(reminder: Reminder, now: datetime) -> datetime | None:
 
 
 def matching(reminders: list[Reminder], about: str) -> list[Reminder]:
-    """Return the reminders whose task shares a word with `about`, in any form ("про маму" finds "позвонить маме")."""
-    wanted = [word for word in WORDS.findall(about.lower()) if len(word) > 2 and word not in NOT_NAMES]
-    return [r for r in reminders if any(alike(a, b) for a in wanted for b in WORDS.findall(r.task.lower()))]
+    """Return the reminders whose task shares a word with `about`, in any form ("про маму" finds "позвонить маме"),
+    by recall's stems."""
+    wanted = {term for term in terms(about) if len(term) > 2} - NOT_NAMES
+    return [r for r in reminders if wanted & set(terms(r.task))]
 
 
-WORDS = re.compile(r"[^\W\d_]+")
-NOT_NAMES = frozenset("про the one about что чтобы напоминание напоминания reminder reminders".split())
-
-
-def alike(first: str, second: str) -> bool:
-    """True when two words share a stem: a common start of 3 letters or more, and all but their last two letters
-    ("маму" and "маме", "gym" and "gym", "спорт" and "спортзал")."""
-    common = len(os.path.commonprefix([first, second]))
-    return common >= max(3, min(len(first), len(second)) - 2)
+NOT_NAMES = frozenset(terms("про the one about что чтобы напоминание напоминания reminder reminders"))
 
 
 def read_model_answer(raw: str, task: str, now: datetime) -> SetReminder | Outcome:

@@ -19,15 +19,15 @@ from telegram.error import TelegramError
 from telegram.ext import Application
 
 from chat.companion import Speaker
-from chat.reminders import Outcome, Sender, model_note
+from chat.reminders import ForTurn, Outcome, Sender, model_note
 from handlers.context import Context
 from handlers.jobs import delivered
 from handlers.texts import text
 from handlers.transport.replies import keyboard, send_text
 from memory.reminder import Reminder
-from memory.reminders.kinds import SetReminder
+from memory.reminders.kinds import AskReminder, SetReminder
 from memory.reminders.repeat import Repeat
-from memory.reminders.words import confirmation, delivery, moment
+from memory.reminders.words import confirmation, delivery, moment, question
 from memory.store.store import Store
 
 BUTTON = re.compile(r"rm:([ctszdp]):([0-9]{1,18})(?::([0-9]{1,12}))?")
@@ -44,24 +44,32 @@ def as_request(reminder: Reminder) -> SetReminder:
 
 
 def confirmed(reminder: Reminder, language: str | None, now: datetime) -> tuple[str, InlineKeyboardMarkup | None]:
-    """Return the confirmation line of a reminder set or moved, with its Cancel and Change time buttons."""
+    """Return the confirmation line of a reminder set or moved (said in its own zone), with its Cancel and Change
+    time buttons."""
     buttons = [[(text("reminder_cancel", language), f"rm:c:{reminder.id}"),
                 (text("reminder_change", language), f"rm:t:{reminder.id}")]]
-    return confirmation(as_request(reminder), language or "", now), keyboard(buttons)
+    return confirmation(as_request(reminder), language or "", local(now, reminder)), keyboard(buttons)
+
+
+def local(now: datetime, reminder: Reminder) -> datetime:
+    """Return `now` in the reminder's own zone, where its "today" and "tomorrow" are said."""
+    return now.astimezone(ZoneInfo(reminder.zone))
 
 
 def describe(outcome: Outcome, language: str | None, now: datetime) -> tuple[str, InlineKeyboardMarkup | None]:
-    """Return the bot's own line on what a message did to the user's reminders, with its buttons."""
+    """Return the bot's own line on what a message did to the user's reminders, with its buttons (`now`: aware, in
+    any zone; each reminder is said in its own)."""
     if outcome.kind in ("set", "moved") and outcome.reminder is not None:
         return confirmed(outcome.reminder, language, now)
     if outcome.kind == "ask" and outcome.reminder is not None:
-        labels = [f"{at:%H:%M}" for at in outcome.choices]
         picks = [(f"{at:%H:%M}", f"rm:p:{outcome.reminder.id}:{minutes(at)}") for at in outcome.choices]
-        return text("reminder_which_time", language, task=outcome.task, choices=" / ".join(labels)), keyboard([picks])
+        ask = AskReminder(outcome.task, tuple(SetReminder(outcome.task, at) for at in outcome.choices))
+        line = question(ask, language or "", local(now, outcome.reminder))
+        return f"⏰ {outcome.task}: {line}" if outcome.task else f"⏰ {line}", keyboard([picks])
     if outcome.kind == "cancelled" and outcome.reminder is not None:
         return text("reminder_cancelled", language, task=outcome.reminder.task), None
     if outcome.kind == "which":
-        rows = [[(f"✕ {moment(r.due_at.astimezone(ZoneInfo(r.zone)), now, language or '')}: {r.task}"[:60],
+        rows = [[(f"✕ {moment(r.due_at, local(now, r), language or '')}: {r.task}"[:60],
                   f"rm:c:{r.id}")] for r in outcome.matches]
         return text("reminder_which", language), keyboard(rows)
     if outcome.kind == "unclear" and outcome.question:
@@ -74,22 +82,24 @@ def minutes(at: datetime) -> int:
     return int((at - EPOCH).total_seconds() // 60)
 
 
-async def hear_reminders(context: Context, speaker: Speaker, chat: Chat, words: str, update_id: int) -> str | None:
-    """Act on a reminder request in the user's own words and send the bot's line on it (and, in their private
-    chat, once, the reminders missed while the bot was down); return what the model should know of it, or None.
-    In a group, cancelling and moving reach only the reminders set in that group."""
+async def hear_reminders(
+    context: Context, speaker: Speaker, chat: Chat, words: str, update_id: int, own: bool
+) -> ForTurn:
+    """Act on a reminder request in the user's `own` words and send the bot's line on it (and, in their private
+    chat, once, the reminders missed while the bot was down); return what the turn's model should see of them.
+    In a group, cancelling and moving reach only the reminders set in that group, and the model sees none."""
     services, language = context.bot_data, speaker.language_code
     private = chat.type == ChatType.PRIVATE
-    missed = await services.reminders.missed(speaker.id) if private else []  # their tasks never go to a group
+    asker = None if private or speaker.id < 0 else (speaker.first_name or str(speaker.id))
+    outcome = await services.reminders.hear(speaker.id, chat.id, words, update_id, asker) if own else None
+    listed, missed = await services.reminders.for_turn(speaker.id, private)
     if missed:
         await send_text(context.bot, chat.id, text("reminder_missed", language, tasks="; ".join(missed)))
-    asker = None if private or speaker.id < 0 else (speaker.first_name or str(speaker.id))
-    outcome = await services.reminders.hear(speaker.id, chat.id, words, update_id, asker)
     if outcome is None:
-        return None
-    line, markup = describe(outcome, language, services.clock().astimezone(await services.reminders.zone(speaker.id)))
+        return ForTurn(listed)
+    line, markup = describe(outcome, language, services.clock())
     await context.bot.send_message(chat.id, line, reply_markup=markup)
-    return model_note(outcome)
+    return ForTurn(listed, model_note(outcome))
 
 
 async def reminders_command(update: Update, context: Context) -> None:
@@ -148,7 +158,7 @@ async def reminder_button(update: Update, context: Context) -> None:
             await query.answer(text("button_expired", language))
             return
         await query.answer()
-        line, markup = confirmed(changed, language, now.astimezone(ZoneInfo(changed.zone)))
+        line, markup = confirmed(changed, language, now)
         await _edit(query, line, markup)
     else:  # done
         await query.answer("👍")

@@ -149,14 +149,14 @@ async def _run_turn(
     services, language = context.bot_data, speaker.language_code
     # Only the user's own words ask for a reminder: never a forward, a sticker, or the quote beside them.
     own = heard.forwarded_from is None and kind in OWN_KINDS
-    note = await hear_reminders(context, speaker, chat, words, update_id) if own else None
+    reminders = await hear_reminders(context, speaker, chat, words, update_id, own)
     async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s):
         try:
             try:
                 answer = await services.companion.reply(
                     speaker, words, update_id, kind=kind, image=image, on_text=draft.show if draft else None,
                     private=private, over_limit=over_limit, heard=heard, chat_message_id=chat_message_id,
-                    reminder_note=note,
+                    reminders=reminders,
                 )
             finally:
                 if draft is not None:  # no draft may arrive after the answer or the apology

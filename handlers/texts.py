@@ -42,10 +42,6 @@ TEXTS: dict[str, dict[str, str]] = {
     "try_again": {"en": "Try again", "ru": "Ещё раз"},
     "reminder_cancel": {"en": "Cancel", "ru": "Отменить"},
     "reminder_change": {"en": "Change time", "ru": "Другое время"},
-    "reminder_which_time": {
-        "en": "⏰ When should I remind you ({task}): {choices}?",
-        "ru": "⏰ Когда напомнить ({task}): {choices}?",
-    },
     "reminder_cancelled": {"en": "Cancelled: {task}", "ru": "Отменил: {task}"},
     "reminder_which": {"en": "Which reminder should I cancel?", "ru": "Какое напоминание отменить?"},
     "reminder_unclear": {

@@ -71,7 +71,8 @@ async def test_late_by_minutes_says_so_and_too_late_is_skipped_and_told_once(sto
     clock.now = T0.replace(hour=11) + timedelta(minutes=25)
     await reminders.sweep()
     assert send.sent == [(late.id, timedelta(minutes=25))]
-    assert await reminders.missed(1) == ["полить цветы"] and await reminders.missed(1) == []
+    assert (await reminders.for_turn(1, True))[1] == ["полить цветы"]
+    assert (await reminders.for_turn(1, True))[1] == []
     assert (await store.reminder(1, gone.id)).state == "done"
 
 
@@ -101,7 +102,7 @@ async def test_a_recurring_one_steps_by_its_rule_over_an_outage(store):
     again = await store.reminder(1, made.id)
     assert send.sent == [] and again.state == "active"
     assert again.due_at == datetime(2026, 12, 7, 21, 0, tzinfo=MOSCOW)
-    assert await reminders.missed(1) == ["позвонить маме"]
+    assert (await reminders.for_turn(1, True))[1] == ["позвонить маме"]
 
 
 def test_next_time_keeps_the_rules_wall_clock_across_a_dst_change():

@@ -100,6 +100,17 @@ class ReminderQueries:
             )
         return [_reminder(tuple(row)) for row in rows]
 
+    async def reminders_of_turn(self, user_id: int) -> list[Reminder]:
+        """Return what a turn needs in one read: the user's active reminders, soonest first, and any other with a
+        missed time they have not been told of (`missed` > 0)."""
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE user_id = ? AND (state = 'active' OR missed > 0)"
+                " ORDER BY due_at, id",
+                (user_id,),
+            )
+        return [_reminder(tuple(row)) for row in rows]
+
     async def reminder(self, user_id: int, reminder_id: int) -> Reminder | None:
         """Return the user's reminder `reminder_id` in whatever state, or None (another user's is never found)."""
         async with self._session() as db:
@@ -188,13 +199,7 @@ class ReminderQueries:
 
     async def take_missed(self, user_id: int) -> list[str]:
         """Return the tasks of the user's reminders that missed a time they have not been told of, oldest set
-        first, and clear that: each is told once (a missed one-off is then done). Asked on every message, so a
-        plain read comes first and the write only when there is something to tell."""
-        async with self._session() as db:
-            if not await db.execute_fetchall(
-                "SELECT 1 FROM reminders WHERE user_id = ? AND missed > 0 LIMIT 1", (user_id,)
-            ):
-                return []
+        first, and clear that: each is told once (a missed one-off is then done)."""
         async with self._transaction() as db:
             # One statement: of two machines at once, the second finds the counts already cleared.
             rows = await db.execute_fetchall(
