@@ -223,7 +223,7 @@ class Reminders:
         when something was missed. In a group neither: its members must not read the user's tasks."""
         if not private:
             return (), []
-        listed = await self.store.reminders_of_turn(user_id)
+        listed = await self.store.reminders(user_id, missed_too=True)
         missed = await self.store.take_missed(user_id) if any(r.missed for r in listed) else []
         return tuple(r for r in listed if r.state == ACTIVE), missed
 

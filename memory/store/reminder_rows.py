@@ -90,23 +90,13 @@ class ReminderQueries:
             )
         return _reminder(tuple(rows[0])) if rows else None
 
-    async def reminders(self, user_id: int) -> list[Reminder]:
-        """Return the user's active reminders, the soonest first."""
+    async def reminders(self, user_id: int, missed_too: bool = False) -> list[Reminder]:
+        """Return the user's active reminders, the soonest first; with `missed_too` (what a turn needs, in one
+        read) also any other with a missed time they have not been told of (`missed` > 0)."""
+        which = "(state = 'active' OR missed > 0)" if missed_too else "state = 'active'"
         async with self._session() as db:
             rows = await db.execute_fetchall(
-                f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE user_id = ? AND state = 'active'"
-                " ORDER BY due_at, id",
-                (user_id,),
-            )
-        return [_reminder(tuple(row)) for row in rows]
-
-    async def reminders_of_turn(self, user_id: int) -> list[Reminder]:
-        """Return what a turn needs in one read: the user's active reminders, soonest first, and any other with a
-        missed time they have not been told of (`missed` > 0)."""
-        async with self._session() as db:
-            rows = await db.execute_fetchall(
-                f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE user_id = ? AND (state = 'active' OR missed > 0)"
-                " ORDER BY due_at, id",
+                f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE user_id = ? AND {which} ORDER BY due_at, id",
                 (user_id,),
             )
         return [_reminder(tuple(row)) for row in rows]
