@@ -282,10 +282,20 @@ async def serve_webhook(app: Application, config: Config) -> None:
         await post_shutdown(app)
 
 
+def new_event_loop() -> asyncio.AbstractEventLoop:
+    """Return uvloop's event loop where it installs (Linux, macOS), else asyncio's: each wake-up of the loop (a
+    streamed token, a request's answer) costs less CPU on it (bench/README.md, "CPU per real message")."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
+
 def run(config: Config) -> int:
     """Run the bot until SIGTERM or SIGINT; return the process exit code."""
     app = build_application(config)
-    loop = asyncio.new_event_loop()
+    loop = new_event_loop()
     asyncio.set_event_loop(loop)
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, begin_shutdown, app)

@@ -29,13 +29,20 @@ Start-up: the process's CPU from exec to ready (its first getUpdates: post_init 
 empty database and on databases of `--users` users, built with the real Store: each user 3 turns with replies a
 month ago and 3 rule-learned facts without embeddings, the LLM pass having read the messages (so none is due).
 Then the CPU from ready until the process is quiet (2 s at least, then until a second takes at most 0.02 s of CPU;
-120 s at most): mostly the embedding of every fact without a vector, a job 1 s after start.
+120 s at most). Before issue 42 that was mostly the embedding of every fact without a vector, a job 1 s after
+start; now nothing at start works per user.
+
+Side by side: `--against TREE` runs the same phases and start-ups with the `bot.py` of another checkout (`git
+worktree add /tmp/before COMMIT`), tree after tree within each run. "in kernel" is the share of the phase's CPU
+spent in system calls (stime). `--profile DIR` runs each phase's bot under py-spy (`--gil`: Python's own time)
+and leaves a speedscope file per phase there; the CPU figures of such a run are not comparable.
 
 Figures are medians of `--runs` runs. Other work shares the machine, so they are noisy.
 
     .venv/bin/python bench/process_cpu.py                          # 3 runs, 30 messages a phase: about 20 minutes
     .venv/bin/python bench/process_cpu.py --runs 1 --messages 10   # a smoke run, about 3 minutes
     .venv/bin/python bench/process_cpu.py --users 1000             # start-up on 0 and 1,000 users only
+    .venv/bin/python bench/process_cpu.py --runs 3 --messages 15 --against /tmp/before   # before and after
 """
 
 from __future__ import annotations
@@ -78,8 +85,7 @@ LONG = ("That is a lovely thing to hear, and I am glad you told me. Walks like t
 TAG = re.compile(r"\(u\d+ m\d+\)")
 RATE = 40  # tokens (4-character chunks) a second
 TAIL_S = 1.0  # after the last reply: the turn's upkeep (storing it, embedding what was learned)
-# Between a reply and the next message, as a user reads first: Telegram's limiter (30/s, a burst of 1) drops the
-# typing action of a message pushed within 1/30 s of the last request, which no person writes that fast.
+# Between a reply and the next message, as a user reads first (no person writes within 1/30 s of a reply).
 PAUSE_S = 0.1
 FACTS = [("location", "city", "Berlin"), ("pets", "pet:murka", "cat Murka"), ("career", "job_title", "nurse")]
 
@@ -101,16 +107,18 @@ class Bot:
     """A running bot process and the doubles it talks to."""
 
     process: asyncio.subprocess.Process
+    pid: int  # the bot's: the process's own, or its child's under py-spy
     telegram: TaggedReplies
     model: OpenAIDouble
     ready_cpu: float  # CPU seconds from exec to the first getUpdates
     ready_wall: float
 
 
-def cpu_seconds(pid: int) -> float:
-    """Return utime + stime of a process (all its threads) in seconds, from /proc/<pid>/stat."""
+def cpu_seconds(pid: int, kernel_only: bool = False) -> float:
+    """Return utime + stime of a process (all its threads) in seconds, from /proc/<pid>/stat; or only its stime
+    (the kernel's time on its behalf: system calls, the loopback network)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    return (int(fields[12]) + (0 if kernel_only else int(fields[11]))) / TICK
 
 
 def rss_mib(pid: int) -> float:
@@ -119,6 +127,11 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def child_of(pid: int) -> int:
+    """Return the first child of process `pid` (the bot under py-spy)."""
+    return int(Path(f"/proc/{pid}/task/{pid}/children").read_text().split()[0])
 
 
 def answer(tokens: int):
@@ -133,8 +146,9 @@ def answer(tokens: int):
 
 
 @contextlib.asynccontextmanager
-async def running_bot(database: Path, streamed: bool, log: Path):
-    """Start `python bot.py` against fresh doubles, yield it once ready, then stop it with SIGTERM."""
+async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = ROOT, profile: Path | None = None):
+    """Start `python bot.py` of `tree` against fresh doubles, yield it once ready, then stop it with SIGTERM;
+    with `profile`, under py-spy, which writes a flame graph there."""
     telegram, model = TaggedReplies(), OpenAIDouble()
     await telegram.start()
     await model.start()
@@ -144,16 +158,23 @@ async def running_bot(database: Path, streamed: bool, log: Path):
                       STREAM_REPLIES="on" if streamed else "off")
     started = time.monotonic()
     with log.open("ab") as out:
-        process = await asyncio.create_subprocess_exec(sys.executable, "bot.py", cwd=ROOT, env=env,
-                                                       stdout=out, stderr=out)
+        command = [sys.executable, "bot.py"]
+        if profile is not None:
+            spy = str(Path(sys.executable).parent / "py-spy")
+            # --gil: only the thread running Python, so that time in a system call is not counted as the caller's
+            command = [spy, "record", "--nonblocking", "--gil", "--rate", "400", "--format", "speedscope",
+                       "-o", str(profile), "--", *command]
+        process = await asyncio.create_subprocess_exec(*command, cwd=tree, env=env, stdout=out, stderr=out)
     try:
         await telegram.wait_for_call("getUpdates", timeout=120)
-        ready_cpu = cpu_seconds(process.pid)
+        pid = process.pid if profile is None else child_of(process.pid)
+        ready_cpu = cpu_seconds(pid)
         first = next(i for i, (method, _) in enumerate(telegram.calls) if method == "getUpdates")
-        yield Bot(process, telegram, model, ready_cpu, telegram.call_times[first] - started)
+        yield Bot(process, pid, telegram, model, ready_cpu, telegram.call_times[first] - started)
     finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
+        if process.returncode is None:  # the bot itself is stopped: py-spy then writes its profile and exits
+            with contextlib.suppress(ProcessLookupError, StopIteration, IndexError, FileNotFoundError):
+                os.kill(process.pid if profile is None else child_of(process.pid), signal.SIGTERM)
             await asyncio.wait_for(process.wait(), 60)
         await model.close()
         await telegram.close()
@@ -201,10 +222,11 @@ def requests_so_far(bot: Bot) -> collections.Counter:
     return counts
 
 
-async def measure_phase(phase: Phase, folder: Path, messages: int) -> dict:
+async def measure_phase(phase: Phase, folder: Path, messages: int, tree: Path = ROOT,
+                        profile: Path | None = None) -> dict:
     """Run one phase in a fresh process and database; return its figures."""
-    async with running_bot(folder / f"{phase.name}.db", phase.streamed, folder / "bot.log") as bot:
-        pid = bot.process.pid
+    async with running_bot(folder / f"{phase.name}.db", phase.streamed, folder / "bot.log", tree, profile) as bot:
+        pid = bot.pid
         bot.model.reply = answer(phase.tokens)
         bot.model.stream_chunk_chars, bot.model.stream_chunk_interval = 4, 1 / RATE
         bot.model.delay = 0.0 if phase.streamed else phase.tokens / RATE
@@ -215,19 +237,22 @@ async def measure_phase(phase: Phase, folder: Path, messages: int) -> dict:
         await asyncio.sleep(messages * (statistics.median(warm) + PAUSE_S) + TAIL_S)
         idle_cpu, idle_wall = cpu_seconds(pid) - idle_cpu, time.monotonic() - idle_started
         before, cpu, started = requests_so_far(bot), cpu_seconds(pid), time.monotonic()
+        kernel = cpu_seconds(pid, kernel_only=True)
         walls = await send(bot, phase, messages, numbers)
         await asyncio.sleep(TAIL_S)
         cpu, wall = cpu_seconds(pid) - cpu, time.monotonic() - started
+        kernel = cpu_seconds(pid, kernel_only=True) - kernel
         requests = requests_so_far(bot) - before
         return {"cpu_ms": (cpu - idle_cpu * wall / idle_wall) / messages * 1000, "wall_p50": statistics.median(walls),
+                "kernel_share": kernel / cpu if cpu else 0.0,
                 "rss": rss_mib(pid), "idle_ms_s": idle_cpu / idle_wall * 1000,
                 **{method: n / messages for method, n in requests.items()}}
 
 
-async def measure_start(database: Path, folder: Path) -> dict:
+async def measure_start(database: Path, folder: Path, tree: Path = ROOT) -> dict:
     """Start the bot on `database`; return the CPU and wall to ready, the CPU until quiet, and RSS then."""
-    async with running_bot(database, True, folder / "bot.log") as bot:
-        pid = bot.process.pid
+    async with running_bot(database, True, folder / "bot.log", tree) as bot:
+        pid = bot.pid
         await settle(pid)
         return {"cpu": bot.ready_cpu, "wall": bot.ready_wall, "after": cpu_seconds(pid) - bot.ready_cpu,
                 "rss": rss_mib(pid)}
@@ -255,29 +280,43 @@ def median_of(runs: list[dict]) -> dict:
     return {key: statistics.median(run.get(key, 0) for run in runs) for key in keys}
 
 
-def report(phases: dict[str, dict], starts: dict[int, dict], args: argparse.Namespace, problems: list[str]) -> None:
+def report(phases: dict[str, dict[str, dict]], starts: dict[str, dict[int, dict]], args: argparse.Namespace,
+           problems: list[str]) -> None:
+    """Print each tree's figures, phase by phase and start-up by start-up, side by side."""
     print(f"the real bot.py process; {len(USERS)} users, {args.messages} messages a phase, one at a time; "
           f"medians of {args.runs} run(s); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'phase':<12}{'CPU/message':>13}{'wall p50':>10}{'RSS end':>11}{'idle CPU':>12}")
-    for name, p in phases.items():
-        print(f"{name:<12}{p['cpu_ms']:>10.1f} ms{p['wall_p50']:>9.3f}s{p['rss']:>7.1f} MiB{p['idle_ms_s']:>7.1f} ms/s")
-    methods = sorted({key for p in phases.values() for key in p} - {"cpu_ms", "wall_p50", "rss", "idle_ms_s"})
-    print(f"\n{'requests per message':<22}" + "".join(f"{name:>12}" for name in phases))
+    print(f"{'phase':<12}{'tree':<8}{'CPU/message':>13}{'in kernel':>11}{'wall p50':>10}{'RSS end':>11}"
+          f"{'idle CPU':>12}")
+    for name in args.phases:
+        for tree, figures in phases.items():
+            p = figures[name]
+            print(f"{name:<12}{tree:<8}{p['cpu_ms']:>10.1f} ms{p['kernel_share']:>10.0%}{p['wall_p50']:>9.3f}s"
+                  f"{p['rss']:>7.1f} MiB"
+                  f"{p['idle_ms_s']:>7.1f} ms/s")
+    columns = [(tree, name) for name in args.phases for tree in phases]
+    figures = [phases[tree][name] for tree, name in columns]
+    methods = sorted({key for p in figures for key in p} - {"cpu_ms", "kernel_share", "wall_p50", "rss", "idle_ms_s"})
+    print(f"\n{'requests per message':<22}" + "".join(f"{name[:9] + ' ' + tree[:1]:>13}" for tree, name in columns))
     for method in methods:
-        if any(p.get(method) for p in phases.values()):
-            print(f"{method:<22}" + "".join(f"{p.get(method, 0):>12.2f}" for p in phases.values()))
-    print(f"\n{'start-up':<14}{'CPU to ready':>14}{'wall to ready':>15}{'CPU ready->quiet':>18}{'RSS quiet':>12}")
-    for users, s in starts.items():
-        print(f"{f'{users:,} users':<14}{s['cpu']:>12.2f} s{s['wall']:>13.2f} s{s['after']:>16.2f} s"
-              f"{s['rss']:>8.1f} MiB")
+        if any(p.get(method) for p in figures):
+            print(f"{method:<22}" + "".join(f"{p.get(method, 0):>13.2f}" for p in figures))
+    print(f"\n{'start-up':<14}{'tree':<8}{'CPU to ready':>14}{'wall to ready':>15}{'CPU ready->quiet':>18}"
+          f"{'RSS quiet':>12}")
+    for users in next(iter(starts.values()), {}):
+        for tree, sizes in starts.items():
+            s = sizes[users]
+            print(f"{f'{users:,} users':<14}{tree:<8}{s['cpu']:>12.2f} s{s['wall']:>13.2f} s{s['after']:>16.2f} s"
+                  f"{s['rss']:>8.1f} MiB")
     for line in problems[:10]:
         print("log: " + line)
 
 
 async def run(args: argparse.Namespace) -> int:
     sizes = [0] + [int(n) for n in args.users.split(",") if n.strip()]
-    phase_runs: dict[str, list[dict]] = {phase.name: [] for phase in PHASES}
-    start_runs: dict[int, list[dict]] = {size: [] for size in sizes}
+    trees = {"this": ROOT, **({"before": Path(args.against).resolve()} if args.against else {})}
+    phases = [phase for phase in PHASES if phase.name in args.phases]
+    phase_runs = {tree: {phase.name: [] for phase in phases} for tree in trees}
+    start_runs: dict[str, dict[int, list[dict]]] = {tree: {size: [] for size in sizes} for tree in trees}
     problems: list[str] = []
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
@@ -287,19 +326,22 @@ async def run(args: argparse.Namespace) -> int:
             if size:
                 print(f"database of {size:,} users built in {time.perf_counter() - started:.1f} s", flush=True)
         for number in range(args.runs):
-            work = folder / f"run-{number}"
-            work.mkdir()
-            for phase in PHASES:
-                phase_runs[phase.name].append(await measure_phase(phase, work, args.messages))
-                print(f"run {number + 1}, {phase.name}: {phase_runs[phase.name][-1]['cpu_ms']:.1f} ms a message",
-                      flush=True)
-            for size in sizes:
-                shutil.copyfile(folder / f"users-{size}.db", work / f"users-{size}.db")
-                start_runs[size].append(await measure_start(work / f"users-{size}.db", work))
-            log = (work / "bot.log").read_text(errors="replace").splitlines()
-            problems += [line for line in log if "ERROR" in line or "Traceback" in line]
-    report({name: median_of(runs) for name, runs in phase_runs.items()},
-           {size: median_of(runs) for size, runs in start_runs.items()}, args, problems)
+            for tree, path in trees.items():  # side by side: each run measures every tree in turn
+                work = folder / f"run-{number}-{tree}"
+                work.mkdir()
+                for phase in phases:
+                    profile = Path(args.profile) / f"{tree}-{phase.name}-{number}.json" if args.profile else None
+                    runs = phase_runs[tree][phase.name]
+                    runs.append(await measure_phase(phase, work, args.messages, path, profile))
+                    print(f"run {number + 1}, {tree}, {phase.name}: {runs[-1]['cpu_ms']:.1f} ms a message", flush=True)
+                for size in sizes:
+                    shutil.copyfile(folder / f"users-{size}.db", work / f"users-{size}.db")
+                    start_runs[tree][size].append(await measure_start(work / f"users-{size}.db", work, path))
+                log = (work / "bot.log").read_text(errors="replace").splitlines()
+                problems += [f"{tree}: {line}" for line in log if "ERROR" in line or "Traceback" in line]
+    report({tree: {name: median_of(runs) for name, runs in runs_of.items()} for tree, runs_of in phase_runs.items()},
+           {tree: {size: median_of(runs) for size, runs in runs_of.items()} for tree, runs_of in start_runs.items()},
+           args, problems)
     return 1 if problems else 0
 
 
@@ -308,6 +350,12 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=30, help="messages a phase")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--users", default="1000,10000", help="start-up on databases of these many users, and empty")
+    parser.add_argument("--phases", default=",".join(phase.name for phase in PHASES),
+                        type=lambda text: [name for name in text.split(",") if name],
+                        help="which phases, comma-separated (none: only start-up)")
+    parser.add_argument("--against", metavar="TREE",
+                        help="also measure the bot of another checkout (git worktree add TREE COMMIT), side by side")
+    parser.add_argument("--profile", metavar="DIR", help="run each phase's bot under py-spy; speedscope files there")
     args = parser.parse_args()
     return asyncio.run(run(args))
 

@@ -35,6 +35,9 @@ from prompts.system import beyond_core, build_system_message
 
 log = logging.getLogger(__name__)
 EDITABLE_KINDS = ("text", "photo")  # what the user typed (a caption too); never a forward, a transcript or a sticker
+# What `Companion.reply` hands its `on_text` as the answer streams: a function that returns what a draft may
+# show so far. It is worked out only when called (a draft goes out a few times a reply, a piece arrives a hundred).
+DraftReader = Callable[[], str]
 ECHO_TRIES = 2  # an answer that only repeated system message zero is asked for once more, then the apology
 
 
@@ -125,7 +128,7 @@ class Companion:
         *,
         kind: str = "text",
         image: str | None = None,
-        on_text: Callable[[str], None] | None = None,
+        on_text: Callable[[DraftReader], None] | None = None,
         private: bool = True,
         over_limit: str | None = None,
         heard: Heard = OWN_WORDS,
@@ -137,7 +140,8 @@ class Companion:
         `text` is the user's own words: typed, a voice note's transcript, a photo's caption, a sticker's
         emoji (`kind` says which), with secrets masked where it arrived (the inbox, the transcriber); facts the rules
         find in the words are saved and are already in this turn's system message. `image` (a data URL)
-        goes to the model with this turn only and is never stored. `on_text` gets the answer as it streams.
+        goes to the model with this turn only and is never stored. As the answer streams, `on_text` gets a
+        DraftReader of it.
         `private` says the message came in the user's private chat, where the companion may write first.
         Past a daily limit (or `over_limit`, one the caller found) the message is stored, for the extractor
         too, and the answer is `limited` instead of the model's.
@@ -239,7 +243,8 @@ class Companion:
 
     async def _answer(
         self, speaker: Speaker, turn: Turn, text: str, known: list[Fact], name: str | None, now: datetime,
-        zone: ZoneInfo, image: str | None, on_text: Callable[[str], None] | None, reminders: ForTurn = NO_REMINDERS,
+        zone: ZoneInfo, image: str | None, on_text: Callable[[DraftReader], None] | None,
+        reminders: ForTurn = NO_REMINDERS,
     ) -> tuple[str, bool]:
         """Complete the turn with system message zero rebuilt, store the reply; return it and whether the model
         saw the image."""
@@ -277,7 +282,7 @@ class Companion:
 
     async def _forget(
         self, speaker: Speaker, turn: Turn, text: str, plan: Plan, now: datetime, zone: ZoneInfo,
-        on_text: Callable[[str], None] | None, answers: bool, reminders: ForTurn = NO_REMINDERS,
+        on_text: Callable[[DraftReader], None] | None, answers: bool, reminders: ForTurn = NO_REMINDERS,
     ) -> Answer:
         """Carry out a forget request; when `answers`, the model answers what else the message says ("…, как
         дела?"), and only that."""
@@ -302,13 +307,13 @@ class Companion:
         return recalled_topics(turn.topics, conversation_start(said, gap), carried[0] if carried else None, gap)
 
     async def _complete_unechoed(
-        self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None, tally: Tally
+        self, messages: list[dict], image: str | None, on_text: Callable[[DraftReader], None] | None, tally: Tally
     ) -> tuple[str, bool]:
         """Return `_complete`'s answer without the lines that repeat system message zero (prompts/echo.py); an
         answer that was nothing else is asked for again, up to ECHO_TRIES in all, then raises ModelUnavailable."""
         system = messages[0]["content"]
         # Drafts are stripped too, and hold back a line being written while it may yet grow into an echo.
-        shown = None if on_text is None else (lambda text: on_text(echo_free_draft(text, system)))
+        shown = None if on_text is None else (lambda text: on_text(lambda: echo_free_draft(text, system)))
         answer, seen, removed = "", False, 0
         for _ in range(ECHO_TRIES):
             answer, seen = await self._complete(messages, image, shown, tally)

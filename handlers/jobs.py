@@ -111,9 +111,11 @@ def sweep_interval(delay: float) -> float:
 
 
 def start_memory_upkeep(app: Application) -> None:
-    """Look for idle users with unread messages every few seconds (and once right after start-up)."""
+    """Look for idle users with unread messages every few seconds (and once right after start-up).
+
+    Nothing is embedded at start: facts an embedding outage or a change of model left without a vector are
+    embedded when their user next talks (after_turn, and the recall's own call with a remote model)."""
     delay = app.bot_data.config.memory_extract_delay_s
-    app.job_queue.run_once(embed_backlog_job, when=1, name="embed-backlog")
     app.job_queue.run_repeating(
         sweep_job, interval=sweep_interval(delay), first=0, name="memory-sweep",
         job_kwargs={"max_instances": 1, "coalesce": True},
@@ -161,23 +163,18 @@ async def sweep_job(context: Context) -> None:
 
 
 def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unread: int, learned: bool) -> None:
-    """Embed what the rules just learned; extract now when the keeper says so (not waiting for idle)."""
-    if job_queue is not None and learned:
+    """Embed what the rules just learned, or what the turn's recall found without a vector, when the keeper says
+    so (in-process models); extract now when the keeper says so (not waiting for idle)."""
+    if job_queue is not None and services.keeper.embeds_now(user_id, learned):
         job_queue.run_once(embed_job, when=0, data=user_id, name=f"embed:{user_id}")
     if job_queue is not None and services.keeper.extracts_now(unread):
         job_queue.run_once(extraction_job, when=0, data=user_id, name=f"extract:{user_id}")
 
 
 async def embed_job(context: Context) -> None:
-    """Embed one user's newly learned facts (off the reply path)."""
+    """Embed one user's facts that lack a vector: newly learned, or left by an outage or a change of model (off the
+    reply path)."""
     await context.bot_data.keeper.embed_learned(context.job.data)  # type: ignore[union-attr]
-
-
-async def embed_backlog_job(context: Context) -> None:
-    """After start-up, embed every fact that lacks a vector from the current model (re-embedding lazily)."""
-    keeper = context.bot_data.keeper
-    for user_id in await context.bot_data.store.users_with_unembedded(keeper.recaller.embedder.name):
-        await keeper.embed_quietly(user_id)
 
 
 async def extraction_job(context: Context) -> None:

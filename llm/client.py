@@ -5,12 +5,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import ssl
 import time
+from contextlib import aclosing, suppress
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Awaitable, Callable, Sequence, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 
+import anyio
 import httpx
+import httpx2
 import openai
 
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
@@ -20,6 +24,7 @@ from llm.roles import strict_roles
 from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
 from llm.tokens import estimate_tokens, message_tokens
+from llm.wire import ChunkReader, JsonView, read_json
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +34,16 @@ T = TypeVar("T")
 # The fewest prompt tokens any vision model spends on a picture is in the tens (OpenAI's low detail: 85,
 # Gemma 3: 256); a server that drops the image part adds none, or a separator or two.
 IMAGE_MIN_TOKENS = 8
+# What reading a streamed body may raise, as the SDK's stream sorts it (openai/_httpx2.py): the client may be
+# an httpx2 one (the SDK's own) or an httpx one passed in (bench/proactive.py).
+READ_TIMEOUTS = (httpx2.TimeoutException, httpx.TimeoutException)
+READ_FAILURES = (httpx2.RequestError, httpx.RequestError, ssl.SSLError, anyio.EndOfStream)
+DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its connection is used again
+# A stream's silence timer is moved on once it lags this much (a quarter of the silence allowed, when that is
+# shorter), not for each of a hundred pieces: a stalled stream fails at most this much before `silence` is up.
+RESCHEDULE_S = 0.5
+# The chat endpoint's authentication, as the SDK's `chat.completions.create` asks for it.
+CHAT_OPTIONS = {"security": {"bearer_auth": True}}
 
 
 class ModelUnavailable(Exception):
@@ -106,6 +121,51 @@ def prompt_tokens(response: object) -> int | None:
     """Return the prompt tokens a completion's `usage` reports, or None when it reports none."""
     tokens = getattr(getattr(response, "usage", None), "prompt_tokens", None)
     return tokens if isinstance(tokens, int) else None
+
+
+async def read_chunks(response: httpx2.Response) -> AsyncIterator[JsonView]:
+    """Yield the chunks of a streamed answer as its body arrives (llm/wire.py reads them), up to [DONE].
+
+    An error event raises openai.APIError, and a broken or timed-out read the SDK's APIConnectionError or
+    APITimeoutError, as the SDK's own stream does. After [DONE] the rest of the body is read for a moment, so
+    that an HTTP/1.1 connection goes back to the pool. Closing the response is the caller's.
+    """
+    reader = ChunkReader(response.request)
+    try:
+        async with aclosing(response.aiter_bytes()) as body:
+            async for piece in body:
+                for chunk in reader.feed(piece):
+                    yield chunk
+                if reader.done:
+                    if response.http_version == "HTTP/1.1":
+                        with suppress(TimeoutError, *READ_FAILURES):
+                            async with asyncio.timeout(DRAIN_S):
+                                async for _ in body:
+                                    pass
+                    return
+            for chunk in reader.close():
+                yield chunk
+    except READ_TIMEOUTS as error:
+        raise openai.APITimeoutError(request=response.request) from error
+    except READ_FAILURES as error:
+        raise openai.APIConnectionError(request=response.request) from error
+
+
+def answer_of(response: httpx2.Response) -> JsonView:
+    """Return an unstreamed answer's JSON object; openai.APIResponseValidationError when it holds none."""
+    try:
+        return read_json(response.content)
+    except ValueError as error:  # UnicodeDecodeError too
+        raise openai.APIResponseValidationError(
+            response, response.text, message=f"the server's answer is not a JSON object ({error})"
+        ) from error
+
+
+def _timeouts(seconds: float, stream: bool) -> httpx2.Timeout:
+    """Return the HTTP client's timeouts for one request: `seconds` for each step, except a stream's reads,
+    which `_stream_once`'s silence timer watches (a read timeout of the client's own would set a timer afresh
+    for every piece that arrives)."""
+    return httpx2.Timeout(seconds, read=None if stream else seconds)
 
 
 def _retry_after(error: Exception) -> float | None:
@@ -279,9 +339,9 @@ class ChatModel:
         picture = {"type": "image_url", "image_url": {"url": data_url}}
         try:
             without = await self.gate.run(partial(
-                self._create, [{"role": "user", "content": [prompt]}], 1, {}, self.attempt_timeout, False))
+                self._create, [{"role": "user", "content": [prompt]}], 1, {}, self.attempt_timeout))
             seen = await self.gate.run(partial(
-                self._create, [{"role": "user", "content": [prompt, picture]}], 1, {}, self.attempt_timeout, False))
+                self._create, [{"role": "user", "content": [prompt, picture]}], 1, {}, self.attempt_timeout))
         except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
             self.features.learn_images(False, f"it refused an image part: {describe(error)}")
             return False
@@ -360,17 +420,26 @@ class ChatModel:
                 arguments["stream_options"] = {"include_usage": True}
         return arguments
 
-    async def _create(
+    async def _post(
         self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, stream: bool
-    ) -> Any:
-        """Send one request; a refusal of a parameter the server does not take is adapted to and sent again."""
+    ) -> httpx2.Response:
+        """Send one request and return its response, unread when streamed (the caller closes it); a refusal of
+        a parameter the server does not take is adapted to and sent again.
+
+        The SDK's client sends it (base URL, key, headers, its error for an error status) through its generic
+        `post`, which sends the arguments as they are: `chat.completions.create` would first run them through
+        its type-driven transform and build a pydantic model of the answer or of every streamed chunk: 36-47 %
+        of the CPU a message took (issue 42). The arguments are plain JSON already; llm/wire.py reads answers.
+        """
         while True:
             try:
                 # The SDK's own timeout too: the client's default is the chat attempt's, shorter than extraction's.
-                request = self.client.chat.completions.create(
-                    **self._arguments(messages, max_tokens, options, stream), timeout=timeout
-                )
-                return await asyncio.wait_for(request, timeout=timeout)
+                async with asyncio.timeout(timeout):
+                    return await self.client.post(
+                        "/chat/completions", body=self._arguments(messages, max_tokens, options, stream),
+                        cast_to=httpx2.Response, options={**CHAT_OPTIONS, "timeout": _timeouts(timeout, stream)},
+                        stream=stream,
+                    )
             except openai.APIStatusError as error:
                 if context_exceeded(error):
                     context = context_size(error)
@@ -379,12 +448,18 @@ class ChatModel:
                 if not self.features.adapt(error, stream):
                     raise
 
+    async def _create(
+        self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float
+    ) -> JsonView:
+        """Return one unstreamed completion's JSON object, as it came."""
+        return answer_of(await self._post(messages, max_tokens, options, timeout, stream=False))
+
     async def _complete_once(
         self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, tally: Tally
     ) -> tuple[str, str | None]:
         """Return one unstreamed answer, its thinking left out, and why it ended."""
         cap = self.features.answer_cap(max_tokens)
-        response = await self._create(messages, cap, options, timeout, stream=False)
+        response = await self._create(messages, cap, options, timeout)
         choice = response.choices[0] if response.choices else None
         if choice is None:
             tally.add(response.usage, messages, "")
@@ -404,18 +479,20 @@ class ChatModel:
         when no piece comes for `silence` seconds (the attempt timeout unless given)."""
         quiet = silence or self.attempt_timeout
         cap = self.features.answer_cap(max_tokens)
-        stream = await self._create(messages, cap, options, timeout, stream=True)
+        response = await self._post(messages, cap, options, timeout, stream=True)
         reasoning, finish, usage, chunks, shown = "", None, None, 0, ""
         # The draft starts where the thinking ends: nothing is shown while the model may still be thinking.
         splitter = ThinkingSplitter(opened=self.features.thinking_in_prompt)
         loop = asyncio.get_running_loop()
+        lag = min(RESCHEDULE_S, quiet / 4)
         try:
             # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
-            async with asyncio.timeout(quiet) as waiting:
+            async with asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response)) as stream:
                 async for chunk in stream:
-                    waiting.reschedule(loop.time() + quiet)
+                    if loop.time() + quiet - waiting.when() > lag:
+                        waiting.reschedule(loop.time() + quiet)
                     usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
-                    for choice in chunk.choices[:1]:
+                    for choice in (chunk.choices or ())[:1]:
                         chunks += 1
                         if choice.delta is not None:
                             reasoning += reasoning_of(choice.delta)
@@ -425,7 +502,7 @@ class ChatModel:
                                 on_text(answer)
                         finish = finish or choice.finish_reason
         finally:
-            await stream.close()
+            await response.aclose()  # on every way out: the answer, an error, the silence timeout, a cancel
         if not chunks:
             raise EmptyStream("the server sent a stream without a single answer chunk")
         if finish is None:

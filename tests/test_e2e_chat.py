@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from handlers.transport.replies import TYPING_AFTER_S
 from llm.tokens import estimate_tokens
 from tests.harness import make_config, running_bot, session
 
@@ -228,14 +229,45 @@ async def test_a_burst_from_one_user_keeps_its_order(telegram, model, config):
     assert [content for role, content in last if role == "user"] == texts[-10:]
 
 
-async def test_typing_is_shown_and_renewed_while_the_model_thinks(telegram, model, config):
-    model.delay = 0.7
+def typing_times(telegram, chat_id: int) -> list[float]:
+    return [at for (method, params), at in zip(telegram.calls, telegram.call_times, strict=True)
+            if method == "sendChatAction" and params["chat_id"] == chat_id and params["action"] == "typing"]
+
+
+async def test_typing_shows_once_the_model_has_thought_a_second_and_is_renewed_while_it_thinks(
+    telegram, model, config
+):
+    model.delay = 1.6
     async with running_bot(config):
+        pushed = time.monotonic()
         telegram.push_text(ANN, "think hard")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    typing = typing_times(telegram, ANN)
+    assert len(typing) >= 3  # at about 1.0, 1.2 and 1.4 s: every 0.2 s in tests, every 4 s in production
+    assert typing[0] - pushed >= TYPING_AFTER_S and typing[-1] < reply["at"]
+    assert len(typing) == sum(1 for method, _ in telegram.calls if method == "sendChatAction")
+
+
+async def test_a_reply_ready_within_a_second_sends_no_typing(telegram, model, config):
+    async with running_bot(config):
+        telegram.push_text(ANN, "quick one")
         await telegram.wait_for_sent(ANN, 1)
-    actions = [p for method, p in telegram.calls if method == "sendChatAction"]
-    assert len(actions) >= 3  # every 0.2 s in tests, every 4 s in production
-    assert all(p["action"] == "typing" and p["chat_id"] == ANN for p in actions)
+        await asyncio.sleep(TYPING_AFTER_S)  # a typing action the reply outran would have come by now
+    assert not any(method == "sendChatAction" for method, _ in telegram.calls)
+
+
+async def test_slow_replies_to_users_writing_at_once_all_show_typing(telegram, model, config):
+    users = [ANN, BOB, *range(2001, 2007)]  # eight turns at once, each answered 1.5 s later
+    model.delay = 1.5
+    async with running_bot(replace(config, typing_interval_s=1.0)):  # under the rate: eight actions a second
+        pushed = time.monotonic()
+        for user in users:
+            telegram.push_text(user, "a hard question")
+        replies = [(await telegram.wait_for_sent(user, 1))[0] for user in users]
+    for user, reply in zip(users, replies, strict=True):
+        typing = typing_times(telegram, user)
+        assert typing, f"no typing for {user}"
+        assert pushed + TYPING_AFTER_S <= typing[0] < reply["at"]
 
 
 async def test_in_a_group_the_bot_answers_only_when_mentioned_or_replied_to(telegram, model, config):

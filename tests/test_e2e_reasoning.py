@@ -42,6 +42,7 @@ async def test_a_thinking_stream_shows_drafts_only_of_the_answer_and_only_after_
     telegram, thinking_model, config, form
 ):
     thinking_model.thinking_form = form
+    thinking_model.stream_first_delay = 1.0  # the model thinks past a second, when typing shows
     async with running_bot(config):
         pushed = time.monotonic()
         telegram.push_text(ANN, "hello")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -39,13 +38,6 @@ async def embedded(config, user_id) -> bool:
     return not missing
 
 
-async def wait_embedded(config, user_id, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not await embedded(config, user_id):
-        assert time.monotonic() < deadline, "facts were not embedded in time"
-        await asyncio.sleep(0.1)
-
-
 def chat_prompts(model):
     return [r["messages"][0]["content"] for r in model.requests if "response_format" not in r]
 
@@ -59,9 +51,11 @@ async def ann_with_a_forgotten_dog(config):
 async def test_the_relevant_fact_is_recalled_and_the_prompt_stays_small(telegram, model, config):
     await ann_with_a_forgotten_dog(config)
     async with running_bot(config):
-        await wait_embedded(config, ANN)
         telegram.push_text(ANN, "the beagle coughed all night, should I call a vet?")
         await telegram.wait_for_sent(ANN, 1)
+    # Her 9 facts had no vector: they rode along with the message, in the recall's one call.
+    [request] = model.embedding_requests
+    assert len(request["input"]) == 10 and await embedded(config, ANN)
     prompt = chat_prompts(model)[-1]
     assert "dog Rex, a beagle" in prompt.split("## Recalled for this message")[1]
     # The MEMORY_PROMPT_FACTS (3) most important, and the dog recalled beyond them (RECALL_TOP_K at most): 4 of 9.
@@ -71,7 +65,6 @@ async def test_the_relevant_fact_is_recalled_and_the_prompt_stays_small(telegram
 async def test_an_embedding_failure_falls_back_to_importance_and_the_turn_completes(telegram, model, config):
     await ann_with_a_forgotten_dog(config)
     async with running_bot(config):
-        await wait_embedded(config, ANN)
         model.fail_next(500, endpoint="embeddings", times=5)
         telegram.push_text(ANN, "the beagle coughed all night, should I call a vet?")
         [reply] = await telegram.wait_for_sent(ANN, 1)
@@ -83,13 +76,11 @@ async def test_an_embedding_failure_falls_back_to_importance_and_the_turn_comple
 async def test_with_few_facts_all_are_sent_and_no_embedding_is_asked_for_the_message(telegram, model, config):
     await seed(config, ANN, [("location", "city", "Kazan", 7)], OLD)
     async with running_bot(config):
-        await wait_embedded(config, ANN)
-        before = len(model.embedding_requests)
         telegram.push_text(ANN, "what's the weather like?")
         await telegram.wait_for_sent(ANN, 1)
         await asyncio.sleep(0.2)
     assert 'city: "Kazan"' in chat_prompts(model)[-1]
-    assert len(model.embedding_requests) == before
+    assert model.embedding_requests == [] and not await embedded(config, ANN)  # no vector is needed yet
 
 
 async def test_recall_reads_only_the_current_users_vectors(telegram, model, config):
@@ -97,12 +88,14 @@ async def test_recall_reads_only_the_current_users_vectors(telegram, model, conf
     await seed(config, BOB, [("pets", "pet:rex", "Bob's dog Rex, a beagle", 9)] +
                [(c, k, f"Bob {v}", 5) for c, k, v in FILLER], OLD)
     async with running_bot(config):
-        await wait_embedded(config, ANN)
-        await wait_embedded(config, BOB)
+        telegram.push_text(BOB, "my beagle Rex coughed too")  # Bob's facts get their vectors with his turn
+        await telegram.wait_for_sent(BOB, 1)
+        assert await embedded(config, BOB) and not await embedded(config, ANN)
         telegram.push_text(ANN, "the beagle coughed all night, should I call a vet?")
         await telegram.wait_for_sent(ANN, 1)
     prompt = chat_prompts(model)[-1]
     assert "Bob" not in prompt
+    assert not any("Bob" in text for text in model.embedding_requests[-1]["input"])
     store = await Store.open(config.database_path)
     ann_ids = {fact.id for fact in await store.facts(ANN)}
     assert {row[0] for row in await store.fact_vectors(ANN, config.embedding_model)} == ann_ids

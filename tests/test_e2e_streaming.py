@@ -73,6 +73,7 @@ async def test_draft_calls_stay_within_reply_seconds_over_interval_plus_one(tele
 
 
 async def test_a_group_gets_typing_and_no_drafts(telegram, slow_model, config):
+    slow_model.delay = 1.2  # unstreamed, the answer comes whole: typing shows once it has taken a second
     async with running_bot(config):
         telegram.push_text(ANN, f"@{telegram.bot_username} hi all", chat_id=GROUP, chat_type="group")
         await telegram.wait_for_sent(GROUP, 1)

@@ -14,10 +14,13 @@ import os
 import time
 from pathlib import Path
 
+import openai
 import pytest
 
 from config import SHARED_SLOT_EXTRACT_TOKENS
 from handlers.texts import text
+from llm.answers import clean_answer, end_cleanly
+from llm.client import ChatModel, read_chunks
 from tests.harness import make_config, running_bot
 from tests.real_server import ALIAS, RealServer, free_port, missing
 
@@ -135,3 +138,35 @@ async def test_a_message_sent_during_a_memory_pass_is_answered_without_an_apolog
     # bench/contention.py), with room for a slower CI machine; the landed code apologised after 60 s.
     assert first_words < 30, first_words
     assert any("gave way to a conversation" in record.getMessage() for record in caplog.records)
+
+
+async def test_the_lean_wire_path_reads_a_real_stream_as_the_sdk_does(server):
+    """ChatModel's request and its SSE reader (llm/wire.py) against the SDK's own `chat.completions.create`
+    stream: greedy decoding with a seed, so the same request gives the same words, chunk by chunk."""
+    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-real", max_retries=0, timeout=240)
+    chat = ChatModel(client, ALIAS, attempt_timeout=240)
+    messages = [{"role": "system", "content": "You tell short stories."},
+                {"role": "user", "content": "Tell me a story about the sea."}]
+    options = {"temperature": 0, "seed": 7}
+
+    def read(chunk, pieces: list, usage: list) -> None:
+        if chunk.usage is not None:
+            usage.append((chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.total_tokens))
+        pieces += [(choice.delta.content, choice.finish_reason) for choice in (chunk.choices or ())[:1]]
+
+    lean, lean_usage = [], []
+    response = await chat._post(messages, 32, options, 240, stream=True)  # adapts to what the server refuses
+    try:
+        async for chunk in read_chunks(response):
+            read(chunk, lean, lean_usage)
+    finally:
+        await response.aclose()
+    sdk, sdk_usage = [], []
+    async for chunk in await client.chat.completions.create(**chat._arguments(messages, 32, options, True)):
+        read(chunk, sdk, sdk_usage)
+    answer = await chat.complete(messages, on_text=lambda words: None, max_tokens=32, **options)
+    await client.close()
+
+    words, finish = "".join(content or "" for content, _ in sdk), next(f for _, f in reversed(sdk) if f)
+    assert lean == sdk and lean_usage == sdk_usage and words.strip()
+    assert answer == (end_cleanly(clean_answer(words)) if finish == "length" else clean_answer(words))

@@ -302,24 +302,36 @@ class _Embedder:
         # The query is (1, 0); a fact "note: nK" gets (K, 1) before normalising.
         return np.array([[1.0, 0.0]] + [[float(t.split("n")[-1]), 1.0] for t in texts[1:]], dtype=np.float32)
 
+    async def embed(self, texts):
+        self.calls.append(list(texts))
+        return np.array([[float(t.split("n")[-1]), 1.0] for t in texts], dtype=np.float32)
+
 
 class _Store:
-    def __init__(self, rows):
-        self.rows = rows
+    """The store's vectors of one user: what is saved is read back by the next recall."""
+
+    def __init__(self, rows, facts=()):
+        self.rows = list(rows)
+        self.facts = list(facts)
         self.saved: list[int] = []
 
     async def fact_vectors(self, user_id, model):
-        return self.rows
+        return list(self.rows)
 
     async def save_embeddings(self, user_id, model, rows):
         self.saved += [fact_id for fact_id, _, _ in rows]
+        self.rows += rows
+
+    async def facts_to_embed(self, user_id, model):
+        have = {fact_id for fact_id, _, _ in self.rows}
+        return [fact for fact in self.facts if fact.id not in have]
 
 
-def _recaller(rows, session_weight):
+def _recaller(rows, session_weight, facts=()):
     from memory.recall.recaller import FactRecaller, RecallSettings
 
     config = RecallSettings(memory_prompt_facts=2, recall_timeout_s=1.0, recall_top_k=2, recall_min_similarity=-1.0)
-    return FactRecaller(_Store(rows), _Embedder(session_weight), config)
+    return FactRecaller(_Store(rows, facts), _Embedder(session_weight), config)
 
 
 def _told(id, days_ago, minutes=0):
@@ -355,11 +367,54 @@ async def test_a_remote_embedder_takes_the_facts_without_a_vector_along_with_the
     assert not recaller.embeds_eagerly
 
 
-async def test_an_in_process_embedder_embeds_only_the_query_at_recall():
+async def test_a_remote_embedder_takes_more_facts_without_a_vector_with_each_query_until_none_is_left():
+    from memory.recall.recaller import RIDE_ALONG
+
+    facts = [_told(id, 10) for id in range(1, RIDE_ALONG + 9)]  # 40 facts, none with a vector (a new model)
     recaller = _recaller([], 0.0)
-    await recaller.choose(1, "q", [_told(1, 10), _told(2, 10), _told(3, 10)], NOW)
+    recaller.embedder.remote = True
+    for _ in range(3):
+        await recaller.choose(1, "q", facts, NOW)
+    assert [len(call) - 1 for call in recaller.embedder.calls] == [RIDE_ALONG, 8, 0]  # then the query alone
+    assert recaller.store.saved == ids(facts)
+    assert not recaller.lacks_vectors(1)  # a remote model's facts never wait for an embedding pass
+
+
+async def test_an_in_process_embedder_embeds_only_the_query_at_recall_and_marks_facts_without_a_vector():
+    facts = [_told(1, 10), _told(2, 10), _told(3, 10)]
+    recaller = _recaller([], 0.0, facts)
+    await recaller.choose(1, "q", facts, NOW)
     assert recaller.embedder.calls == [["q"]] and recaller.store.saved == []
     assert recaller.embeds_eagerly
+    # The turn's upkeep embeds them (as stored texts, not as a query), all in one call, and clears the mark.
+    assert recaller.lacks_vectors(1) and not recaller.lacks_vectors(2)
+    assert await recaller.embed_missing(1) == 3
+    assert recaller.embedder.calls[1] == ["note: n1", "note: n2", "note: n3"] and recaller.store.saved == [1, 2, 3]
+    assert not recaller.lacks_vectors(1)
+    await recaller.choose(1, "q", facts, NOW)
+    assert recaller.embedder.calls[2] == ["q"] and not recaller.lacks_vectors(1)
+
+
+async def test_an_in_process_recall_whose_query_fails_still_leaves_the_facts_without_a_vector_to_the_turns_upkeep():
+    facts = [_told(1, 10), _told(2, 10), _told(3, 10)]
+    recaller = _recaller([], 0.0, facts)
+
+    async def overloaded(texts):
+        raise TimeoutError
+
+    recaller.embedder.embed_query = overloaded
+    chosen = await recaller.choose(1, "q", facts, NOW)
+    assert len(chosen) == 2 and recaller.lacks_vectors(1)  # importance order now, vectors after the turn
+
+
+async def test_an_in_process_recall_with_every_vector_or_with_facts_that_all_fit_marks_nothing():
+    facts = [_told(1, 10), _told(2, 10), _told(3, 10)]
+    rows = [(fact.id, encode(np.array([1.0, 0.0], dtype=np.float32)), 2) for fact in facts]
+    recaller = _recaller(rows, 0.0, facts)
+    await recaller.choose(1, "q", facts, NOW)
+    few = _recaller([], 0.0, facts[:2])
+    await few.choose(1, "q", facts[:2], NOW)  # MEMORY_PROMPT_FACTS (2) hold them all: no recall, no vectors needed
+    assert not recaller.lacks_vectors(1) and not few.lacks_vectors(1) and few.embedder.calls == []
 
 
 @pytest.mark.parametrize("rows, expected", [

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 
 import pytest
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from handlers.transport.budget import Budget, TokenBucket
+from handlers.transport.budget import MOMENT_PATIENCE_S, Budget, TokenBucket
 from handlers.transport.sending import (
     DELIVERY,
     Delivery,
@@ -236,3 +237,96 @@ def test_a_moments_signal_takes_a_token_only_if_one_is_there_and_never_queues():
     assert bucket.take(0.0) == pytest.approx(0.1)  # a reply queues: one tick, as if the signal never asked
     assert bucket.take(0.05, queue=False) is None  # a queue is waiting: the signal is dropped
     assert bucket.take(0.3, queue=False) == 0.0  # the queue has drained and a token has come back
+
+
+class FakeClock:
+    """The budget's clock and sleep: time passes only when slept; every sleep is recorded."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+        self.slept: list[float] = []
+
+    def now(self) -> float:
+        return self.t
+
+    async def sleep(self, delay: float) -> None:
+        self.slept.append(delay)
+        self.t += delay
+        await asyncio.sleep(0)
+
+
+def fake_budget(rate: float = 30) -> tuple[Budget, FakeClock]:
+    clock = FakeClock()
+    return Budget(rate, clock=clock.now, sleep=clock.sleep), clock
+
+
+async def test_a_typing_signal_just_after_a_reply_took_the_only_token_goes_within_a_tick():
+    budget, clock = fake_budget()
+    assert await budget.take() == 0.0  # the reply takes the one token saved up
+    clock.t = 0.005
+    assert await budget.take(queue=False) == 0.0
+    assert clock.t - 0.005 <= 1 / 30 + 1e-9  # it went as soon as the bucket had refilled one token
+    assert len(clock.slept) == 2  # looked twice more, every half tick
+
+
+async def test_a_bot_over_its_rate_drops_the_signal_after_a_second_and_the_replies_wait_no_longer():
+    budget, clock = fake_budget()
+    reference = TokenBucket(30, 1, 0.0)  # the same replies, without the signal
+    for _ in range(45):  # 44 past the saved token: the queue runs 1.47 s, longer than a signal may look
+        assert await budget.take() == pytest.approx(reference.take(0.0))
+    assert await budget.take(queue=False) is None
+    assert clock.t == pytest.approx(MOMENT_PATIENCE_S, abs=1 / 60)  # it looked for a second, no longer
+    assert await budget.take() == pytest.approx(reference.take(clock.t))  # and took nothing
+
+
+async def test_a_signal_cancelled_while_it_looks_leaves_no_gap_in_the_queue():
+    budget, clock = fake_budget()
+    reference = TokenBucket(30, 1, 0.0)
+    assert await budget.take() == reference.take(0.0)
+    looking = asyncio.create_task(budget.take(queue=False))
+    while not clock.slept and not looking.done():  # it found no token and waits to look again
+        await asyncio.sleep(0)
+    looking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await looking
+    assert await budget.take() == pytest.approx(reference.take(clock.t))  # the next reply waits as if it never came
+    clock.t = 1.0
+    assert await budget.take(queue=False) == 0.0  # and the next signal may look
+
+
+async def test_signals_waiting_together_go_one_a_tick_in_the_order_they_came():
+    budget, clock = fake_budget()
+    assert await budget.take() == 0.0
+    went: list[tuple[int, float]] = []
+
+    async def signal(number: int) -> None:
+        assert await budget.take(queue=False) == 0.0
+        went.append((number, clock.t))
+
+    await asyncio.gather(*(signal(number) for number in range(5)))
+    assert [number for number, _ in went] == [0, 1, 2, 3, 4]
+    times = [0.0] + [at for _, at in went]
+    gaps = [later - earlier for earlier, later in zip(times, times[1:], strict=False)]
+    assert all(1 / 30 - 1e-9 <= gap <= 1 / 30 + 1 / 60 + 1e-9 for gap in gaps), gaps  # a tick, at the next look
+    assert sum(clock.slept) == pytest.approx(clock.t)  # one looked at a time: two looks a tick, however many wait
+
+
+async def test_a_signal_on_the_shared_bucket_goes_once_the_database_has_a_token_again(store):
+    budget = Budget(30.0)
+    budget.share(store)
+    assert await budget.take() == 0.0  # a reply takes the one token saved up
+    started = time.monotonic()
+    assert await budget.take(queue=False) == 0.0
+    assert 0.02 < time.monotonic() - started < 0.5  # about a tick (1/30 s), as the database's clock counts
+
+
+async def test_a_signal_on_a_shared_bucket_in_debt_takes_nothing_from_the_replies(store):
+    budget = Budget(30.0)
+    budget.share(store)
+    for _ in range(45):
+        await budget.take()
+    started = time.monotonic()
+    assert await budget.take(queue=False) is None
+    looked = time.monotonic() - started
+    assert MOMENT_PATIENCE_S - 0.05 < looked < MOMENT_PATIENCE_S + 0.5
+    assert await budget.take() == pytest.approx(45 / 30 - looked, abs=0.1)  # the 46th reply: its turn as before

@@ -1,8 +1,10 @@
-"""The pure pacing of drafts (handlers/transport/streaming.py)."""
+"""The pacing of drafts, and when their text is read (handlers/transport/streaming.py)."""
+
+import asyncio
 
 import pytest
 
-from handlers.transport.streaming import DraftPacer, draft_text
+from handlers.transport.streaming import DraftPacer, Drafts, DraftStream, draft_text
 
 
 def test_the_first_draft_waits_a_moment_after_the_first_words():
@@ -69,3 +71,29 @@ def test_a_draft_shows_the_piece_being_written_once_past_4096_characters():
     first, second = "First paragraph. " * 180, "Second one. " * 100
     assert draft_text(first + "\n\n" + second) == second.strip()
     assert draft_text("") == ""
+
+
+class FakeBot:
+    """Takes drafts (sendMessageDraft) as the Bot would, and notes their texts."""
+
+    def __init__(self) -> None:
+        self.drafts: list[str] = []
+
+    async def send_message_draft(self, chat_id: int, draft_id: int, text: str, **kwargs) -> bool:
+        self.drafts.append(text)
+        return True
+
+
+async def test_a_draft_stream_reads_the_text_only_when_a_draft_goes_out():
+    """A hundred pieces come, a few drafts go: the text (echo-stripped by the companion, chat/companion.py's
+    DraftReader) is worked out for the drafts only, never once per piece."""
+    bot, reads = FakeBot(), []
+    stream = DraftStream(Drafts(True, 0.2), bot, chat_id=1, draft_id=7)
+    text = ""
+    for number in range(100):
+        text += f"word{number} "
+        stream.show(lambda text=text: reads.append(text) or text)
+        await asyncio.sleep(0.005)
+    await stream.close()
+    assert 1 <= len(bot.drafts) <= 4 and len(reads) == len(bot.drafts)
+    assert bot.drafts == [piece.strip() for piece in reads]  # each draft is the text read for it

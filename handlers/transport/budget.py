@@ -3,17 +3,24 @@
 A token bucket: `rate` tokens a second, at most `burst` saved up, one token per request. A taker who finds no
 token takes one anyway, as a debt, and waits until the bucket would have refilled to it: the takers queue in
 the order they came, and however many processes take, no more than `burst + rate × t` requests go in any t
-seconds. A moment's signal ("typing…") takes a token only if one is there: in a queue it is dropped, so it
-never holds up a reply, nor leaves a gap in the queue when it is cancelled (a typing action is, as soon as the
-reply is ready). With PostgreSQL the bucket is one row, taken from in one statement against the database's
-clock (Store.take_send_token), so every machine of the bot draws on the same budget.
+seconds. A moment's signal ("typing…") takes a token only if one is there: it never queues, so it never holds
+up a reply, nor leaves a gap in the queue when it is cancelled (a typing action is, as soon as the reply is
+ready). One that finds none looks again every half refill (1/2 of 1/rate: a reply coming between two looks
+takes the token first less often) for up to MOMENT_PATIENCE_S. On a bot under its rate a token comes back
+within 1/rate of the last request, so the signal goes a tick late; on a bot over it the replies' queue keeps
+the bucket empty, and the signal is dropped, having taken nothing. The signals of one process look one at a
+time, in the order they came, so the looks cost the same however many signals wait (on PostgreSQL each look
+is a statement, on a pool of ten connections). With PostgreSQL the bucket is one row, taken from in one
+statement against the database's clock (Store.take_send_token), so every machine of the bot draws on the
+same budget.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from typing import Callable
+from typing import Awaitable, Callable
 
 from memory.store.backends import database_errors
 from memory.store.store import Store
@@ -22,6 +29,9 @@ log = logging.getLogger(__name__)
 # Requests saved up while idle. One: the requests are paced evenly, never more than `rate` + 1 in any second
 # (a burst of 30 on top, as python-telegram-bot's limiter allows, let 59 through in one second).
 BURST = 1.0
+# How long a moment's signal may look for a token: "typing…" a second late still helps; later, on a bot over
+# its rate, the signal is better dropped than looked for on and on.
+MOMENT_PATIENCE_S = 1.0
 
 
 class TokenBucket:
@@ -48,9 +58,11 @@ class Budget:
     database hiccup never stops a reply; the budget is then per process until the database answers again.
     """
 
-    def __init__(self, rate: float, burst: float = BURST, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, rate: float, burst: float = BURST, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.rate, self.burst = rate, burst
-        self.clock = clock
+        self.clock, self.sleep = clock, sleep
+        self._looking = asyncio.Lock()  # held by the moment's signal of this process that looks for a token
         self.local = TokenBucket(self.rate, self.burst, clock())
         self.store: Store | None = None
         self._apart = False  # the shared bucket could not be reached on the last try
@@ -61,7 +73,18 @@ class Budget:
 
     async def take(self, queue: bool = True) -> float | None:
         """Take one request's token; return the seconds to wait before sending it. With `queue` False (a
-        moment's signal, which must not hold up a reply), only a token there now: None when there is none."""
+        moment's signal, which must not hold up a reply), only a token that is there, now or at a look every
+        half refill within MOMENT_PATIENCE_S: None when none came. Cancelled meanwhile, it has taken nothing."""
+        if queue:
+            return await self._take(True)
+        give_up, pause = self.clock() + MOMENT_PATIENCE_S, 0.5 / self.rate
+        async with self._looking:
+            while (wait := await self._take(False)) is None and self.clock() + pause <= give_up:
+                await self.sleep(pause)
+        return wait
+
+    async def _take(self, queue: bool) -> float | None:
+        """One take from the shared bucket, or this process's own when there is none or it cannot be read."""
         if self.store is None:
             return self.local.take(self.clock(), queue)
         try:

@@ -15,6 +15,9 @@ from telegram.error import BadRequest, TelegramError
 from handlers.transport.formatting import split_message, to_telegram_html
 
 log = logging.getLogger(__name__)
+# A reply ready within a second needs no "typing…" (Telegram would show it until the reply anyway, a blink):
+# only a slower one sends the action, which spares a task and a request on most turns.
+TYPING_AFTER_S = 1.0
 
 
 def keyboard(
@@ -57,8 +60,11 @@ async def send_text(bot: Bot, chat_id: int, text: str) -> None:
 
 
 @contextlib.asynccontextmanager
-async def typing_indicator(bot: Bot, chat_id: int, interval: float = 4.0) -> AsyncIterator[None]:
-    """Show 'typing…' in the chat, renewed every `interval` seconds, while the block runs."""
+async def typing_indicator(
+    bot: Bot, chat_id: int, interval: float = 4.0, after: float = TYPING_AFTER_S
+) -> AsyncIterator[None]:
+    """Show 'typing…' in the chat once the block has run `after` seconds, renewed every `interval` seconds
+    while it runs. A block done sooner sends nothing and starts no task: only a timer, cheap to cancel."""
 
     async def keep_typing() -> None:
         while True:
@@ -68,10 +74,13 @@ async def typing_indicator(bot: Bot, chat_id: int, interval: float = 4.0) -> Asy
                 log.debug("typing indicator failed: %s", error)
             await asyncio.sleep(interval)
 
-    task = asyncio.create_task(keep_typing())
+    started: list[asyncio.Task[None]] = []  # keep_typing, once the timer has gone off
+    timer = asyncio.get_running_loop().call_later(after, lambda: started.append(asyncio.create_task(keep_typing())))
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        timer.cancel()
+        for task in started:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -181,7 +181,7 @@ class SendGate(BaseRateLimiter):
     async def _once(self, callback: Callable[..., Awaitable[Any]], args: Any, kwargs: dict[str, Any],
                     endpoint: str, chat: object) -> Any:
         """One try: wait for the chat's pause, the group's and the bot's rate (a draft waits for none), then send.
-        A moment's signal that would have to wait for the rate is dropped (True)."""
+        A moment's signal that finds no token of the rate (Budget.take looks for a second) is dropped (True)."""
         if chat is not None and endpoint not in UNLIMITED:
             pause = self._paused.get(chat, 0.0) - self.outage.time.now()  # type: ignore[arg-type]
             if pause > 0:
@@ -199,7 +199,7 @@ class SendGate(BaseRateLimiter):
 
     async def _take(self, chat: object, queue: bool) -> bool:
         """Wait for the bot's rate (every chat) and the group's (20 a minute); False when `queue` is False and
-        the bot's rate has no token now."""
+        the bot's rate had no token for it."""
         if self.budget is not None:
             wait = await self.budget.take(queue)
             if wait is None:

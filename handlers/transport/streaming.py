@@ -1,6 +1,7 @@
 """Replies shown as they are written: Telegram drafts (sendMessageDraft) in private chats.
 
-The model's text so far goes out as a draft at most every STREAM_INTERVAL_MS and only when it has grown;
+The model's text so far goes out as a draft at most every STREAM_INTERVAL_MS and only when it has grown; it
+is read (`show` gets a reader of it, chat/companion.py's DraftReader) only when a draft is about to go out;
 the finished reply is then sent as an ordinary message. Drafts are previews: they never delay the reply,
 and a Bot API server that refuses them turns streaming off for the process.
 """
@@ -97,16 +98,17 @@ class DraftStream:
         self.drafts, self.bot, self.chat_id, self.draft_id = drafts, bot, chat_id, draft_id
         self.clock = clock
         self.pacer = DraftPacer(drafts.interval)
-        self.latest = ""
+        self.latest: Callable[[], str] = str  # reads the text so far; "" before the first piece
         self.sent = 0
         self._changed = asyncio.Event()
         self._closing = False
         self._sending = False
         self._task: asyncio.Task | None = None
 
-    def show(self, text: str) -> None:
-        """Take the text written so far (called for every streamed piece; a task started at the first sends)."""
-        self.latest = text
+    def show(self, read: Callable[[], str]) -> None:
+        """Take a reader of the text written so far (called for every streamed piece; the text is read only when
+        a draft may go out; a task started at the first sends)."""
+        self.latest = read
         self._changed.set()
         if self._task is None and not self._closing:
             self.pacer.begin(self.clock())
@@ -131,10 +133,11 @@ class DraftStream:
                 return
             await asyncio.sleep(self.pacer.wait(self.clock()))
             self._changed.clear()
-            if self.pacer.worth_showing(self.latest):
+            text = self.latest()
+            if self.pacer.worth_showing(text):
                 self._sending = True
                 try:
-                    await self._send(self.latest)
+                    await self._send(text)
                 finally:
                     self._sending = False
 

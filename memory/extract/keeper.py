@@ -105,6 +105,13 @@ class MemoryKeeper:
         queue more."""
         return bool(unread) and unread % self.config.memory_extract_every == 0
 
+    def embeds_now(self, user_id: int, learned: bool) -> bool:
+        """True when a turn is to be followed by an embedding pass, which only an in-process model has: the turn
+        learned facts, or its recall found facts without a vector (after an embedding outage or a change of
+        model; a remote model takes those along with the next queries instead)."""
+        recaller = self.recaller
+        return recaller is not None and recaller.embeds_eagerly and (learned or recaller.lacks_vectors(user_id))
+
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""
         idle_since = self.clock().timestamp() - self.config.memory_extract_delay_s
@@ -165,7 +172,8 @@ class MemoryKeeper:
         return saved
 
     async def embed_learned(self, user_id: int) -> int:
-        """Embed newly learned facts now with an in-process model; a remote one takes them with the next query."""
+        """Embed the user's facts that lack a vector (the newly learned ones, and any an outage or a change of model
+        left) now with an in-process model; return how many. A remote one takes them with the next queries."""
         if self.recaller is None or not self.recaller.embeds_eagerly:
             return 0
         return await self.embed_quietly(user_id)

@@ -57,6 +57,9 @@ class FactRecaller:
         self.store = store
         self.embedder = embedder
         self.config = config
+        # Users whose last recall found facts without a vector from an in-process model (after an embedding
+        # outage or a change of model): the turn's upkeep embeds them (lacks_vectors, embed_missing).
+        self._lacking: set[int] = set()
 
     async def choose(self, user_id: int, text: str, facts: list[Fact], now: datetime) -> list[Fact]:
         """Return the facts for system message zero; an embedding error or timeout falls back to importance."""
@@ -65,7 +68,10 @@ class FactRecaller:
             return choose_for_prompt(facts, now, limit)  # everything fits: no embedding call
         try:
             rows = await self.store.fact_vectors(user_id, self.embedder.name)
-            missing = self._ride_along(facts, rows)
+            lacking = self._lacking_vectors(facts, rows)
+            if lacking and not self.embedder.remote:
+                self._lacking.add(user_id)  # for the turn's upkeep, whatever becomes of the query
+            missing = lacking[:RIDE_ALONG] if self.embedder.remote else []
             vectors = await asyncio.wait_for(
                 self.embedder.embed_query([text, *map(fact_text, missing)]), self.config.recall_timeout_s
             )
@@ -94,12 +100,16 @@ class FactRecaller:
             min_similarity=self.config.recall_min_similarity,
         )
 
-    def _ride_along(self, facts: list[Fact], rows: list[tuple[int, bytes, int]]) -> list[Fact]:
-        """Facts without a vector to embed in the query's own call, when calls are network round trips."""
-        if not self.embedder.remote:
-            return []
+    @staticmethod
+    def _lacking_vectors(facts: list[Fact], rows: list[tuple[int, bytes, int]]) -> list[Fact]:
+        """Return the facts that have no vector among `rows` (the current model's), in the order given.
+
+        A remote model embeds up to RIDE_ALONG of them in the query's own call (calls are network round trips),
+        so a user with more gets the rest with their next turns. An in-process model embeds stored facts
+        apart from queries (e5 reads them as passages), so the turn's upkeep embeds them all, off the reply path.
+        """
         have = {fact_id for fact_id, _, _ in rows}
-        return [fact for fact in facts if fact.id is not None and fact.id not in have][:RIDE_ALONG]
+        return [fact for fact in facts if fact.id is not None and fact.id not in have]
 
     async def _save(self, user_id: int, facts: list[Fact], vectors: np.ndarray) -> list[tuple[int, bytes, int]]:
         rows = [(fact.id, encode(vector), len(vector))
@@ -112,8 +122,14 @@ class FactRecaller:
         """Whether new facts get their own embedding call (in-process models) or wait for the next recall."""
         return not self.embedder.remote
 
+    def lacks_vectors(self, user_id: int) -> bool:
+        """Whether the user's last recall found facts without a vector that an in-process model has yet to embed
+        (left by an embedding outage or a change of model); embed_missing clears it."""
+        return user_id in self._lacking
+
     async def embed_missing(self, user_id: int) -> int:
         """Embed the user's facts that have no vector from the current model; return how many."""
+        self._lacking.discard(user_id)  # a failure here is found again by the user's next recall
         facts = await self.store.facts_to_embed(user_id, self.embedder.name)
         if not facts:
             return 0

@@ -257,15 +257,6 @@ class FactQueries:
                     (blob, model, dim, fact_id, user_id),
                 )
 
-    async def users_with_unembedded(self, model: str) -> list[int]:
-        """Return the users who have facts without a vector from `model` (after a change of model, say)."""
-        async with self._session() as db:
-            rows = await db.execute_fetchall(
-                "SELECT DISTINCT user_id FROM facts WHERE embedding IS NULL OR embedding_model IS DISTINCT FROM ?",
-                (model,),
-            )
-        return [row[0] for row in rows]
-
     async def fact_vectors(self, user_id: int, model: str) -> list[tuple[int, bytes, int]]:
         """Return (fact id, BLOB, dimension) of the user's facts embedded by `model` — one query, this user only."""
         async with self._session() as db:

@@ -29,6 +29,8 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 AUDIO_FORMATS = ["flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "oga", "ogg", "wav", "webm"]
 TRANSCRIPT_FORMATS = ("json", "text")
 IMAGE_DETAILS = ("auto", "low", "high")
+CUT_MODES = ("abort", "eof", "error", "error_event")
+STREAM_ERROR_MESSAGE = "The server had an error while processing your request. Sorry about that!"
 DATA_URL_RE = re.compile(r"data:image/(jpeg|png|webp|gif);base64,(.*)", re.DOTALL)
 DEFAULT_ERRORS = {
     400: ("invalid_request_error", None, "Invalid request."),
@@ -314,11 +316,14 @@ class OpenAIDouble:
         mode "abort" closes the TCP connection inside the chunked body: the openai SDK raises
         openai.APIConnectionError (caused by httpx's RemoteProtocolError, "incomplete chunked
         read") while the AsyncStream is iterated. mode "eof" ends the body cleanly with neither
-        the finish_reason chunk nor "data: [DONE]": the iteration just stops, no error.
+        the finish_reason chunk nor "data: [DONE]": the iteration just stops, no error. mode "error"
+        sends an error event as OpenAI's API and vLLM do when generation fails mid-stream (`data:`
+        {"error": {...}}, then [DONE]); "error_event" the same under `event: error`, as proxies that
+        name their events do. The openai SDK raises openai.APIError with the error's message for both.
         Requests without stream=True are not affected and do not use up a cut.
         """
-        if mode not in ("abort", "eof"):
-            raise ValueError(f"mode must be 'abort' or 'eof', not {mode!r}")
+        if mode not in CUT_MODES:
+            raise ValueError(f"mode must be one of {', '.join(CUT_MODES)}, not {mode!r}")
         if after_chunks < 0:
             raise ValueError("after_chunks must be >= 0")
         self._cuts.extend((after_chunks, mode) for _ in range(times))
@@ -541,7 +546,15 @@ class OpenAIDouble:
     @staticmethod
     async def _end_cut(request: web.Request, response: web.StreamResponse,
                        mode: str) -> web.StreamResponse:
-        """End a cut stream: 'eof' finishes the body, 'abort' drops the connection inside it."""
+        """End a cut stream: 'eof' finishes the body, 'abort' drops the connection inside it, 'error' and
+        'error_event' send an error event and then [DONE]."""
+        if mode in ("error", "error_event"):
+            error = {"error": {"message": STREAM_ERROR_MESSAGE, "type": "server_error", "param": None,
+                               "code": None}}
+            name = "event: error\n" if mode == "error_event" else ""
+            await response.write(f"{name}data: {json.dumps(error)}\n\n".encode("utf-8"))
+            await response.write(b"data: [DONE]\n\n")
+            mode = "eof"
         if mode == "eof":
             await response.write_eof()
             return response
