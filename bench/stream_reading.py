@@ -68,7 +68,7 @@ def cpu() -> float:
 
 async def sdk_reply(client: openai.AsyncOpenAI) -> None:
     """Read one streamed reply through the SDK's client, as llm/client.py does."""
-    from llm.client import read_chunks  # the bot's own reader
+    from llm.responses import read_chunks  # the bot's own reader
 
     response = await client.post("/chat/completions", body={"model": "m", "messages": [], "stream": True},
                                  cast_to=httpx2.Response, stream=True)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import ssl
 import time
-from contextlib import aclosing, suppress
+from contextlib import aclosing
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
-import anyio
 import httpx
 import httpx2
 import openai
@@ -20,11 +18,12 @@ import openai
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
 from llm.errors import context_exceeded, context_size, describe, names
 from llm.gate import Gate, Preempted
+from llm.responses import answer_of, read_chunks, timeouts
 from llm.roles import strict_roles
 from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
 from llm.tokens import estimate_tokens, message_tokens
-from llm.wire import ChunkReader, JsonView, read_json
+from llm.wire import JsonView
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +33,6 @@ T = TypeVar("T")
 # The fewest prompt tokens any vision model spends on a picture is in the tens (OpenAI's low detail: 85,
 # Gemma 3: 256); a server that drops the image part adds none, or a separator or two.
 IMAGE_MIN_TOKENS = 8
-# What reading a streamed body may raise, as the SDK's stream sorts it (openai/_httpx2.py): the client may be
-# an httpx2 one (the SDK's own) or an httpx one passed in (bench/proactive.py).
-READ_TIMEOUTS = (httpx2.TimeoutException, httpx.TimeoutException)
-READ_FAILURES = (httpx2.RequestError, httpx.RequestError, ssl.SSLError, anyio.EndOfStream)
-DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its connection is used again
 # A stream's silence timer is moved on once it lags this much (a quarter of the silence allowed, when that is
 # shorter), not for each of a hundred pieces: a stalled stream fails at most this much before `silence` is up.
 RESCHEDULE_S = 0.5
@@ -121,51 +115,6 @@ def prompt_tokens(response: object) -> int | None:
     """Return the prompt tokens a completion's `usage` reports, or None when it reports none."""
     tokens = getattr(getattr(response, "usage", None), "prompt_tokens", None)
     return tokens if isinstance(tokens, int) else None
-
-
-async def read_chunks(response: httpx2.Response) -> AsyncIterator[JsonView]:
-    """Yield the chunks of a streamed answer as its body arrives (llm/wire.py reads them), up to [DONE].
-
-    An error event raises openai.APIError, and a broken or timed-out read the SDK's APIConnectionError or
-    APITimeoutError, as the SDK's own stream does. After [DONE] the rest of the body is read for a moment, so
-    that an HTTP/1.1 connection goes back to the pool. Closing the response is the caller's.
-    """
-    reader = ChunkReader(response.request)
-    try:
-        async with aclosing(response.aiter_bytes()) as body:
-            async for piece in body:
-                for chunk in reader.feed(piece):
-                    yield chunk
-                if reader.done:
-                    if response.http_version == "HTTP/1.1":
-                        with suppress(TimeoutError, *READ_FAILURES):
-                            async with asyncio.timeout(DRAIN_S):
-                                async for _ in body:
-                                    pass
-                    return
-            for chunk in reader.close():
-                yield chunk
-    except READ_TIMEOUTS as error:
-        raise openai.APITimeoutError(request=response.request) from error
-    except READ_FAILURES as error:
-        raise openai.APIConnectionError(request=response.request) from error
-
-
-def answer_of(response: httpx2.Response) -> JsonView:
-    """Return an unstreamed answer's JSON object; openai.APIResponseValidationError when it holds none."""
-    try:
-        return read_json(response.content)
-    except ValueError as error:  # UnicodeDecodeError too
-        raise openai.APIResponseValidationError(
-            response, response.text, message=f"the server's answer is not a JSON object ({error})"
-        ) from error
-
-
-def _timeouts(seconds: float, stream: bool) -> httpx2.Timeout:
-    """Return the HTTP client's timeouts for one request: `seconds` for each step, except a stream's reads,
-    which `_stream_once`'s silence timer watches (a read timeout of the client's own would set a timer afresh
-    for every piece that arrives)."""
-    return httpx2.Timeout(seconds, read=None if stream else seconds)
 
 
 def _retry_after(error: Exception) -> float | None:
@@ -437,7 +386,7 @@ class ChatModel:
                 async with asyncio.timeout(timeout):
                     return await self.client.post(
                         "/chat/completions", body=self._arguments(messages, max_tokens, options, stream),
-                        cast_to=httpx2.Response, options={**CHAT_OPTIONS, "timeout": _timeouts(timeout, stream)},
+                        cast_to=httpx2.Response, options={**CHAT_OPTIONS, "timeout": timeouts(timeout, stream)},
                         stream=stream,
                     )
             except openai.APIStatusError as error:
@@ -494,9 +443,10 @@ class ChatModel:
                     usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
                     for choice in (chunk.choices or ())[:1]:
                         chunks += 1
-                        if choice.delta is not None:
-                            reasoning += reasoning_of(choice.delta)
-                            answer = splitter.feed(choice.delta.content) if choice.delta.content else shown
+                        delta = choice.delta
+                        if delta is not None:
+                            reasoning += reasoning_of(delta)
+                            answer = splitter.feed(delta.content) if delta.content else shown
                             if answer and answer != shown:
                                 shown = answer
                                 on_text(answer)

@@ -13,7 +13,8 @@ import httpx2
 import openai
 import pytest
 
-from llm.client import ChatModel, ModelUnavailable, Tally, read_chunks
+from llm.client import ChatModel, ModelUnavailable, Tally
+from llm.responses import read_chunks
 from llm.thinking import reasoning_of, reasoning_tokens
 from llm.wire import STREAM_ERROR, ChunkReader, Event, EventReader, JsonView, read_json, stream_error
 
@@ -387,7 +388,7 @@ async def test_the_lean_stream_reads_what_the_sdks_does_from_odd_bodies(case):
     [sent_by_sdk, sent_lean] = server.requests
     assert json.loads(sent_lean.content) == json.loads(sent_by_sdk.content)
     # The one header apart: the SDK tells the server its read timeout; a lean stream's reads have none of the
-    # client's (llm/client.py _timeouts: the silence timer watches them).
+    # client's (llm/responses.py timeouts: the silence timer watches them).
     sdk_headers = {key: value for key, value in sent_by_sdk.headers.items() if key != "x-stainless-read-timeout"}
     assert dict(sent_lean.headers.items()) == sdk_headers and sent_lean.url == sent_by_sdk.url
 

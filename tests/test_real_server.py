@@ -20,7 +20,8 @@ import pytest
 from config import SHARED_SLOT_EXTRACT_TOKENS
 from handlers.texts import text
 from llm.answers import clean_answer, end_cleanly
-from llm.client import ChatModel, read_chunks
+from llm.client import ChatModel
+from llm.responses import read_chunks
 from tests.harness import make_config, running_bot
 from tests.real_server import ALIAS, RealServer, free_port, missing
 

@@ -1,0 +1,67 @@
+"""Reading a model server's answers off the wire, through the SDK client's HTTP response: a stream's chunks as
+they arrive (llm/wire.py parses them), an unstreamed answer's JSON, and the client's timeouts for a request."""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from contextlib import aclosing, suppress
+from typing import AsyncIterator
+
+import anyio
+import httpx
+import httpx2
+import openai
+
+from llm.wire import ChunkReader, JsonView, read_json
+
+# What reading a streamed body may raise, as the SDK's stream sorts it (openai/_httpx2.py): the client may be
+# an httpx2 one (the SDK's own) or an httpx one passed in (bench/proactive.py).
+READ_TIMEOUTS = (httpx2.TimeoutException, httpx.TimeoutException)
+READ_FAILURES = (httpx2.RequestError, httpx.RequestError, ssl.SSLError, anyio.EndOfStream)
+DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its connection is used again
+
+
+async def read_chunks(response: httpx2.Response) -> AsyncIterator[JsonView]:
+    """Yield the chunks of a streamed answer as its body arrives (llm/wire.py reads them), up to [DONE].
+
+    An error event raises openai.APIError, and a broken or timed-out read the SDK's APIConnectionError or
+    APITimeoutError, as the SDK's own stream does. After [DONE] the rest of the body is read for a moment, so
+    that an HTTP/1.1 connection goes back to the pool. Closing the response is the caller's.
+    """
+    reader = ChunkReader(response.request)
+    try:
+        async with aclosing(response.aiter_bytes()) as body:
+            async for piece in body:
+                for chunk in reader.feed(piece):
+                    yield chunk
+                if reader.done:
+                    if response.http_version == "HTTP/1.1":
+                        with suppress(TimeoutError, *READ_FAILURES):
+                            async with asyncio.timeout(DRAIN_S):
+                                async for _ in body:
+                                    pass
+                    return
+            for chunk in reader.close():
+                yield chunk
+    except READ_TIMEOUTS as error:
+        raise openai.APITimeoutError(request=response.request) from error
+    except READ_FAILURES as error:
+        raise openai.APIConnectionError(request=response.request) from error
+
+
+def answer_of(response: httpx2.Response) -> JsonView:
+    """Return an unstreamed answer's JSON object; openai.APIResponseValidationError when it holds none."""
+    try:
+        return read_json(response.content)
+    except ValueError as error:  # UnicodeDecodeError too
+        raise openai.APIResponseValidationError(
+            response, response.text, message=f"the server's answer is not a JSON object ({error})"
+        ) from error
+
+
+def timeouts(seconds: float, stream: bool) -> httpx2.Timeout:
+    """Return the HTTP client's timeouts for one request: `seconds` for each step, except a stream's reads,
+    which ChatModel._stream_once's silence timer watches (llm/client.py); a read timeout of the client's own
+    would set a timer afresh for every piece that arrives."""
+    return httpx2.Timeout(seconds, read=None if stream else seconds)
