@@ -23,15 +23,10 @@ from dotenv import load_dotenv
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder, ContextTypes
-from telegram.request import BaseRequest, HTTPXRequest
+from telegram.request import BaseRequest
 
 import handlers
-from chat.companion import Companion
-from chat.memory_page import MemoryPage
-from chat.outreach import Outreach
-from chat.reminders import Reminders
-from chat.transcriber import Transcriber
-from chat.voice import Listener
+from clock import utc_now
 from config import Config, ConfigError, hide_password, load_config
 from handlers.context import Services
 from handlers.jobs import (
@@ -43,13 +38,15 @@ from handlers.jobs import (
     start_outreach,
 )
 from handlers.menus import register_commands, register_menu_button
-from handlers.reminders import reminder_sender, start_reminders
-from handlers.transport.budget import Budget
+from handlers.reminder_commands import reminder_sender, start_reminders
+from handlers.transport.http import AiohttpRequest
 from handlers.transport.inbox import Inbox, InboxBot
 from handlers.transport.logs import setup_logging
 from handlers.transport.ordering import PerUserUpdateProcessor
+from handlers.transport.send_budget import Budget
 from handlers.transport.sending import Outage, SendGate
 from handlers.transport.streaming import Drafts
+from handlers.transport.transport_store import TransportStore
 from handlers.transport.web import start_web_server
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
@@ -62,12 +59,19 @@ from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.recall.embeddings import EmbedderUnavailable, make_embedder
 from memory.recall.recaller import FactRecaller, RecallSettings
 from memory.store.backends import database_errors
-from memory.store.store import Store
+from memory.store.database import open_database
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
 from memory.time import zones
-from memory.time.clock import utc_now
-from memory.unlearn.forgetter import Forgetter
 from prompts import load_prompt
-from prompts.outreach import write_first_tasks
+from prompts.outreach_prompt import write_first_tasks
+from services.companion import Companion
+from services.forgetting import Forgetter
+from services.memory_page import MemoryPage
+from services.outreach import Outreach
+from services.reminders import Reminders
+from services.transcriber import Transcriber
+from services.voice import Listener
 
 log = logging.getLogger("bot")
 
@@ -95,8 +99,8 @@ def build_application(
         base_url=config.telegram_api_base_url,
         base_file_url=config.telegram_file_base_url,
         # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
-        request=request or HTTPXRequest(connection_pool_size=256),
-        get_updates_request=HTTPXRequest(connection_pool_size=1),
+        request=request or AiohttpRequest(connection_pool_size=256),
+        get_updates_request=AiohttpRequest(connection_pool_size=1),
         rate_limiter=SendGate(budget, outage),
     )
     app = (
@@ -118,19 +122,21 @@ async def post_init(app: Application) -> None:
     """Open the database, build each service once with all it needs, register the command menu."""
     services: Services = app.bot_data
     config, clock = services.config, services.clock
-    services.store = await Store.open(config.database)
-    if not config.webhook_url and not await services.store.take_poller_lock():
+    # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
+    database = await open_database(config.database)
+    services.store, services.transport, services.meter = Store(database), TransportStore(database), UsageMeter(database)
+    if not config.webhook_url and not await services.transport.take_poller_lock():
         await services.store.close()
         raise AnotherPoller(
             f"another process is already polling Telegram with {config.database_name}; to run several machines,"
             " set WEBHOOK_URL (webhook mode)"
         )
-    services.inbox = Inbox(services.store, clock)
+    services.inbox = Inbox(services.transport, clock)
     app.bot.attach_inbox(services.inbox)
     app.update_processor.inbox = services.inbox
     app.update_processor.app = app
-    if services.store.on_postgres and app.bot.rate_limiter.budget is not None:
-        app.bot.rate_limiter.budget.share(services.store)  # every machine of the bot draws on one rate
+    if services.transport.on_postgres and app.bot.rate_limiter.budget is not None:
+        app.bot.rate_limiter.budget.share(services.transport)  # every machine of the bot draws on one rate
     await services.inbox.replay(app)
     chat = ModelServer.open(config.openai_base_url, config.openai_api_key, config.model_attempt_timeout_s,
                             Gate(config.model_concurrency),
@@ -149,15 +155,17 @@ async def post_init(app: Application) -> None:
         services.servers.append(embedding)
     if config.transcription_model:
         transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
-        services.listener = Listener(services.store, transcriber, config, clock)
+        services.listener = Listener(services.store, transcriber, config, clock, meter=services.meter)
     services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
     embedder = make_embedder(config.embeddings, embedding.client, config.embedding_model, embedding.features,
                              embedding.gate)
     recaller = FactRecaller(services.store, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
     services.forgetter = Forgetter(services.store, clock)
-    services.companion = Companion(services.store, services.model, config, persona, recaller, clock, services.forgetter)
-    services.outreach = Outreach(services.store, services.model, config, persona, outreach_sender(app), clock)
+    services.companion = Companion(services.store, services.model, config, persona, recaller, clock, services.forgetter,
+                                   meter=services.meter)
+    services.outreach = Outreach(services.store, services.model, config, persona, outreach_sender(app), clock,
+                                 meter=services.meter)
     services.reminders = Reminders(services.store, services.model, config, clock, load_prompt("reminder.md"),
                                    reminder_sender(app, services.store))
     extractor = LLMExtractor(
@@ -167,9 +175,9 @@ async def post_init(app: Application) -> None:
     )
     services.keeper = MemoryKeeper(
         services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app),
-        services.forgetter, forgotten_notifier(app),
+        services.forgetter, forgotten_notifier(app), meter=services.meter,
     )
-    services.memory_page = MemoryPage(services.store, config, clock)
+    services.memory_page = MemoryPage(services.store, config, clock, services.forgetter)
     # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.
     asyncio.get_running_loop().run_in_executor(None, warm_zones)
     await register_commands(app)
@@ -193,7 +201,7 @@ def chat_model(config: Config, server: ModelServer, model: str, services: Servic
         budget=config.model_retry_budget_s,
         backoff=config.model_backoff_s,
         features=server.features,
-        on_failure=lambda: services.store.record_usage(None, services.clock(), model_errors=1),
+        on_failure=lambda: services.meter.record_usage(None, services.clock(), model_errors=1),
         gate=server.gate,
         upkeep=upkeep,
     )

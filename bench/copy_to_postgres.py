@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory.facts import Extraction, Fact  # noqa: E402
 from memory.store.copying import copy_sqlite_to_postgres  # noqa: E402
-from memory.store.store import Store  # noqa: E402
+from memory.store.memory_store import Store  # noqa: E402
 from tests import pg  # noqa: E402
 
 T0 = datetime(2026, 12, 1, tzinfo=timezone.utc)

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import telegram  # noqa: E402
 
-import chat.companion  # noqa: E402
+import services.companion  # noqa: E402
 from bench.turn import Counter, one_turn, pickle_baseline, populate, start, stop  # noqa: E402
 
 
@@ -98,7 +98,7 @@ def wrap(app, tally: Tally) -> None:
     companion = app.bot_data.companion
     companion._rule_facts = tally.timed(RULES, companion._rule_facts)
     companion._plan = tally.timed(RULES, companion._plan)
-    chat.companion.fit_with_carried_lines = tally.timed(PROMPT, chat.companion.fit_with_carried_lines)
+    services.companion.fit_with_carried_lines = tally.timed(PROMPT, services.companion.fit_with_carried_lines)
 
 
 async def measure(folder: Path, population: int, turns: int, active: int) -> tuple[list[float], dict[str, float]]:

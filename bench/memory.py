@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 from memory.facts import Extraction, Fact  # noqa: E402
-from memory.store.store import Store  # noqa: E402
+from memory.store.memory_store import Store  # noqa: E402
 from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
 
 FACTS = [("location", "city", "Kazan"), ("career", "job_title", "teacher"), ("pets", "pet:murka", "кошка Мурка"),

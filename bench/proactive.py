@@ -41,17 +41,19 @@ import openai
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import chat.outreach as outreach_module  # noqa: E402
+import services.outreach as outreach_module  # noqa: E402
 from bench.proactive_rules import RULES, Attempt, Person, violations  # noqa: E402
-from chat.outreach import Outreach  # noqa: E402
 from config import load_config  # noqa: E402
 from llm.client import ChatModel  # noqa: E402
 from memory import zones  # noqa: E402
 from memory.facts import Extraction, Fact  # noqa: E402
 from memory.store.fact_rows import _iso  # noqa: E402
+from memory.store.memory_store import Store  # noqa: E402
+from memory.store.meter import UsageMeter  # noqa: E402
 from memory.store.outreach_rows import DUE_QUERY  # noqa: E402
-from memory.store.store import Store  # noqa: E402
-from memory.time.schedule import decide, plan_followup, recurrence  # noqa: E402
+from memory.time.schedule import plan_followup  # noqa: E402
+from services.outreach import Outreach  # noqa: E402
+from services.outreach_policy import decide, recurrence  # noqa: E402
 
 ZONES = ("Asia/Vladivostok", "America/Los_Angeles", "Europe/Moscow", "Australia/Sydney", "Europe/London",
          "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Pacific/Auckland", "America/Sao_Paulo",
@@ -112,7 +114,8 @@ async def fresh(base: Path, config) -> tuple[Store, Outreach]:
     shutil.copyfile(base, base.with_name("run.db"))
     store = await Store.open(base.with_name("run.db"))
     await store.due_items(SWEEP_NOW, 1000)
-    return store, Outreach(store, None, config, "", None, clock=lambda: SWEEP_NOW)  # type: ignore[arg-type]
+    return store, Outreach(store, None, config, "", None, clock=lambda: SWEEP_NOW,  # type: ignore[arg-type]
+                           meter=UsageMeter(store.backend))
 
 
 async def one_run(base: Path, config, stages: dict[str, list[float]], counts: Counter) -> None:
@@ -252,7 +255,8 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
         attempts.append(Attempt(clock[0], person, item.kind, item.when, first, person.blocked(clock[0])))
         assert text == MODEL_TEXT, text
         return "blocked" if person.blocked(clock[0]) else "sent"
-    outreach = Outreach(store, fake_model(counter), config, "You are a warm companion.", send, clock=lambda: clock[0])
+    outreach = Outreach(store, fake_model(counter), config, "You are a warm companion.", send, clock=lambda: clock[0],
+                        meter=UsageMeter(store.backend))
 
     def planner(zone: ZoneInfo, at: datetime):  # plan_followup as the bot calls it, counting what it schedules
         def plan(fact: Fact) -> datetime | None:

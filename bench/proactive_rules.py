@@ -9,7 +9,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from memory.facts import Fact
-from memory.time.schedule import LATE_LIMIT, followup_due, quiet_end
+from memory.time.schedule import followup_due
+from services.outreach_policy import LATE_LIMIT, quiet_end
 
 
 @dataclass

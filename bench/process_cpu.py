@@ -68,7 +68,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 from memory.facts import Extraction, Fact  # noqa: E402
-from memory.store.store import Store  # noqa: E402
+from memory.store.memory_store import Store  # noqa: E402
 from tests.doubles import OpenAIDouble, TaggedReplies  # noqa: E402
 from tests.test_process import environment  # noqa: E402
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.store.store import Store  # noqa: E402
+from memory.store.memory_store import Store  # noqa: E402
 from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
 from tests.harness import make_config, running_bot  # noqa: E402
 

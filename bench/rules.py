@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory.rules.changes import extract_changes  # noqa: E402
+from memory.rules.change_rules import extract_changes  # noqa: E402
 from memory.rules.events import extract_event_facts  # noqa: E402
 from memory.rules.rules import extract_rule_facts  # noqa: E402
 from memory.secrets.masking import mask_secrets  # noqa: E402

@@ -6,6 +6,7 @@ process per reply over `--replies` replies, for:
 
 - httpx2: the openai SDK's default client (`openai.AsyncOpenAI`), reading the body the lean way (llm/client.py);
 - aiohttp: the same with the SDK's `DefaultAioHttpClient`, as llm/servers.py builds it;
+- paced: the same, the connection read at most every PACE_S (llm/responses.py), as the bot reads a reply;
 - floor: a bare asyncio Protocol that only counts what arrives: what a hundred wake-ups of the loop cost;
 
 each on asyncio's own event loop and on uvloop (bot.py's). Between two chunks the client has nothing to do, so
@@ -24,10 +25,14 @@ import socket
 import statistics
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx2
 import openai
 import uvloop
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from llm.responses import PACE_S  # noqa: E402 - after the path that finds it
 
 CHUNKS, INTERVAL = 100, 1 / 40
 CHUNK = json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
@@ -66,14 +71,14 @@ def cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def sdk_reply(client: openai.AsyncOpenAI) -> None:
+async def sdk_reply(client: openai.AsyncOpenAI, pace: float) -> None:
     """Read one streamed reply through the SDK's client, as llm/client.py does."""
     from llm.responses import read_chunks  # the bot's own reader
 
     response = await client.post("/chat/completions", body={"model": "m", "messages": [], "stream": True},
                                  cast_to=httpx2.Response, stream=True)
     try:
-        async for _ in read_chunks(response):
+        async for _ in read_chunks(response, pace):
             pass
     finally:
         await response.aclose()
@@ -102,13 +107,13 @@ async def measure(stack: str, port: int, replies: int) -> float:
     """Return the CPU milliseconds of one reply, median over `replies` (after one to warm up)."""
     client = None
     if stack != "floor":
-        http = openai.DefaultAioHttpClient() if stack == "aiohttp" else None
+        http = openai.DefaultAioHttpClient() if stack in ("aiohttp", "paced") else None
         client = openai.AsyncOpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", max_retries=0,
                                     **({"http_client": http} if http else {}))
     costs = []
     for number in range(replies + 1):
         started = cpu()
-        await (floor_reply(port) if client is None else sdk_reply(client))
+        await (floor_reply(port) if client is None else sdk_reply(client, PACE_S if stack == "paced" else 0.0))
         if number:
             costs.append((cpu() - started) * 1000)
     if client is not None:
@@ -120,13 +125,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replies", type=int, default=5)
     args = parser.parse_args()
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent.parent))
     server = subprocess.Popen([sys.executable, "-c", SERVER], stdout=subprocess.PIPE, text=True)
     try:
         port = int(server.stdout.readline())  # type: ignore[union-attr]
         print(f"one reply of {CHUNKS} chunks at {1 / INTERVAL:.0f} a second; client CPU per reply, median of "
               f"{args.replies}; {socket.gethostname()}")
-        for stack in ("httpx2", "aiohttp", "floor"):
+        for stack in ("httpx2", "aiohttp", "paced", "floor"):
             on_asyncio = asyncio.run(measure(stack, port, args.replies))
             on_uvloop = uvloop.run(measure(stack, port, args.replies))
             print(f"{stack:<9} asyncio {on_asyncio:6.1f} ms   uvloop {on_uvloop:6.1f} ms   "

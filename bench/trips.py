@@ -29,8 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from memory.store.memory_store import Store  # noqa: E402
 from memory.store.scripts import Script, await_each_statement, drive, each_statement  # noqa: E402
-from memory.store.store import Store  # noqa: E402
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 

@@ -11,7 +11,7 @@ just said, ask which of two facts is meant, point "forget everything" to /forget
 (someone else's ending, hypotheticals, fears, an ill pet, quotes, jokes, negated questions, past events, "forget
 it") expect nothing.
 
-What is scored is what the turn does (chat/companion.py): the change rules (memory/rules/changes.py) matched
+What is scored is what the turn does (services/companion.py): the change rules (memory/rules/change_rules.py) matched
 to the known facts (memory/unlearn/plan.py), plus a new value the fact rules find for a one-value slot ("I moved
 to Bristol" replaces the city). A message that asks to forget learns nothing else. A predicted operation is
 correct when its op and key are the label's and, for an ending, so is how it ended; for a replacement, the value
@@ -43,7 +43,7 @@ import openai
 from llm.client import ChatModel
 from memory.extract.extractor import LLMExtractor
 from memory.facts import SINGLE_VALUED, Extraction, Fact, comparable
-from memory.rules.changes import extract_changes
+from memory.rules.change_rules import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
 from memory.unlearn.plan import Plan, plan_changes
@@ -271,7 +271,8 @@ def main() -> None:
     kinds = Counter(message["kind"] for message in messages)
     print(f"{len(messages)} messages ({', '.join(f'{kind}: {n}' for kind, n in sorted(kinds.items()))}), "
           f"RU {sum(m['lang'] == 'ru' for m in messages)}, EN {sum(m['lang'] == 'en' for m in messages)}")
-    report("rules (memory/rules/changes.py + the fact rules' new values)", score(corpus, rules_predict), args.misses)
+    report("rules (memory/rules/change_rules.py + the fact rules' new values)", score(corpus, rules_predict),
+           args.misses)
     trap_report(corpus)
     if args.heldout:
         return

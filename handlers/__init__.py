@@ -15,29 +15,18 @@ from telegram.ext import (
     filters,
 )
 
-from chat.media import IMAGE_MIME_TYPES
 from handlers.access import refuse_strangers
 from handlers.commands import help_command, private_only, start
-from handlers.errors import on_error
-from handlers.forgetting import forget_button
-from handlers.media import on_other, on_photo, on_sticker, on_voice
+from handlers.error_handler import on_error
+from handlers.forget_commands import FORGET_ALL, FORGET_CANCEL, FORGET_MATCHING, forget, forget_answer, forget_button
+from handlers.media_messages import on_other, on_photo, on_sticker, on_voice
 from handlers.notes import undo_button
-from handlers.privacy import (
-    FORGET_ALL,
-    FORGET_CANCEL,
-    FORGET_MATCHING,
-    export,
-    forget,
-    forget_answer,
-    memory_command,
-    profile,
-    profile_button,
-    stale_button,
-)
-from handlers.reminders import reminder_button, reminders_command
+from handlers.privacy import export, memory_command, profile, profile_button, stale_button
+from handlers.reminder_commands import reminder_button, reminders_command
 from handlers.settings import checkins_command, timezone_command
 from handlers.talk import on_edit, on_text, try_again
-from handlers.usage import stats_command, usage_command
+from handlers.usage_commands import stats_command, usage_command
+from services.media import IMAGE_MIME_TYPES
 
 # A forward is someone else's words: its "/forget" is no command of the user's, only context to answer.
 PASSED_ON = filters.FORWARDED | filters.IS_AUTOMATIC_FORWARD

@@ -10,20 +10,22 @@ from typing import Callable
 from telegram.ext import CallbackContext, ExtBot
 from tornado.httpserver import HTTPServer
 
-from chat.companion import Companion
-from chat.memory_page import MemoryPage
-from chat.outreach import Outreach
-from chat.reminders import Reminders
-from chat.voice import Listener
+from clock import utc_now
 from config import Config
 from handlers.transport.inbox import Inbox
 from handlers.transport.streaming import Drafts
+from handlers.transport.transport_store import TransportStore
 from llm.client import ChatModel
 from llm.servers import ModelServer
 from memory.extract.keeper import MemoryKeeper
-from memory.store.store import Store
-from memory.time.clock import utc_now
-from memory.unlearn.forgetter import Forgetter
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
+from services.companion import Companion
+from services.forgetting import Forgetter
+from services.memory_page import MemoryPage
+from services.outreach import Outreach
+from services.reminders import Reminders
+from services.voice import Listener
 
 
 @dataclass
@@ -32,12 +34,14 @@ class Services:
 
     config: Config | None = None
     clock: Callable[[], datetime] = utc_now  # the one clock every service is given; tests give a fake one
-    store: Store | None = None
+    store: Store | None = None  # what is remembered; closing it closes the database the next two share
+    transport: TransportStore | None = None  # the inbox's rows, the shared send budget, the user and poller locks
+    meter: UsageMeter | None = None  # the usage ledger: every charge is recorded through it
     inbox: Inbox | None = None
     model: ChatModel | None = None
     companion: Companion | None = None
     keeper: MemoryKeeper | None = None
-    forgetter: Forgetter | None = None  # forget requests and their Undo
+    forgetter: Forgetter | None = None  # every way to forget, its Undo and its purge
     listener: Listener | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
     drafts: Drafts | None = None
     outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins

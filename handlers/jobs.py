@@ -9,14 +9,14 @@ from typing import Awaitable, Callable
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import Application, JobQueue
 
-from chat.outreach import Sender
 from handlers.context import Context, Services
-from handlers.forgetting import send_forgotten_note
+from handlers.forget_commands import send_forgotten_note
 from handlers.notes import send_note, to_confirm
 from handlers.texts import text
 from handlers.transport.replies import send_text
 from memory.changes import Forgotten
 from memory.facts import Fact
+from services.outreach import Sender
 
 log = logging.getLogger(__name__)
 INBOX_KEEP = timedelta(days=1)
@@ -131,7 +131,7 @@ def start_inbox_upkeep(app: Application) -> None:
     app.job_queue.run_repeating(prune_inbox_job, interval=3600, first=60, name="inbox-prune")
     app.job_queue.run_repeating(purge_forgotten_job, interval=FORGOTTEN_PURGE.total_seconds(), first=5,
                                 name="forgotten-purge", job_kwargs={"max_instances": 1, "coalesce": True})
-    if app.bot_data.store.on_postgres:
+    if app.bot_data.transport.on_postgres:
         app.job_queue.run_repeating(
             orphans_job, interval=ORPHAN_AFTER.total_seconds() / 2, first=ORPHAN_AFTER.total_seconds(),
             name="inbox-orphans", job_kwargs={"max_instances": 1, "coalesce": True},
@@ -146,13 +146,13 @@ async def orphans_job(context: Context) -> None:
 async def prune_inbox_job(context: Context) -> None:
     """Delete inbox rows of updates handled more than INBOX_KEEP ago, and usage older than USAGE_KEEP."""
     now = context.bot_data.clock()
-    await context.bot_data.store.prune_inbox(now - INBOX_KEEP)
-    await context.bot_data.store.prune_usage(now - USAGE_KEEP)
+    await context.bot_data.transport.prune_inbox(now - INBOX_KEEP)
+    await context.bot_data.meter.prune_usage(now - USAGE_KEEP)
 
 
 async def purge_forgotten_job(context: Context) -> None:
     """Delete what forget requests removed once its Undo has expired."""
-    await context.bot_data.store.purge_forgotten(context.bot_data.clock())
+    await context.bot_data.forgetter.purge()
 
 
 async def sweep_job(context: Context) -> None:

@@ -86,12 +86,12 @@ async def undo_button(update: Update, context: Context) -> None:
         return
     language = query.from_user.language_code
     button = UNDO_BUTTON.fullmatch(query.data or "")
-    store = context.bot_data.store
+    forgetter = context.bot_data.forgetter
     fact = None
     if button is not None and own_button(query):
-        facts = await store.facts(query.from_user.id)
-        fact = next((f for f in facts if f.id == int(button["fact"]) and tag(f.value) == button["tag"]), None)
-    if fact is None or await store.delete_facts(query.from_user.id, [fact.id]) != 1:
+        fact = await forgetter.fact_of(query.from_user.id, int(button["fact"]))
+        fact = fact if fact is not None and tag(fact.value) == button["tag"] else None
+    if fact is None or not await forgetter.delete_fact(query.from_user.id, fact.id):
         await query.answer(text("button_expired", language))
         return
     await query.answer()

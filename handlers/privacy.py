@@ -1,4 +1,5 @@
-"""/profile, /forget, /memory and /export: the user sees and controls what the bot keeps about them."""
+"""/profile, /memory and /export: the user sees and controls what the bot keeps about them (/forget and every
+other way to forget: handlers/forget_commands.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ from handlers.profile_view import TOPICS_SHOWN, render_profile
 from handlers.settings import zone_and_origin
 from handlers.texts import text
 from handlers.transport.replies import keyboard, own_button
-from memory.facts import facts_matching, memory_enabled
+from memory.facts import memory_enabled
 
-FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"
 # "pf:pg:<page>", "pf:del:<fact id>:<page>" or "pf:tp:<topic id>:<page>". ASCII digits only (str.isdigit()
 # also takes "²", which int() refuses), and few enough of them that a forged id still fits SQLite's integers.
 PROFILE_BUTTON = re.compile(r"pf:(?:pg|del:(?P<fact>[0-9]{1,18})|tp:(?P<topic>[0-9]{1,18})):(?P<page>[0-9]{1,6})")
@@ -65,10 +65,11 @@ async def profile_button(update: Update, context: Context) -> None:
     language = query.from_user.language_code
     button = PROFILE_BUTTON.fullmatch(query.data or "")
     valid = own_button(query) and button is not None
+    forgetter = context.bot_data.forgetter
     if valid and button["fact"] is not None:
-        valid = await context.bot_data.store.delete_facts(query.from_user.id, [int(button["fact"])]) == 1
+        valid = await forgetter.delete_fact(query.from_user.id, int(button["fact"]))
     elif valid and button["topic"] is not None:
-        valid = await context.bot_data.store.delete_topic(query.from_user.id, int(button["topic"])) == 1
+        valid = await forgetter.delete_topic(query.from_user.id, int(button["topic"]))
     if not valid:
         await query.answer(text("button_expired", language))
         return
@@ -79,55 +80,6 @@ async def profile_button(update: Update, context: Context) -> None:
         return
     body, buttons = page
     await query.edit_message_text(body, reply_markup=keyboard(buttons, _page_button(context, language)))
-
-
-async def forget(update: Update, context: Context) -> None:
-    """Ask, with buttons, to erase everything, or with words ("/forget dog") only the facts that match."""
-    user, message = update.effective_user, update.effective_message
-    if user is None or message is None:
-        return
-    language, store = user.language_code, context.bot_data.store
-    words = " ".join(context.args or []).strip()[:100]
-    if not words:
-        ask, confirm = text("forget_ask", language), FORGET_ALL
-    else:
-        matches = facts_matching(await store.facts(user.id), words)
-        if not matches:
-            await message.reply_text(text("forget_no_match", language, words=words))
-            return
-        # The words wait in the user's settings; the button carries no data of theirs.
-        await store.set_setting(user.id, "forget_words", words, context.bot_data.clock())
-        listing = "\n".join(f"• {fact.value}" for fact in matches[:20])
-        ask, confirm = text("forget_ask_words", language, facts=listing), FORGET_MATCHING
-    buttons = [[(text("forget_yes", language), confirm), (text("forget_no", language), FORGET_CANCEL)]]
-    await message.reply_text(ask, reply_markup=keyboard(buttons))
-
-
-async def forget_answer(update: Update, context: Context) -> None:
-    """Carry out or cancel a /forget; a button outside the presser's own chat has expired."""
-    query = update.callback_query
-    if query is None:
-        return
-    language, store = query.from_user.language_code, context.bot_data.store
-    if not own_button(query):
-        await query.answer(text("button_expired", language))
-        return
-    await query.answer()
-    user_id = query.from_user.id
-    if query.data == FORGET_ALL:
-        messages, facts = await store.forget_user(user_id)
-        if messages or facts:
-            done = text("forget_done", language, messages=str(messages), facts=str(facts))
-        else:
-            done = text("forget_nothing", language)
-    elif query.data == FORGET_MATCHING:
-        words = (await store.settings(user_id)).get("forget_words", "")
-        matches = facts_matching(await store.facts(user_id), words) if words else []
-        count = await store.delete_facts(user_id, [fact.id for fact in matches if fact.id is not None])
-        done = text("forget_words_done", language, count=str(count))
-    else:
-        done = text("forget_cancelled", language)
-    await query.edit_message_text(done)
 
 
 async def memory_command(update: Update, context: Context) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from telegram import Message, MessageOrigin, MessageOriginChannel, MessageOriginChat, MessageOriginHiddenUser, User
 
-from chat.companion import Speaker
 from memory.heard import Heard
+from services.companion import Speaker
 
 QUOTE_MAX_CHARS = 500  # a quote is context for the reply; a long one is cut
 

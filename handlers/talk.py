@@ -9,20 +9,20 @@ from telegram import Chat, Message, MessageEntity, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 
-from chat.companion import Speaker
-from chat.media import session_words
 from handlers.context import Context
-from handlers.forgetting import send_unlearned
+from handlers.forget_commands import send_unlearned
 from handlers.jobs import after_turn
 from handlers.notes import note_text, send_note, to_confirm
-from handlers.reminders import hear_reminders
+from handlers.reminder_commands import hear_reminders
 from handlers.senders import heard_of, speaker_of
 from handlers.texts import text
 from handlers.transport.replies import keyboard, send_text, typing_indicator
 from handlers.transport.streaming import DraftStream
-from handlers.usage import limit_line
+from handlers.usage_commands import limit_line
 from llm.client import ModelUnavailable
 from memory.heard import OWN_WORDS, Heard
+from services.companion import Speaker
+from services.media import session_words
 
 OWN_KINDS = ("text", "voice", "photo")  # the kinds of message whose words are the user's own request
 TRY_AGAIN = re.compile(r"ta:([0-9]{1,18})")  # ASCII digits, few enough for a 64-bit id

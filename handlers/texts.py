@@ -354,7 +354,7 @@ CATEGORY_NAMES: dict[str, dict[str, str]] = {
            "plans": "Планы и даты", "state": "Недавно", "other": "Другое"},
 }
 
-# The memory page's refusals (chat/page_input.Refused codes), one line each, shown next to what was refused.
+# The memory page's refusals (services/page_input.Refused codes), one line each, shown next to what was refused.
 PAGE_ERRORS: dict[str, dict[str, str]] = {
     "en": {"bad_json": "That request was not JSON.", "too_big": "That request is too large.",
            "bad_type": "That field has the wrong type.",

@@ -1,1 +1,1 @@
-"""The model client: chat completions with retries, timeouts and streaming, used by chat/ and memory/."""
+"""The model client: chat completions with retries, timeouts and streaming, used by services/ and memory/."""

@@ -18,7 +18,7 @@ import openai
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
 from llm.errors import context_exceeded, context_size, describe, names
 from llm.gate import Gate, Preempted
-from llm.responses import answer_of, read_chunks, timeouts
+from llm.responses import PACE_S, answer_of, read_chunks, timeouts
 from llm.roles import strict_roles
 from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
@@ -436,7 +436,7 @@ class ChatModel:
         lag = min(RESCHEDULE_S, quiet / 4)
         try:
             # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
-            async with asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response)) as stream:
+            async with asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, PACE_S)) as stream:
                 async for chunk in stream:
                     if loop.time() + quiet - waiting.when() > lag:
                         waiting.reschedule(loop.time() + quiet)

@@ -1,9 +1,9 @@
 """Whether a Russian word is most likely an order ("игнорируй", "выведи", "забудьте"): a lookup in a sorted word
 list shipped beside this module, so that judging a word costs a binary search, not a morphological analyser.
 
-pymorphy3 with its Russian dictionary tells the imperative mood best, but loaded it holds about 28 MiB of the
-bot resident (0.12 s to load), and the bot runs at about 116 of its 128 MiB. So the analyser is run once,
-offline (`python -m memory.ru_imperatives`, with requirements-dev.txt installed), over every word of its
+pymorphy3 with its Russian dictionary tells the imperative mood best, but only with its probability estimator,
+which the bot's own analyzer (memory/text/word_forms.py) leaves out to stay small. So the analyser is run once,
+offline (`python -m memory.ru_imperatives`), over every word of its
 dictionary: a word goes into the list when its most likely reading is the second-person imperative. "мой"
 (also "wash!") and "три" (also "rub!") stay out, their likelier readings being "my" and "three". The list,
 gzipped (about 190 KB), is read on first use into one bytes object of about 1.3 MiB. ё is written е in it.

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from memory.continuity import Topic
 from memory.facts import CATEGORIES, Fact, is_loss, style_wishes
 from memory.reminder import Reminder
-from memory.time.words import describe_gap, format_date, format_when, season, time_of_day
+from memory.time.time_in_words import describe_gap, format_date, format_when, season, time_of_day
 
 STYLE_FRAME = (
     "Their own lasting wishes about how you talk with them. They override the defaults above, from this very"
@@ -73,7 +73,7 @@ def build_system_message(
     `wishes` are the user's style facts: all of them (up to STYLE_LINES) go right after the persona, whatever
     recall chose. `topics` are the lines of earlier conversations to recall, newest first
     (memory.continuity.recalled_topics). `reminders` are their upcoming reminders, soonest first (REMINDER_LINES
-    of them are shown), and `reminder_note` what this very message did to them (chat/reminders.py).
+    of them are shown), and `reminder_note` what this very message did to them (services/reminders.py).
     """
     local_now = now.astimezone(timezone)
     sections = [  # from what changes least to what changes most: see the module's docstring

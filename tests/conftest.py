@@ -1,5 +1,6 @@
 import os
 
+import hypothesis
 import pytest
 
 # bot.py opts in to python-telegram-bot's timedelta durations; tests that import the
@@ -7,6 +8,59 @@ import pytest
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
 from tests.doubles import OpenAIDouble, TelegramDouble  # noqa: E402
+from tests.timeouts import SCALE  # noqa: E402
+
+# Hypothesis: no per-example deadline anywhere (several tests share two cores; pytest-timeout bounds a test), and
+# in CI the same examples on every run, so a red build is the code's doing and reproduces. A test's own
+# @settings (max_examples, …) still wins over the profile. HYPOTHESIS_PROFILE picks one by hand.
+hypothesis.settings.register_profile("dev", deadline=None, print_blob=True)
+hypothesis.settings.register_profile(
+    "ci", deadline=None, derandomize=True, database=None, max_examples=100, print_blob=True
+)
+ON_CI = os.environ.get("CI", "").lower() in ("true", "1")
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if ON_CI else "dev"))
+
+
+# Under pytest-xdist (`python3 dev.py test` runs it): the modules whose tests must share one worker, and those
+# with the longest tests, which start first so that no worker begins one near the end. xdist's own xdist_group
+# mark does not group under pytest 9 (it renames items through an attribute pytest no longer reads).
+ONE_WORKER = ("tests/test_real_server.py",)  # one real model server per module; two at once halve each other
+LONGEST_FIRST = (
+    "tests/test_real_server.py", "tests/test_hostile_input.py", "tests/test_crash.py", "tests/test_process.py",
+    "tests/test_scale_out.py", "tests/test_prefilter_property.py", "tests/test_crash_proactive.py",
+    "tests/test_crash_reminders.py", "tests/test_e2e_outage.py", "tests/test_copying.py", "tests/test_rules_golden.py",
+)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's scheduling one test at a time to whichever worker is free, but each ONE_WORKER module as one unit."""
+    if config.getoption("dist") not in ("load", "loadgroup"):
+        return None  # a distribution chosen by hand (loadfile, each, …) stays as chosen
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneTestOrOneModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER else nodeid
+
+    return OneTestOrOneModule(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """On an xdist worker, LONGEST_FIRST's modules first, in that order (run alone, the order is the files')."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        rank = {module: place for place, module in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_timeout_set_timer(item, settings):
+    """pytest-timeout's limit (pytest.ini's, --timeout's or a test's mark) stretched by TEST_TIMEOUT_SCALE."""
+    if SCALE == 1:
+        return None  # pytest-timeout's own hook sets it as it is
+    import pytest_timeout
+
+    return pytest_timeout.pytest_timeout_set_timer(item, settings._replace(timeout=settings.timeout * SCALE))
 
 
 @pytest.fixture
@@ -30,7 +84,7 @@ async def model():
 # PostgreSQL: one throwaway server per session (or TEST_DATABASE_URL), a fresh schema per test.
 def _pg_unavailable(reason: str):
     message = f"PostgreSQL is not available: {reason}"
-    if os.environ.get("CI", "").lower() in ("true", "1"):
+    if ON_CI:
         pytest.fail(message, pytrace=False)
     pytest.skip(message)
 
@@ -80,7 +134,7 @@ def database(request, tmp_path):
 @pytest.fixture
 async def store(database):
     """A migrated Store on `database`, closed after the test."""
-    from memory.store.store import Store
+    from memory.store.memory_store import Store
 
     opened = await Store.open(database)
     yield opened
@@ -91,3 +145,19 @@ async def fetch(store, sql: str, params=()) -> list[tuple]:
     """Run raw SQL (with ? placeholders) on a store of either backend; for tests that look under the hood."""
     async with store._session() as db:
         return [tuple(row) for row in await db.execute_fetchall(sql, params)]
+
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line for the crash test's passed runs together (each records its tally; xdist brings them back)."""
+    totals: dict[str, int] = {}
+    for report in terminalreporter.stats.get("passed", []):
+        for name, value in getattr(report, "user_properties", []) if report.when == "call" else []:
+            if name.startswith("sigkills: "):
+                key = name.removeprefix("sigkills: ")
+                totals[key] = totals.get(key, 0) + value
+    if totals:
+        terminalreporter.write_line(
+            f"crash test: {totals['messages']} messages, {totals['kills']} SIGKILLs, all answered; {totals['in doubt']}"
+            f" answers left in doubt by a kill right after sending, {totals['sent again']} sent again"
+        )

@@ -14,8 +14,9 @@ from telegram import Update
 from telegram.ext import Application
 
 from bot import build_application, stop_upkeep
+from clock import utc_now
 from config import Config
-from memory.time.clock import utc_now
+from tests.timeouts import scaled
 
 
 def make_config(telegram, openai, database: Path, **overrides) -> Config:
@@ -78,20 +79,21 @@ class ProcessedUpdates:
         processor.process_update = tracked  # type: ignore[method-assign]
 
     async def wait(self, update_id: int, timeout: float = 5.0) -> None:
-        """Return once update_id has been processed; fail after `timeout` seconds."""
+        """Return once update_id has been processed; fail after `timeout` seconds (times TEST_TIMEOUT_SCALE)."""
         loop = asyncio.get_running_loop()
+        timeout = scaled(timeout)
         deadline = loop.time() + timeout
         while update_id not in self.done:
             remaining = deadline - loop.time()
-            assert remaining > 0, f"update {update_id} was not processed within {timeout}s"
+            assert remaining > 0, f"update {update_id} was not processed within {timeout:g}s"
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), remaining)
 
 
 async def wait_healthy(http, port: int, alive=lambda: True, tries: int = 600) -> bool:
     """Wait until a bot process answers GET /healthz on `port` with 200; False if `alive()` turns False or
-    `tries` probes 0.1 s apart all fail. `http` is an aiohttp ClientSession."""
-    for _ in range(tries):
+    `tries` probes 0.1 s apart (times TEST_TIMEOUT_SCALE) all fail. `http` is an aiohttp ClientSession."""
+    for _ in range(round(scaled(tries))):
         if not alive():
             return False
         try:

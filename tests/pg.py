@@ -15,6 +15,8 @@ from pathlib import Path
 
 import asyncpg
 
+from tests.timeouts import scaled
+
 DATABASE = "companion"
 # Like a managed PostgreSQL (ICU, root locale; PostgreSQL 15+): a time column without COLLATE "C" compares wrongly.
 ICU_LOCALE = ["--locale-provider=icu", "--icu-locale=und"]
@@ -83,7 +85,7 @@ class Server:
             self.port = free_port()
             try:
                 self._run("pg_ctl", "-D", data, "-o", f"-p {self.port} {options}", "-l", str(self.dir / "log"),
-                          "-w", "start")
+                          "-w", "-t", str(round(scaled(60))), "start")
                 break
             except Unavailable:
                 if attempt == 2:
@@ -125,7 +127,7 @@ async def create_schema(url: str) -> str:
     """Create a fresh schema t_<8 hex> in the server at url and return its name."""
     schema = f"t_{uuid.uuid4().hex[:8]}"
     try:
-        conn = await asyncpg.connect(url, timeout=10)
+        conn = await asyncpg.connect(url, timeout=scaled(10))
     except (OSError, asyncpg.PostgresError, TimeoutError) as e:
         raise Unavailable(f"cannot connect to {url}: {e}") from e
     try:
@@ -136,7 +138,7 @@ async def create_schema(url: str) -> str:
 
 
 async def drop_schema(url: str, schema: str) -> None:
-    conn = await asyncpg.connect(url, timeout=10)
+    conn = await asyncpg.connect(url, timeout=scaled(10))
     try:
         await conn.execute(f"DROP SCHEMA {schema} CASCADE")
     finally:

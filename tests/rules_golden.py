@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from memory.rules.changes import extract_changes
+from memory.rules.change_rules import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
 from memory.secrets.masking import mask_secrets

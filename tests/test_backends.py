@@ -15,12 +15,14 @@ from telegram import Bot, Update
 from config import ConfigError, load_config
 from handlers.transport.inbox import update_key
 from handlers.transport.ordering import ordering_key
+from handlers.transport.transport_store import TransportStore
 from memory.facts import Extraction, Fact
 from memory.store import sqlite_backend
+from memory.store.memory_store import Store
 from memory.store.postgres_backend import Done, PostgresSession, postgres_sql
 from memory.store.scripts import drive, drive_each
 from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint
-from memory.store.store import Store
+from tests.timeouts import scaled
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 MINUTE = timedelta(minutes=1)
@@ -126,16 +128,17 @@ async def test_a_due_item_is_taken_once_and_moving_it_frees_it(store):
 
 
 async def test_earlier_unhandled_updates_are_the_users_own_in_order(store):
-    await store.record_updates([(5, '{"update_id": 5}', 1), (3, '{"update_id": 3}', 1),
+    inbox = TransportStore(store.backend)
+    await inbox.record_updates([(5, '{"update_id": 5}', 1), (3, '{"update_id": 3}', 1),
                                 (4, '{"update_id": 4}', 2), (6, '{"update_id": 6}', 1)], T0)
-    await store.mark_handled(3, T0)
-    assert await store.earlier_unhandled(1, 6) == (['{"update_id": 5}'], False)
-    assert await store.earlier_unhandled(1, 5) == ([], False)
-    assert await store.earlier_unhandled(2, 9) == (['{"update_id": 4}'], False)
-    assert await store.earlier_unhandled(1, 3) == ([], True)  # and whether the update itself was handled
-    assert await store.earlier_unhandled(2, 6) == (['{"update_id": 4}'], False)  # 6 is user 1's, not yet handled
-    assert await store.unhandled_updates(T0) == []  # none came before T0
-    assert len(await store.unhandled_updates(T0 + MINUTE)) == 3
+    await inbox.mark_handled(3, T0)
+    assert await inbox.earlier_unhandled(1, 6) == (['{"update_id": 5}'], False)
+    assert await inbox.earlier_unhandled(1, 5) == ([], False)
+    assert await inbox.earlier_unhandled(2, 9) == (['{"update_id": 4}'], False)
+    assert await inbox.earlier_unhandled(1, 3) == ([], True)  # and whether the update itself was handled
+    assert await inbox.earlier_unhandled(2, 6) == (['{"update_id": 4}'], False)  # 6 is user 1's, not yet handled
+    assert await inbox.unhandled_updates(T0) == []  # none came before T0
+    assert len(await inbox.unhandled_updates(T0 + MINUTE)) == 3
 
 
 # ----- PostgreSQL only -----
@@ -145,7 +148,7 @@ async def test_one_users_turns_wait_for_each_other_and_other_users_do_not(pg_url
     order: list[str] = []
 
     async def turn(store: Store, key: int, name: str, hold: float) -> None:
-        async with store.user_turn(key):
+        async with TransportStore(store.backend).user_turn(key):
             order.append(f"{name} in")
             await asyncio.sleep(hold)
             order.append(f"{name} out")
@@ -164,10 +167,10 @@ async def test_one_users_turns_wait_for_each_other_and_other_users_do_not(pg_url
 async def test_only_one_process_may_poll_and_the_lock_goes_with_it(pg_url):
     first, second = await Store.open(pg_url), await Store.open(pg_url)
     try:
-        assert await first.take_poller_lock()
-        assert not await second.take_poller_lock()
+        assert await TransportStore(first.backend).take_poller_lock()
+        assert not await TransportStore(second.backend).take_poller_lock()
         await first.close()
-        assert await second.take_poller_lock()
+        assert await TransportStore(second.backend).take_poller_lock()
     finally:
         await second.close()
 
@@ -329,7 +332,7 @@ async def test_a_script_on_a_closed_store_fails_and_never_hangs(tmp_path):
     store = await Store.open(tmp_path / "closed.db")
     await store.close()
     with pytest.raises(ValueError, match="connection"):
-        await asyncio.wait_for(store._backend.run(counting_script([])), 5)
+        await asyncio.wait_for(store._backend.run(counting_script([])), scaled(5))
 
 
 def test_a_checkpoint_copies_the_log_and_restarts_a_long_one(tmp_path):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from config import NO_KEY, Config, ConfigError, load_config, webapp_path
+from config import NO_KEY, SHARED_SLOT_EXTRACT_TOKENS, Config, ConfigError, load_config, webapp_path
 
 TOKEN = "123456:ABCdefGHIjkl-mno_pqr"
 BASE = {"TELEGRAM_BOT_TOKEN": TOKEN, "OPENAI_API_KEY": "sk-abc"}
@@ -132,6 +132,18 @@ def test_a_local_server_needs_no_key():
     assert config.openai_api_key == NO_KEY
 
 
+def test_a_local_server_gets_one_slot_and_short_extraction_prompts_unless_told():
+    local = BASE | {"OPENAI_BASE_URL": "http://localhost:11434/v1"}
+    config = load_config(local)
+    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (1, SHARED_SLOT_EXTRACT_TOKENS)
+    config = load_config(local | {"MODEL_CONCURRENCY": "0"})
+    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (None, 6000)
+    config = load_config(local | {"EXTRACT_BASE_URL": "http://localhost:8001/v1"})
+    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (1, 6000)  # its own server: no sharing
+    config = load_config(BASE | {"MODEL_CONCURRENCY": "4"})
+    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (4, SHARED_SLOT_EXTRACT_TOKENS)
+
+
 def test_the_config_is_frozen():
     with pytest.raises(AttributeError):
         load_config(BASE).history_limit = 5  # type: ignore[misc]
@@ -156,6 +168,7 @@ def test_allows():
         (BASE | {"HISTORY_LIMIT": "100000"}, "HISTORY_LIMIT"),
         (BASE | {"BOT_TIMEZONE": "Mars/Olympus"}, "BOT_TIMEZONE"),
         (BASE | {"BOT_TIMEZONE": "../../etc/passwd"}, "BOT_TIMEZONE"),
+        (BASE | {"BOT_TIMEZONE": "Europe"}, "BOT_TIMEZONE"),  # a folder of zones, not one
         (BASE | {"ALLOWED_USER_IDS": "12,bob"}, "ALLOWED_USER_IDS"),
         (BASE | {"ALLOWED_USER_IDS": "-5"}, "ALLOWED_USER_IDS"),
         (BASE | {"LOG_LEVEL": "LOUD"}, "LOG_LEVEL"),

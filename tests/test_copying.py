@@ -10,11 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from handlers.transport.transport_store import TransportStore
 from memory.continuity import Topic
 from memory.facts import Extraction, Fact, Relation
 from memory.store.copying import CopyError, copy_sqlite_to_postgres
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
 from tests.conftest import fetch
+from tests.timeouts import scaled
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 H = timedelta(hours=1)
@@ -45,10 +48,11 @@ async def source(tmp_path):
     await store.save_facts(1, Extraction([Fact("location", "city", "Berlin", confidence=0.91)]), T0 + 5 * H, 100,
                            extracted_upto=5, topic=Topic("переезд в Берлин", T0, T0 + 2 * H))
     await store.save_embeddings(1, "emb-1", [(f.id, VECTOR, 384) for f in await store.facts(1)])
-    await store.record_updates([(900, '{"update_id": 900}', 1), (901, '{"update_id": 901}', 2)], T0)
-    await store.mark_handled(900, T0 + H)
-    await store.record_usage(1, T0, voice_seconds=12.5)
-    await store.record_usage(None, T0, model_errors=1)
+    inbox, meter = TransportStore(store.backend), UsageMeter(store.backend)
+    await inbox.record_updates([(900, '{"update_id": 900}', 1), (901, '{"update_id": 901}', 2)], T0)
+    await inbox.mark_handled(900, T0 + H)
+    await meter.record_usage(1, T0, voice_seconds=12.5)
+    await meter.record_usage(None, T0, model_errors=1)
     await store.set_setting(1, "proactive", False, T0)
     await store.set_setting(2, "language", "en", T0)
     pills = await store.add_reminder(1, GROUP, "take the pills", T0 + H, "day 21:00", "Europe/Berlin", T0, asker="Аня")
@@ -96,7 +100,8 @@ async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(sour
         assert copied[1]["vectors"][0][1] == VECTOR and {c for _, _, c, _ in copied[1]["facts"]} == {0.91, 0.33}
         assert copied[1]["history"] == [("Moscow", T0, T0 + 5 * H)]
         assert copied[1]["settings"] == {"proactive": False}
-        assert await pg.unhandled_updates() == ['{"update_id": 901}'] and await pg.was_handled(900)
+        inbox = TransportStore(pg.backend)
+        assert await inbox.unhandled_updates() == ['{"update_id": 901}'] and await inbox.was_handled(900)
         assert await fetch(pg, "SELECT voice_seconds FROM usage WHERE voice_seconds > 0") == [(12.5,)]
         highest = (await fetch(pg, "SELECT MAX(id) FROM messages"))[0][0]
         new = await turn(pg, 3, "first on PostgreSQL", T0 + 10 * H)  # the sequences start past the copied ids
@@ -163,7 +168,7 @@ def cli(database: Path, *args: str) -> subprocess.CompletedProcess:
     env.update(TELEGRAM_BOT_TOKEN="123456:ABCDEFGHIJKLMNOPQRSTUVWXYZ", OPENAI_API_KEY="sk-x",
                DATABASE_PATH=str(database))
     return subprocess.run([sys.executable, str(ROOT / "bot.py"), "copy-db", *args], cwd=database.parent.parent,
-                          env=env, capture_output=True, text=True, timeout=60)
+                          env=env, capture_output=True, text=True, timeout=scaled(60))
 
 
 async def test_the_command_prints_each_table_and_says_the_counts_match(source, pg_url):

@@ -17,6 +17,7 @@ import time
 import pytest
 
 from tests.test_process import environment, start_bot
+from tests.timeouts import scaled
 
 ANN = 4001
 CHECK_IN = "Как там Мурка? Давно не слышала о ней."
@@ -47,7 +48,7 @@ def check_ins(telegram) -> list[dict]:
 
 async def stop(process: asyncio.subprocess.Process) -> None:
     process.send_signal(signal.SIGTERM)
-    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    _, stderr = await asyncio.wait_for(process.communicate(), scaled(60))
     assert process.returncode == 0, stderr.decode()[-2000:]
 
 
@@ -58,7 +59,7 @@ async def kill(process: asyncio.subprocess.Process) -> None:
 
 
 async def until(condition, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         await asyncio.sleep(0.05)

@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path, PurePosixPath
 
 from config import Config
+from tests.timeouts import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 # A turn in flight at SIGTERM gets one more model attempt at most, then its reply is sent.
@@ -118,7 +119,7 @@ def test_the_image_file_set_alone_starts_the_bot_far_enough_to_import_everything
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH",)}
     env.update(TELEGRAM_BOT_TOKEN="123456:" + "A" * 35, OPENAI_API_KEY="sk-test", DATABASE_PATH=str(tmp_path / "x.db"))
     done = subprocess.run([sys.executable, "bot.py", "--check"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=scaled(120))
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ok: settings valid,") and "modules imported" in done.stdout
     packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
@@ -131,5 +132,5 @@ def test_the_check_names_a_module_the_image_would_lack(tmp_path):
     (tmp_path / "memory" / "continuity.py").unlink()
     env = dict(os.environ, TELEGRAM_BOT_TOKEN="123456:" + "A" * 35, OPENAI_API_KEY="sk-test")
     done = subprocess.run([sys.executable, "bot.py", "--check"], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=scaled(120))
     assert done.returncode != 0 and "continuity" in done.stderr

@@ -284,7 +284,7 @@ async def test_in_a_group_the_bot_answers_only_when_mentioned_or_replied_to(tele
 
 
 async def test_strangers_are_refused_politely_and_nothing_of_theirs_is_kept(telegram, model, config, tmp_path):
-    from memory.store.store import Store
+    from memory.store.memory_store import Store
 
     async with running_bot(replace(config, allowed_user_ids=frozenset({ANN}))):
         telegram.push_text(BOB, "my name is Bob, let me in")
@@ -336,7 +336,7 @@ async def test_an_unexpected_error_is_logged_with_the_update_id_and_the_bot_keep
         await telegram.wait_for_sent(ANN, 2)
     assert apology["visible_text"] == "Sorry, something went wrong on my side. Please try again."
     assert telegram.sent_to(ANN)[1]["visible_text"] == "echo: and this one works"
-    [record] = [r for r in caplog.records if r.name == "handlers.errors"]
+    [record] = [r for r in caplog.records if r.name == "handlers.error_handler"]
     assert f"update {update_id}" in record.getMessage()
     assert "a bug deep inside" in caplog.text  # the traceback goes to the log, not the chat
 
@@ -380,4 +380,4 @@ async def test_an_update_the_library_cannot_read_is_skipped_and_the_next_is_answ
         telegram.push_text(ANN, "are you still there?")
         [reply] = await telegram.wait_for_sent(ANN, 1)
         assert reply["visible_text"] == "echo: are you still there?"
-        assert await app.bot_data.store.was_handled(bad)
+        assert await app.bot_data.transport.was_handled(bad)

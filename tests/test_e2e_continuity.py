@@ -19,6 +19,7 @@ from tests.harness import make_config, running_bot
 from tests.test_e2e_memory import chat_requests, extraction_requests, system_zero
 from tests.test_e2e_privacy import buttons_of
 from tests.test_e2e_proactive import MOSCOW, FakeClock
+from tests.timeouts import scaled
 
 ANN = 1001
 BLOCK = "## Last time you talked"
@@ -48,7 +49,7 @@ def topic_writer(body: dict) -> str:
 
 
 async def until(probe, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while not (result := await probe()):
         assert time.monotonic() < deadline, "condition not met in time"
         await asyncio.sleep(0.05)
@@ -59,7 +60,7 @@ async def say(telegram, text: str, count: int, app) -> dict:
     """Send `text` and return the reply once the turn has ended (the idle delay counts from then)."""
     update_id = telegram.push_text(ANN, text, language_code="ru")
     reply = (await telegram.wait_for_sent(ANN, count))[-1]
-    await until(lambda: app.bot_data.store.was_handled(update_id))
+    await until(lambda: app.bot_data.transport.was_handled(update_id))
     return reply
 
 

@@ -41,7 +41,7 @@ async def test_an_echo_before_the_answer_is_cut_from_what_is_sent_and_stored(tel
     model.reply = echo_then_answer
     chat = where.get("chat_id", ANN)
     mention = f"@{telegram.bot_username} " if where else ""
-    caplog.set_level(logging.INFO, logger="chat.companion")
+    caplog.set_level(logging.INFO, logger="services.companion")
     async with running_bot(config) as app:
         telegram.push_text(ANN, f"{mention}Привет! Меня зовут Анна.", **where)
         [reply] = await telegram.wait_for_sent(chat, 1)
@@ -72,7 +72,7 @@ async def test_drafts_never_show_the_echo(telegram, model, config):
 
 async def test_an_answer_that_is_only_the_echo_is_asked_for_once_more(telegram, model, config, caplog):
     model.reply = lambda body: echo(body) if len(model.requests) == 1 else ANSWER
-    caplog.set_level(logging.INFO, logger="chat.companion")
+    caplog.set_level(logging.INFO, logger="services.companion")
     async with running_bot(config) as app:
         telegram.push_text(ANN, "Привет! Меня зовут Анна.")
         [reply] = await telegram.wait_for_sent(ANN, 1)

@@ -57,7 +57,7 @@ async def test_a_poison_update_in_polling_is_skipped_and_the_next_is_answered(te
         started = time.monotonic()
         [reply] = await telegram.wait_for_sent(ANN, 1, timeout=5)
         assert time.monotonic() - started < 2.0
-        assert await app.bot_data.store.was_handled(bad)
+        assert await app.bot_data.transport.was_handled(bad)
     assert reply["visible_text"] == "echo: still there?"
     warnings = bot_log_lines(caplog, logging.WARNING)
     assert len(warnings) == 1 and f"update {bad} could not be read" in warnings[0].getMessage()
@@ -168,4 +168,4 @@ async def test_a_dropped_postgresql_connection_mid_turn_is_tried_again(telegram,
         replies = await telegram.wait_for_sent(ANN, 2, timeout=15)
     assert dropped and replies[1]["visible_text"] == "echo: are you still there?"
     assert len(telegram.sent_to(ANN)) == 2
-    assert not any(r.levelno >= logging.ERROR and r.name.startswith(("handlers", "chat")) for r in caplog.records)
+    assert not any(r.levelno >= logging.ERROR and r.name.startswith(("handlers", "services")) for r in caplog.records)

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
 from tests.harness import ProcessedUpdates, make_config, running_bot
 from tests.test_e2e_media import VOICE
 from tests.test_e2e_memory import chat_requests, extraction_requests, extractor_reply, wait_until, wait_until_stored
@@ -102,7 +103,7 @@ async def test_the_token_limit_counts_what_the_server_reports(telegram, model, c
     assert first == "echo: tell me a story" and len(chat_requests(model)) == 1
     assert second.startswith("I've used up today's allowance")
     store = await Store.open(limited.database_path)
-    spent = await store.spent_since(ANN, datetime(2000, 1, 1, tzinfo=MOSCOW))
+    spent = await UsageMeter(store.backend).spent_since(ANN, datetime(2000, 1, 1, tzinfo=MOSCOW))
     await store.close()
     request = chat_requests(model)[0]
     reported = sum(len(m["content"]) // 4 + 1 for m in request["messages"]) + len(first) // 4 + 1

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.doubles.openai_api import image_parts
 from tests.harness import make_config, running_bot
 

@@ -11,8 +11,9 @@ from dataclasses import replace
 
 import pytest
 
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.harness import make_config, running_bot
+from tests.timeouts import scaled
 
 ANN, BOB = 1001, 1002
 
@@ -160,14 +161,14 @@ async def test_every_n_messages_extraction_runs_without_waiting_for_idle(telegra
 
 
 async def wait_until(condition, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
         await asyncio.sleep(0.05)
 
 
 async def wait_until_stored(config, user_id: int, key: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while True:
         store = await Store.open(config.database_path)
         keys = {fact.key for fact in await store.facts(user_id)}
@@ -199,7 +200,7 @@ async def test_at_shutdown_passes_still_waiting_for_a_slot_give_up_and_run_after
 
 
 async def wait_until_async(probe, expect, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while await probe() != expect:
         assert time.monotonic() < deadline, "condition not met in time"
         await asyncio.sleep(0.05)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.conftest import fetch
 from tests.harness import make_config, running_bot
 

@@ -17,6 +17,7 @@ import pytest
 
 from memory.facts import Extraction, Fact
 from tests.harness import ProcessedUpdates, make_config, running_bot, session
+from tests.timeouts import scaled
 
 ANN, BOB = 1001, 1002
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -84,7 +85,7 @@ class Sweeps:
 
     async def wait(self, more: int = 3, timeout: float = 10.0) -> None:
         target = self.count + more
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + scaled(timeout)
         while self.count < target:
             assert time.monotonic() < deadline, "the outreach sweep did not run"
             await asyncio.sleep(0.02)

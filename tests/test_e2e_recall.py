@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memory.facts import Extraction, Fact
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.harness import make_config, running_bot
 
 ANN, BOB = 1001, 1002

@@ -14,10 +14,11 @@ from datetime import datetime, timedelta
 import pytest
 
 from bot import build_application, serve_webhook
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.harness import make_config, running_bot
 from tests.real_server import free_port
 from tests.test_e2e_proactive import MOSCOW, FakeClock
+from tests.timeouts import scaled
 
 ANN, BOB = 1001, 1002
 GROUP = -1001234567890
@@ -280,7 +281,7 @@ async def test_two_machines_on_one_postgresql_deliver_each_reminder_once(telegra
     finally:
         for app, task in machines:
             app.bot_data.stop_requested.set()
-            await asyncio.wait_for(task, 15)
+            await asyncio.wait_for(task, scaled(15))
     assert [len(telegram.sent_to(user)) for user in range(1, 31)] == [1] * 30
 
 

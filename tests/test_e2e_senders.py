@@ -225,7 +225,7 @@ async def test_an_edit_of_a_message_older_than_the_session_changes_nothing(teleg
 async def wait_processed(app, update_id: int) -> None:
     """Return once the inbox marks `update_id` handled."""
     for _ in range(200):
-        if await app.bot_data.store.was_handled(update_id):
+        if await app.bot_data.transport.was_handled(update_id):
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"update {update_id} was not handled")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from handlers.texts import text
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.doubles.openai_api import message_text, roles_alternate
 from tests.harness import ProcessedUpdates, make_config, running_bot
 from tests.test_e2e_memory import wait_until, wait_until_stored

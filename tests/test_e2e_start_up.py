@@ -11,8 +11,9 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memory.facts import Extraction, Fact
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.harness import make_config, running_bot
+from tests.timeouts import scaled
 
 USERS = 1000
 TALKER = 417
@@ -60,7 +61,7 @@ async def users_with_vectors(app) -> set[int]:
 
 
 async def wait_until(check, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while not await check():
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.05)

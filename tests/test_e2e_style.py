@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from tests.harness import make_config, running_bot
 from tests.test_e2e_memory import chat_requests, dump_database, extractor_reply, system_zero, wait_until_stored
 from tests.test_e2e_privacy import buttons_of

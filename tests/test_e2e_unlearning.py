@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from handlers.privacy import FORGET_ALL
+from handlers.forget_commands import FORGET_ALL
 from handlers.texts import text
 from memory.facts import Extraction, Fact
 from tests.conftest import fetch
@@ -24,6 +24,7 @@ from tests.harness import ProcessedUpdates, make_config, running_bot
 from tests.test_e2e_memory import chat_requests, extraction_requests, system_zero, wait_until
 from tests.test_e2e_privacy import buttons_of
 from tests.test_e2e_proactive import MOSCOW, FakeClock, Sweeps, outreach_requests
+from tests.timeouts import scaled
 
 ANN, BOB = 1001, 1002
 GROUP = -100777
@@ -346,7 +347,7 @@ async def wait_until_topics(store, timeout: float = 10.0) -> None:
     import asyncio
     import time
 
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while not await store.topics(ANN):
         assert time.monotonic() < deadline, "no topic line was written"
         await asyncio.sleep(0.05)

@@ -13,6 +13,7 @@ import pytest
 from config import SHARED_SLOT_EXTRACT_TOKENS, load_config
 from tests.doubles.openai_api import OpenAIDouble
 from tests.harness import make_config, running_bot
+from tests.timeouts import scaled
 
 ANN, BOB = 1001, 1002
 
@@ -29,7 +30,7 @@ def is_extraction(body: dict) -> bool:
 
 
 async def wait_until(check, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while not await check():
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.05)
@@ -53,7 +54,7 @@ async def test_a_turn_during_a_slow_extraction_is_answered_at_once_and_the_pass_
     async with running_bot(config) as app:
         telegram.push_text(ANN, "I love jazz and I play the saxophone")
         await telegram.wait_for_sent(ANN, 1)
-        await asyncio.wait_for(started.wait(), 5)  # Ann fell idle: her pass holds the server's one slot
+        await asyncio.wait_for(started.wait(), scaled(5))  # Ann fell idle: her pass holds the server's one slot
         began = time.monotonic()
         telegram.push_text(BOB, "hello, are you there?")
         [reply_to_bob] = await telegram.wait_for_sent(BOB, 1, timeout=5)

@@ -11,6 +11,7 @@ import pytest
 from bot import build_application, serve_webhook
 from tests.harness import make_config, wait_healthy
 from tests.pg import free_port
+from tests.timeouts import scaled
 from tests.webhook_bots import text_update as webhook_update
 
 ANN = 1001
@@ -40,7 +41,7 @@ async def webhook_bot(telegram, model, tmp_path):
                 await asyncio.sleep(0.05)
         yield http, f"http://127.0.0.1:{port}"
     app.bot_data.stop_requested.set()
-    await asyncio.wait_for(task, 15)
+    await asyncio.wait_for(task, scaled(15))
 
 
 async def test_the_webhook_is_registered_with_its_secret(webhook_bot, telegram):
@@ -111,6 +112,6 @@ async def test_the_memory_page_shares_the_webhook_port_and_each_keeps_its_path(t
             assert answer.status == 200
         [reply] = await telegram.wait_for_sent(ANN, 1)
     app.bot_data.stop_requested.set()
-    await asyncio.wait_for(task, 15)
+    await asyncio.wait_for(task, scaled(15))
     assert reply["visible_text"] == "echo: both"
     assert telegram.menu_button["web_app"] == {"url": "https://bot.example.com/memory/"}

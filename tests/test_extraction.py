@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llm.client import ChatModel, ModelUnavailable
-from memory.extract.answers import ExtractionError, parse_extraction
 from memory.extract.extractor import FACTS_SCHEMA, LLMExtractor, build_extraction_messages
+from memory.extract.extractor_answer import ExtractionError, parse_extraction
 from memory.facts import CATEGORIES, MAX_VALUE_LENGTH, RELATIONS, Fact, Relation
 from memory.secrets.masking import mask_secrets
 from prompts import load_prompt

@@ -17,10 +17,10 @@ from telegram import (
     User,
 )
 
-from chat.media import session_words
 from handlers.senders import QUOTE_MAX_CHARS, heard_of, origin_name, speaker_of
 from memory.extract.extractor import conversation_line
 from memory.heard import forwarded_text, one_line, split_quote, with_quote
+from services.media import session_words
 
 WHEN = datetime(2026, 3, 1, tzinfo=timezone.utc)
 BOT_ID = 777000111

@@ -87,7 +87,7 @@ class Bot:
     next_group: int = -100_000
 
     async def processed(self, update_id: int) -> None:
-        await self.tracker.wait(update_id)
+        await self.tracker.wait(update_id, timeout=30)  # a 100,000-character turn, on a machine shared by workers
 
     def group(self) -> int:
         """A fresh group id: the send gate allows 20 messages a minute per group, so no group is reused."""
@@ -133,7 +133,10 @@ async def bot(telegram, model, tmp_path):
     """One running bot for all of a test's examples, with Bob's profile and a bot message in Ann's chat."""
     config = make_config(telegram, model, tmp_path / "bot.db", allowed_user_ids=ALLOWED, embeddings="hashing",
                          telegram_max_rate=0, memory_extract_delay_s=3600, memory_extract_every=10**6,
-                         reply_max_tokens=10**6)  # the echo of a 100,000-character message is not cut
+                         reply_max_tokens=10**6,  # the echo of a 100,000-character message is not cut
+                         # and is not given up on either while such a turn holds the loop the doubles share
+                         # (seconds on a machine shared by parallel workers): what is judged is what it did.
+                         model_attempt_timeout_s=30.0, model_retry_budget_s=60.0)
     # Replies stream in private chats. The echo of a 100,000-character message would come in 6,250 pieces of 16
     # characters, each parsed by the openai SDK (about 0.2 ms a piece): bigger pieces keep the examples quick.
     model.stream_chunk_chars = 1024

@@ -9,6 +9,7 @@ import pytest
 from telegram import Bot, Update
 
 from handlers.transport.inbox import Inbox, inbox_entry, masked
+from handlers.transport.transport_store import TransportStore
 
 CARD = "4111 1111 1111 1111"
 
@@ -26,7 +27,7 @@ def app_stub() -> SimpleNamespace:
 
 @pytest.fixture
 def inbox(store):
-    return Inbox(store)
+    return Inbox(TransportStore(store.backend))
 
 
 def test_masked_hides_secrets_in_every_text_and_caption_and_nothing_else():

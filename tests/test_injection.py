@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from memory.facts import CATEGORIES, Fact, clean_fact
 from prompts.system import FACTS_FRAME, RECALLED_FRAME, build_system_message, stable_order
 from tests.harness import make_config, running_bot
+from tests.timeouts import scaled
 
 ANN = 1001
 INJECTIONS = [
@@ -45,7 +46,7 @@ def stored_values(path, user_id: int) -> dict[str, str]:
 
 
 async def wait_for_fact(path, user_id: int, key: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while key not in stored_values(path, user_id):
         assert time.monotonic() < deadline, f"{key} not stored; have {stored_values(path, user_id)}"
         await asyncio.sleep(0.05)

@@ -1,4 +1,5 @@
-"""The rooms import each other one way only: read from the source (ast), so a circle or an upward import fails."""
+"""The rooms import each other one way only: read from the source (ast), so a circle or an upward import fails;
+and no two modules share a name, so a name alone says which one is meant."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Highest first: a room may import the rooms after it, never one before it.
-LAYERS = ["bot", "handlers", "chat", "prompts", "memory", "llm", "config"]
+# The bottom rooms (the process clock, the configuration) are single modules anything may import; they import
+# nothing of ours.
+BOTTOM = ["clock", "config"]
+LAYERS = ["bot", "handlers", "services", "prompts", "memory", "llm", *BOTTOM]
 # memory/'s top-level modules hold the plain types every part may import; the store imports only them.
 PLAIN = "memory"
 
@@ -26,15 +30,15 @@ def imports_of(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            # `from memory.rules import patterns` imports memory.rules.patterns
+            # `from memory.rules import fact_patterns` imports memory.rules.fact_patterns
             found |= {f"{node.module}.{alias.name}" for alias in node.names} | {node.module}
     return {name for name in found if name.split(".")[0] in LAYERS}
 
 
 def our_modules() -> dict[str, set[str]]:
-    paths = [ROOT / "bot.py", ROOT / "config.py"]
+    paths = []
     for room in LAYERS:
-        paths += sorted((ROOT / room).rglob("*.py")) if (ROOT / room).is_dir() else []
+        paths += sorted((ROOT / room).rglob("*.py")) if (ROOT / room).is_dir() else [ROOT / f"{room}.py"]
     modules = {module_name(path): imports_of(path) for path in paths}
     # keep only names that are modules (drops `from x import SomeClass`)
     return {name: {dep for dep in deps if dep in modules} for name, deps in modules.items()}
@@ -66,8 +70,30 @@ def test_no_room_imports_a_room_above_it(module):
     assert upward == [], f"{module} imports a higher room: {upward}"
 
 
-def test_config_imports_nothing_of_ours():
-    assert MODULES["config"] == set()
+@pytest.mark.parametrize("module", BOTTOM)
+def test_the_bottom_rooms_import_nothing_of_ours(module):
+    assert MODULES[module] == set()
+
+
+def shared_names(paths: list[Path]) -> dict[str, list[str]]:
+    """Return each module name (the file's, without ".py"; packages' __init__ aside) that more than one path has."""
+    by_name: dict[str, list[str]] = {}
+    for path in paths:
+        if path.name != "__init__.py":
+            by_name.setdefault(path.stem, []).append(path.relative_to(ROOT).as_posix())
+    return {name: found for name, found in sorted(by_name.items()) if len(found) > 1}
+
+
+def test_no_two_modules_share_a_name():
+    """A name in two rooms makes every mention of it (a docstring, a log line, a traceback) ask which one is meant."""
+    paths = sorted(ROOT.glob("*.py")) + [path for room in LAYERS for path in sorted((ROOT / room).rglob("*.py"))]
+    assert shared_names(paths) == {}
+
+
+def test_shared_names_finds_a_name_in_two_rooms():
+    found = shared_names([ROOT / "handlers/store.py", ROOT / "memory/store.py", ROOT / "memory/__init__.py",
+                          ROOT / "llm/__init__.py", ROOT / "bot.py"])
+    assert found == {"store": ["handlers/store.py", "memory/store.py"]}
 
 
 def test_memory_parts_import_each_other_without_a_circle():

@@ -17,6 +17,7 @@ from llm.client import ChatModel, ModelUnavailable, Tally
 from llm.responses import read_chunks
 from llm.thinking import reasoning_of, reasoning_tokens
 from llm.wire import STREAM_ERROR, ChunkReader, Event, EventReader, JsonView, read_json, stream_error
+from tests.timeouts import scaled
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi there"}]
 SSE = {"content-type": "text/event-stream"}
@@ -453,7 +454,7 @@ async def test_a_cancelled_stream_is_closed():
     chat = server.chat(attempt_timeout=30.0)
     shown = asyncio.Event()
     task = asyncio.create_task(chat.complete(MESSAGES, on_text=lambda text: shown.set()))
-    await asyncio.wait_for(shown.wait(), 5)
+    await asyncio.wait_for(shown.wait(), scaled(5))
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -1,4 +1,4 @@
-"""The pure rules for voice, photos and stickers (chat/media.py)."""
+"""The pure rules for voice, photos and stickers (services/media.py)."""
 
 import base64
 from datetime import timedelta
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.media import (
+from services.media import (
     MAX_DOWNLOAD_BYTES,
     Size,
     audio_upload_name,

@@ -8,10 +8,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from chat.memory_page import MemoryPage
-from chat.page_input import Refused
 from config import Config
 from memory.facts import Extraction, Fact
+from services.memory_page import MemoryPage
+from services.page_input import Refused
 from tests.conftest import fetch
 
 ANN, BOB = 1001, 1002

@@ -7,10 +7,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from chat.outreach import event_start, is_bare_greeting, usable_text
 from memory.due import DueItem
 from memory.facts import Fact
-from prompts.outreach import build_outreach_messages, write_first_tasks
+from prompts.outreach_prompt import build_outreach_messages, write_first_tasks
+from services.outreach import event_start, is_bare_greeting, usable_text
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 NOW = datetime(2026, 12, 1, 13, 5, tzinfo=MOSCOW)

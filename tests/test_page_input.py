@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from chat.memory_page import Snapshot
-from chat.page_input import Refused, edited_fact, new_fact, settings_changes, typed_value, typed_when
 from handlers.webapp.view import page_json
 from memory.continuity import Topic
 from memory.facts import Fact, Relation
 from memory.reminder import Reminder
+from services.memory_page import Snapshot
+from services.page_input import Refused, edited_fact, new_fact, settings_changes, typed_value, typed_when
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 REX = Fact("pets", "pet:rex", "dog Rex", id=1, created_at=NOW, updated_at=NOW)

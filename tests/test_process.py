@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.timeouts import scaled
+
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = (
     "TELEGRAM_BOT_TOKEN OPENAI_API_KEY OPENAI_BASE_URL OPENAI_MODEL TELEGRAM_API_BASE_URL TELEGRAM_FILE_BASE_URL "
@@ -63,7 +65,7 @@ def env(telegram, model, tmp_path):
 )
 async def test_a_bad_setting_stops_start_up_with_one_line_and_exit_code_2(settings, named):
     process = await start_bot(environment(**settings))
-    stdout, stderr = await asyncio.wait_for(process.communicate(), 30)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     assert process.returncode == 2
     lines = stderr.decode().strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0]
@@ -73,7 +75,7 @@ async def test_a_bad_setting_stops_start_up_with_one_line_and_exit_code_2(settin
 async def test_a_token_telegram_rejects_is_one_line_and_exit_code_2(env, telegram):
     env["TELEGRAM_BOT_TOKEN"] = "999999:WRONG-TOKEN-VALUE"
     process = await start_bot(env)
-    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     text = stderr.decode()
     assert process.returncode == 2
     assert "error: Telegram rejected TELEGRAM_BOT_TOKEN" in text
@@ -86,7 +88,7 @@ async def test_a_port_another_program_holds_is_one_line_and_exit_code_2(env):
         taken.listen()
         env.update(WEBAPP_URL="https://bot.example.com/memory/", PORT=str(taken.getsockname()[1]))
         process = await start_bot(env)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     text = stderr.decode()
     assert process.returncode == 2
     assert f"error: cannot listen on PORT={env['PORT']}" in text and "Traceback" not in text
@@ -101,7 +103,7 @@ async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(env, telegram,
         telegram.push_text(1001, "a slow question")
         await model.wait_for_request(1, timeout=10)
         process.send_signal(signal.SIGTERM)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     finally:
         if process.returncode is None:
             process.kill()
@@ -129,7 +131,7 @@ async def test_sigterm_with_a_backlog_waits_only_for_the_turn_in_flight_and_the_
         await model.wait_for_request(1, timeout=10)
         process.send_signal(signal.SIGTERM)
         started = time.monotonic()
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
         stopped_in = time.monotonic() - started
     finally:
         if process.returncode is None:
@@ -143,7 +145,7 @@ async def test_sigterm_with_a_backlog_waits_only_for_the_turn_in_flight_and_the_
         await telegram.wait_for_sent(1001, 30, timeout=60)
     finally:
         process.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(process.communicate(), 30)
+        await asyncio.wait_for(process.communicate(), scaled(30))
     assert [m["visible_text"] for m in telegram.sent_to(1001)] == [f"echo: question {n}" for n in range(30)]
 
 
@@ -162,7 +164,7 @@ async def test_a_voice_note_through_the_real_process_with_the_file_url_derived_a
         [reply] = await telegram.wait_for_sent(1001, 1, timeout=30)
     finally:
         process.send_signal(signal.SIGTERM)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     assert reply["visible_text"] == "echo: hello from my voice"
     assert len(telegram.downloads) == 1 and model.transcription_requests[0]["content"] == voice
     assert telegram.drafts_to(1001) and all(d["at"] < reply["at"] for d in telegram.drafts_to(1001))
@@ -182,10 +184,10 @@ async def test_backup_while_the_bot_writes_gives_a_sound_copy(env, telegram, mod
             sys.executable, "bot.py", "backup", str(target), cwd=ROOT, env=env,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
         )
-        stdout, stderr = await asyncio.wait_for(backup.communicate(), 60)
+        stdout, stderr = await asyncio.wait_for(backup.communicate(), scaled(60))
     finally:
         process.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(process.communicate(), 30)
+        await asyncio.wait_for(process.communicate(), scaled(30))
     assert backup.returncode == 0, stderr.decode()
     assert "integrity check: ok" in stdout.decode()
     import sqlite3
@@ -202,7 +204,7 @@ async def test_backup_without_a_database_is_one_line():
                         DATABASE_PATH="/nonexistent/bot.db"),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
-    _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     assert process.returncode == 2
     assert stderr.decode().strip().splitlines() == ["error: no database at DATABASE_PATH=/nonexistent/bot.db"]
 
@@ -213,10 +215,10 @@ async def test_backup_on_postgresql_points_to_pg_dump_and_an_unreachable_one_is_
         sys.executable, "bot.py", "backup", "/tmp/never.db", cwd=ROOT, env=base,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
-    _, stderr = await asyncio.wait_for(backup.communicate(), 30)
+    _, stderr = await asyncio.wait_for(backup.communicate(), scaled(30))
     assert backup.returncode == 2 and "pg_dump" in stderr.decode() and len(stderr.decode().splitlines()) == 1
     run = await start_bot(base)
-    _, stderr = await asyncio.wait_for(run.communicate(), 60)
+    _, stderr = await asyncio.wait_for(run.communicate(), scaled(60))
     lines = stderr.decode().strip().splitlines()
     assert run.returncode == 2 and "hunter2" not in stderr.decode() and "Traceback" not in stderr.decode()
     assert lines[-1].startswith("error: cannot open DATABASE_URL=postgresql://bot:***@127.0.0.1:9/none")
@@ -249,7 +251,7 @@ async def test_a_corrupt_database_stops_start_up_with_one_line_and_is_left_as_it
         damage(path)
     before = path.read_bytes()
     process = await start_bot(env)
-    stdout, stderr = await asyncio.wait_for(process.communicate(), 30)
+    stdout, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     assert process.returncode == 2
     lines = stderr.decode().strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: cannot open DATABASE_PATH={path}: "), lines
@@ -267,7 +269,7 @@ async def test_a_database_another_program_holds_locked_stops_start_up_with_one_l
     holder.execute("BEGIN EXCLUSIVE")
     try:
         process = await start_bot(env)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     finally:
         holder.rollback()
         holder.close()

@@ -24,8 +24,9 @@ from llm.client import ChatModel
 from llm.responses import read_chunks
 from tests.harness import make_config, running_bot
 from tests.real_server import ALIAS, RealServer, free_port, missing
+from tests.timeouts import scaled
 
-pytestmark = [pytest.mark.real_server, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.real_server, pytest.mark.timeout(900)]  # one worker runs them all: tests/conftest.py
 ANN = 7001
 JPEG = (Path(__file__).parent / "fixtures" / "photo.jpg").read_bytes()
 
@@ -45,7 +46,7 @@ def server(tmp_path_factory):
 
 async def wait_for_log(caplog, words: str, timeout: float) -> logging.LogRecord:
     """Return the first log record whose message holds `words`, waiting up to `timeout` seconds."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:
         found = [record for record in caplog.records if words in record.getMessage()]
         if found:
@@ -123,7 +124,7 @@ async def test_a_message_sent_during_a_memory_pass_is_answered_without_an_apolog
     async with running_bot(config) as app:
         telegram.push_text(ANN, "Hi! My name is Anna, I live in Berlin, I work as a nurse and I have a cat, Murka.")
         await telegram.wait_for_sent(ANN, 1, timeout=240)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + scaled(60)
         while not (app.bot_data.keeper.passes and app.bot_data.servers[0].gate.busy):
             assert time.monotonic() < deadline, "no memory pass began"
             await asyncio.sleep(0.05)

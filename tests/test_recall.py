@@ -13,10 +13,10 @@ from memory.recall.ranking import (
     hashing_embedding,
     select_facts,
     session_pull,
-    stem,
     terms,
     trigrams,
 )
+from memory.text.word_forms import stem
 
 NOW = datetime(2026, 11, 29, tzinfo=timezone.utc)
 
@@ -183,7 +183,7 @@ def test_stem_gives_one_stem_to_the_forms_of_a_word(forms):
     assert len({stem(form) for form in forms}) == 1
 
 
-def test_stem_keeps_short_words_and_at_least_three_letters():
+def test_stem_keeps_short_words_and_at_least_three_letters():  # Snowball's stems (memory/text/word_forms.py)
     assert [stem(word) for word in ("is", "was", "dog", "кот", "", "123")] == ["is", "was", "dog", "кот", "", "123"]
     assert all(len(stem(word)) >= 3 for word in ("eyes", "ties", "ages", "пела", "ноги") if len(word) >= 3)
     assert terms("Ёжики PAINTED, 2 dogs!") == ["ежик", "paint", "2", "dog"]

@@ -1,4 +1,4 @@
-"""Delivering reminders (chat/reminders.py's sweep) on the real store, SQLite and PostgreSQL: on time, late with a
+"""Delivering reminders (services/reminders.py's sweep) on the real store, SQLite and PostgreSQL: on time, late with a
 note, skipped when too late, retried after a refusal, planned again from the rule, and once with two machines."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ import asyncio
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from chat.reminders import Reminders, matching, next_time, read_model_answer
 from config import Config
 from memory.reminder import Reminder
 from memory.reminders.kinds import SetReminder
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from services.reminders import Reminders, matching, next_time, read_model_answer
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 T0 = datetime(2026, 12, 4, 10, 7, tzinfo=MOSCOW)

@@ -15,8 +15,8 @@ from memory.reminders.kinds import (
     TooOften,
     Unclear,
 )
+from memory.reminders.reminder_lines import confirmation, delivery, moment, question
 from memory.reminders.requests import read_request
-from memory.reminders.words import confirmation, delivery, moment, question
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -8,6 +8,7 @@ import time
 from telegram.constants import ChatAction
 
 from handlers.transport.replies import send_text, typing_indicator
+from tests.timeouts import scaled
 
 
 class RecordingBot:
@@ -60,7 +61,7 @@ async def test_a_slow_block_shows_typing_after_the_delay_renewed_every_interval_
     bot = TypingBot(wanted=3)
     started = time.monotonic()
     async with typing_indicator(bot, 1, interval=0.1, after=0.2):
-        await asyncio.wait_for(bot.actions.wait(), 2)
+        await asyncio.wait_for(bot.actions.wait(), scaled(2))
     ended = len(bot.at)
     await asyncio.sleep(0.2)  # two intervals more: the renewals stopped with the block
     assert len(bot.at) == ended == 3

@@ -2,7 +2,7 @@ import pytest
 
 from memory.facts import CATEGORIES, KEY_PATTERN, Relation
 from memory.rules import names as rule_names
-from memory.rules.patterns import gerund, ru_case_forms
+from memory.rules.fact_patterns import gerund, ru_case_forms
 from memory.rules.rules import SLOTS, extract_name, extract_rule_facts
 
 
@@ -717,3 +717,30 @@ def test_rules_never_crash_and_only_return_well_formed_facts(text):
         assert KEY_PATTERN.match(fact.key)
         assert fact.value and len(fact.value) <= MAX_VALUE_LENGTH and "\n" not in fact.value
         assert fact.source == "rule" and fact.source_message_id == 7
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        # case forms pymorphy3 knows and the suffix rules got wrong ("в Египете", "инженер-программистом")
+        ("Я живу в Египте.", {"country": "Египет"}),
+        ("Я работаю инженером-программистом.", {"job_title": "инженер-программист"}),
+        ("Я живу в Кемерове.", {"city": "Кемерово"}),
+        ("Я живу в Иванове.", {"city": "Иваново"}),
+        ("Мы с сестрою живём вместе", {"family:sister": "сестра"}),
+        # spellings the dictionary ties to a listed word
+        ("Я работаю риэлтором.", {"job_title": "риелтор"}),
+        ("Я работаю блоггером", {"job_title": "блогер"}),
+        # a hyphenated name and a surname in the instrumental
+        ("Зови меня Анной-Марией", {"name": "Анна-Мария"}),
+        ("Зови меня Ивановой", {"name": "Иванова"}),
+    ],
+)
+def test_word_forms_come_from_the_dictionary(text, facts):
+    assert found(text) == facts
+
+
+def test_case_forms_of_a_table_noun_are_real_forms():
+    assert {"Египте", "Египта"} <= ru_case_forms("Египет") and "Египете" not in ru_case_forms("Египет")
+    assert "продавце" in ru_case_forms("продавец") and "продавцем" not in ru_case_forms("продавец")
+    assert ru_case_forms("Нижний Новгород") == {"Нижний Новгород"}

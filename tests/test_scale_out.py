@@ -13,6 +13,7 @@ from collections import defaultdict
 import pytest
 
 from tests.test_process import environment, start_bot
+from tests.timeouts import scaled
 from tests.webhook_bots import SECRET, WEBHOOK_URL, Bots, text_update
 
 USERS = [4000 + number for number in range(50)]
@@ -130,7 +131,7 @@ async def test_a_second_poller_on_the_same_database_says_why_and_exits(telegram,
     try:
         await telegram.wait_for_call("getUpdates", 1, timeout=60)  # the first one polls
         second = await start_bot(env)
-        _, stderr = await asyncio.wait_for(second.communicate(), 60)
+        _, stderr = await asyncio.wait_for(second.communicate(), scaled(60))
         assert second.returncode == 2
         lines = stderr.decode().strip().splitlines()
         assert lines[-1].startswith("error: another process is already polling Telegram")
@@ -138,5 +139,5 @@ async def test_a_second_poller_on_the_same_database_says_why_and_exits(telegram,
         assert first.returncode is None  # the first one goes on
     finally:
         first.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(first.wait(), 20)
+        await asyncio.wait_for(first.wait(), scaled(20))
     assert first.returncode == 0

@@ -1,4 +1,5 @@
-"""The pure rules of the user's clock and of writing first: zones, follow-up times, quiet hours, the daily cap."""
+"""The pure rules of the user's clock (memory/time/schedule.py: zones, follow-up times) and of writing first
+(services/outreach_policy.py: quiet hours, the daily cap)."""
 
 from __future__ import annotations
 
@@ -8,22 +9,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from memory.due import DueItem
 from memory.facts import Fact
-from memory.time.schedule import (
-    DueItem,
-    Manners,
-    decide,
-    earliest_allowed,
-    followup_due,
-    local_zone,
-    next_birthday,
-    normalize_when,
-    plan_followup,
-    quiet_end,
-    recurrence,
-    talked_about,
-    user_zone,
-)
+from memory.time.schedule import followup_due, local_zone, next_birthday, normalize_when, plan_followup, user_zone
+from services.outreach_policy import Manners, decide, earliest_allowed, quiet_end, recurrence, talked_about
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 VLADIVOSTOK = ZoneInfo("Asia/Vladivostok")
@@ -219,3 +208,11 @@ def test_talked_about_matches_word_forms_not_unrelated_words():
     assert not talked_about("экзамен по химии", ["как дела?"])
     assert not talked_about("экзамен", [])
     assert not talked_about("!!", ["!!"])
+
+
+def test_talked_about_compares_lemmas_and_stems_not_prefixes():
+    assert talked_about("экзамен по химии", ["химия сдана!"])  # "химии" and "химия": one word, 5 letters apart
+    assert talked_about("экзамен по химии", ["на экзамене всё было ок"])
+    assert not talked_about("презентация на работе", ["купила презент маме"])  # a shared prefix, another word
+    assert not talked_about("job interview", ["the interval was long"])
+    assert talked_about("job interviews", ["The interview went fine"])

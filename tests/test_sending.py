@@ -10,7 +10,7 @@ import time
 import pytest
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from handlers.transport.budget import MOMENT_PATIENCE_S, Budget, TokenBucket
+from handlers.transport.send_budget import MOMENT_PATIENCE_S, Budget, TokenBucket
 from handlers.transport.sending import (
     DELIVERY,
     Delivery,
@@ -20,8 +20,15 @@ from handlers.transport.sending import (
     SendPostponed,
     backoff,
 )
+from handlers.transport.transport_store import TransportStore
 
 SENDING = "handlers.transport.sending"
+
+
+@pytest.fixture
+def transport(store):
+    """The transport's store over the test's database (SQLite, and PostgreSQL, as `store` is)."""
+    return TransportStore(store.backend)
 
 
 class FakeTime(RealTime):
@@ -216,18 +223,18 @@ async def test_a_shared_bucket_that_cannot_be_read_falls_back_to_the_local_one_a
     assert "cannot be read (OperationalError)" in lines[0] and "can be read again" in lines[1]
 
 
-async def test_the_shared_bucket_in_the_database_takes_one_token_a_call(store):
-    waits = [await store.take_send_token(1.0, 3.0) for _ in range(5)]
+async def test_the_shared_bucket_in_the_database_takes_one_token_a_call(transport):
+    waits = [await transport.take_send_token(1.0, 3.0) for _ in range(5)]
     assert waits[:3] == [0.0, 0.0, 0.0]
     assert 0.9 < waits[3] <= 1.0 and 1.9 < waits[4] <= 2.0  # in debt: one second each, less what passed
-    assert await store.take_send_token(1.0, 3.0, queue=False) is None  # a moment's signal does not queue
-    assert 2.8 < await store.take_send_token(1.0, 3.0) <= 3.0  # and it took nothing
+    assert await transport.take_send_token(1.0, 3.0, queue=False) is None  # a moment's signal does not queue
+    assert 2.8 < await transport.take_send_token(1.0, 3.0) <= 3.0  # and it took nothing
 
 
-async def test_a_moments_signal_takes_from_a_fresh_shared_bucket_only_once_it_exists(store):
-    assert await store.take_send_token(30.0, 30.0, queue=False) is None  # no row yet: the first reply makes it
-    assert await store.take_send_token(30.0, 30.0) == 0.0
-    assert await store.take_send_token(30.0, 30.0, queue=False) == 0.0
+async def test_a_moments_signal_takes_from_a_fresh_shared_bucket_only_once_it_exists(transport):
+    assert await transport.take_send_token(30.0, 30.0, queue=False) is None  # no row yet: the first reply makes it
+    assert await transport.take_send_token(30.0, 30.0) == 0.0
+    assert await transport.take_send_token(30.0, 30.0, queue=False) == 0.0
 
 
 def test_a_moments_signal_takes_a_token_only_if_one_is_there_and_never_queues():
@@ -311,18 +318,18 @@ async def test_signals_waiting_together_go_one_a_tick_in_the_order_they_came():
     assert sum(clock.slept) == pytest.approx(clock.t)  # one looked at a time: two looks a tick, however many wait
 
 
-async def test_a_signal_on_the_shared_bucket_goes_once_the_database_has_a_token_again(store):
+async def test_a_signal_on_the_shared_bucket_goes_once_the_database_has_a_token_again(transport):
     budget = Budget(30.0)
-    budget.share(store)
+    budget.share(transport)
     assert await budget.take() == 0.0  # a reply takes the one token saved up
     started = time.monotonic()
     assert await budget.take(queue=False) == 0.0
     assert 0.02 < time.monotonic() - started < 0.5  # about a tick (1/30 s), as the database's clock counts
 
 
-async def test_a_signal_on_a_shared_bucket_in_debt_takes_nothing_from_the_replies(store):
+async def test_a_signal_on_a_shared_bucket_in_debt_takes_nothing_from_the_replies(transport):
     budget = Budget(30.0)
-    budget.share(store)
+    budget.share(transport)
     for _ in range(45):
         await budget.take()
     started = time.monotonic()

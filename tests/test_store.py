@@ -3,9 +3,10 @@ from datetime import datetime, timedelta, timezone
 import aiosqlite
 import pytest
 
+from handlers.transport.transport_store import TransportStore
 from memory.facts import Extraction, Fact
+from memory.store.memory_store import Store
 from memory.store.migrations import LATEST_VERSION, MIGRATIONS
-from memory.store.store import Store
 from memory.store.turn_rows import UNREAD_CAP
 from tests.conftest import fetch
 from tests.harness import session
@@ -191,16 +192,17 @@ async def test_an_update_id_of_another_users_message_is_not_a_turn(store):
 
 
 async def test_the_inbox_replays_what_was_not_handled_and_forgets_the_payload_of_what_was(store):
-    await store.record_updates([(7, '{"update_id": 7}', 1), (8, '{"update_id": 8}', 1)], T0)
-    await store.record_updates([(7, '{"update_id": 7, "again": true}', 1)], T0)  # redelivered: kept as it was
-    assert await store.unhandled_updates() == ['{"update_id": 7}', '{"update_id": 8}']
-    await store.mark_handled(7, T0)
-    assert await store.was_handled(7) and not await store.was_handled(8) and not await store.was_handled(9)
-    assert await store.unhandled_updates() == ['{"update_id": 8}']
+    inbox = TransportStore(store.backend)
+    await inbox.record_updates([(7, '{"update_id": 7}', 1), (8, '{"update_id": 8}', 1)], T0)
+    await inbox.record_updates([(7, '{"update_id": 7, "again": true}', 1)], T0)  # redelivered: kept as it was
+    assert await inbox.unhandled_updates() == ['{"update_id": 7}', '{"update_id": 8}']
+    await inbox.mark_handled(7, T0)
+    assert await inbox.was_handled(7) and not await inbox.was_handled(8) and not await inbox.was_handled(9)
+    assert await inbox.unhandled_updates() == ['{"update_id": 8}']
     rows = await fetch(store, "SELECT payload FROM inbox WHERE update_id = 7")
     assert rows == [(None,)]
-    assert await store.prune_inbox(T0 + timedelta(seconds=1)) == 1  # the handled one; 8 waits
-    assert await store.unhandled_updates() == ['{"update_id": 8}']
+    assert await inbox.prune_inbox(T0 + timedelta(seconds=1)) == 1  # the handled one; 8 waits
+    assert await inbox.unhandled_updates() == ['{"update_id": 8}']
 
 
 async def test_a_stated_name_is_kept_and_not_erased_by_later_turns(store):

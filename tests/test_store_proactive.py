@@ -6,8 +6,8 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 
 from memory.facts import Extraction, Fact
+from memory.store.memory_store import Store
 from memory.store.outreach_rows import DUE_QUERY
-from memory.store.store import Store
 from tests.harness import session
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

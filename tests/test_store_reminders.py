@@ -8,9 +8,10 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 from memory.reminder import Reminder
+from memory.store.memory_store import Store
 from memory.store.reminder_rows import DUE_REMINDERS
-from memory.store.store import Store
 from tests.conftest import fetch
+from tests.timeouts import scaled
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 MINUTE, HOUR, DAY = timedelta(minutes=1), timedelta(hours=1), timedelta(days=1)
@@ -269,7 +270,7 @@ async def test_a_reminder_another_machine_is_taking_is_skipped_without_waiting(p
         made = await remind(first, due=T0)
         async with first._transaction() as db:  # the row is locked by a take in flight on the first machine
             await db.execute_fetchall("SELECT id FROM reminders WHERE id = ? FOR UPDATE", (made.id,))
-            assert not await asyncio.wait_for(second.take_reminder(made, T0, T0 + 5 * MINUTE), 5)
+            assert not await asyncio.wait_for(second.take_reminder(made, T0, T0 + 5 * MINUTE), scaled(5))
         assert await second.take_reminder(made, T0, T0 + 5 * MINUTE)
     finally:
         await first.close()

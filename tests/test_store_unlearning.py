@@ -8,8 +8,8 @@ import pytest
 
 from memory.continuity import Topic
 from memory.facts import Correction, Ending, Extraction, Fact, Relation, is_current
-from memory.store.store import Store
-from memory.unlearn.forgetter import REQUEST_MARK, UNDO_MINUTES, Forgetter
+from memory.store.memory_store import Store
+from services.forgetting import REQUEST_MARK, UNDO_MINUTES, Forgetter
 from tests.conftest import fetch
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)

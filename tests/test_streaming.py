@@ -85,7 +85,7 @@ class FakeBot:
 
 
 async def test_a_draft_stream_reads_the_text_only_when_a_draft_goes_out():
-    """A hundred pieces come, a few drafts go: the text (echo-stripped by the companion, chat/companion.py's
+    """A hundred pieces come, a few drafts go: the text (echo-stripped by the companion, services/companion.py's
     DraftReader) is worked out for the drafts only, never once per piece."""
     bot, reads = FakeBot(), []
     stream = DraftStream(Drafts(True, 0.2), bot, chat_id=1, draft_id=7)

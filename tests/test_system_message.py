@@ -4,7 +4,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memory.facts import Fact
-from memory.time.words import describe_gap, season, time_of_day, zone_hemisphere
+from memory.time.time_in_words import describe_gap, season, time_of_day, zone_hemisphere
 from prompts import load_prompt
 from prompts.system import FACTS_FRAME, beyond_core, build_system_message
 

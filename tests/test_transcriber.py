@@ -5,8 +5,8 @@ from pathlib import Path
 import openai
 import pytest
 
-from chat.transcriber import Transcriber, TranscriptionError
 from llm.client import ChatModel
+from services.transcriber import Transcriber, TranscriptionError
 
 VOICE = (Path(__file__).parent / "fixtures" / "voice.ogg").read_bytes()
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta, timezone
 
-from chat.outreach import Outreach
 from config import Config
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.facts import Extraction, Fact
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
+from services.outreach import Outreach
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s=0, proactive_daily_max=5,
@@ -55,8 +56,8 @@ async def test_one_users_extraction_pass_is_taken_by_one_machine(pg_url):
         await first.begin_turn(user_id=1, first_name="A", language_code="en", text="I moved to Oslo", now=T0,
                                update_id=1, history_limit=20)
         settings = CONFIG.subset(KeeperSettings)
-        keepers = [MemoryKeeper(store, extractor, settings, clock=lambda: T0 + timedelta(minutes=1))
-                   for store in (first, second)]
+        keepers = [MemoryKeeper(store, extractor, settings, clock=lambda: T0 + timedelta(minutes=1),
+                                meter=UsageMeter(store.backend)) for store in (first, second)]
         results = await asyncio.gather(*(keeper.extract_quietly(1) for keeper in keepers))
         assert extractor.calls == 1 and sorted(len(saved) for saved in results) == [0, 1]
         assert [fact.value for fact in await second.facts(1)] == ["Oslo"]
@@ -84,7 +85,8 @@ async def test_a_message_written_first_is_written_and_sent_by_one_machine(pg_url
                                update_id=1, history_limit=20, checkin_at=T0 + timedelta(hours=1))
         machines = []
         for store in (first, second):
-            machines.append(Outreach(store, model, CONFIG, "persona", send, clock=lambda: T0 + timedelta(hours=2)))
+            machines.append(Outreach(store, model, CONFIG, "persona", send, clock=lambda: T0 + timedelta(hours=2),
+                                     meter=UsageMeter(store.backend)))
         counts = await asyncio.gather(*(outreach.sweep() for outreach in machines))
         assert sorted(counts) == [0, 1] and model.calls == 1 and len(sent) == 1
         assert await first.due_items(T0 + timedelta(days=30), 10) == []  # nothing left to send twice later

@@ -1,5 +1,5 @@
 """Unlearning as pure rules: what a message says ENDED, was CORRECTED or is to be FORGOTTEN, matched to a
-small fixed profile (memory/rules/changes.py -> memory/unlearn/plan.py), and the helpers around it: which facts
+small fixed profile (memory/rules/change_rules.py -> memory/unlearn/plan.py), and the helpers around it: which facts
 some words mean, scrubbing forgotten facts out of texts, the past day words name, and the fact model's rules for
 an ended fact."""
 
@@ -11,11 +11,11 @@ import pytest
 
 from memory.changes import FORGET, FORGET_ALL, FORGET_THIS
 from memory.facts import Ending, Fact, is_current, is_loss, merge_action, prompt_candidates, still_matters
-from memory.rules.changes import extract_changes
+from memory.rules.change_rules import extract_changes
 from memory.time.past import past_day
 from memory.unlearn.plan import Plan, corrected_value, plan_changes
 from memory.unlearn.scrub import scrubber
-from memory.unlearn.targets import concepts_of, facts_meant, stem
+from memory.unlearn.targets import concepts_of, facts_meant, stem, words_of
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)  # a Tuesday
 MESSAGE_ID = 1
@@ -542,6 +542,31 @@ def test_stems_and_concepts():
     assert concepts_of("собаку") == concepts_of("dog") == {"pet", "species:dog"}
     assert "smoking" in concepts_of("курить") and "smoking" in concepts_of("smoking")
     assert concepts_of("Лайку") == set()
+
+
+@pytest.mark.parametrize(
+    ("word", "concepts"),
+    [
+        # any form of a listed word, by its lemma or English stem (the lists held a few forms each)
+        ("семье", {"family"}), ("семьёй", {"family"}), ("автомобилем", {"car"}), ("машинах", {"car"}),
+        ("пробежках", {"running"}), ("сигаретах", {"smoking"}), ("курящий", {"smoking"}), ("питомцам", {"pet"}),
+        ("офисе", {"job"}), ("имени", {"name"}), ("живёт", {"city"}), ("working", {"job"}), ("cities", {"city"}),
+        ("котам", {"pet", "species:cat"}), ("сёстрам", {"family", "rel:sister"}),
+        ("бабулей", {"family", "rel:grandmother"}),
+        # what stays out: a name, and "лет"'s lemma "год", which is no age
+        ("Лайкой", set()), ("года", set()),
+    ],
+)
+def test_concepts_of_any_form(word, concepts):
+    assert concepts_of(word) == concepts
+
+
+def test_words_meaning_a_kind_of_fact_in_any_form():
+    assert keys(facts_meant("о моей семье", ALYONA)) == {
+        "family:sister_katya", "family:boyfriend_dima", "family:ex_oleg", "family:grandmother"}
+    assert keys(facts_meant("о моих питомцах", ALYONA)) == {"pet:barsik", "pet:laika"}
+    assert keys(facts_meant("моими сёстрами", ALYONA)) == {"family:sister_katya"}
+    assert words_of("про мою бабулю и моими котами") == ["бабулю", "котами"]  # forms of "мой" are fillers
 
 
 # ---- scrubbing forgotten facts out of texts -------------------------------------------------------------

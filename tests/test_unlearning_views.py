@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from handlers.profile_view import render_profile
-from memory.extract.answers import parse_change, parse_extraction
 from memory.extract.extractor import build_extraction_messages, known_line
+from memory.extract.extractor_answer import parse_change, parse_extraction
 from memory.facts import PAST_DAYS, Correction, Ending, Fact, choose_for_prompt, prompt_candidates
 from prompts import load_prompt
 from prompts.system import LOSS, PAST, build_system_message, render_fact

@@ -1,4 +1,4 @@
-"""Daily limits: the pure rules (memory/usage.py), their settings, the ledger in the store, token counting in
+"""Daily limits: the pure rules (memory/usage.py), their settings, the ledger (the usage meter), token counting in
 the model client, and the texts of /usage and /stats."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from zoneinfo import ZoneInfo
 import openai
 import pytest
 
-from chat.companion import Limited
-from chat.limits import limits_for
 from config import ConfigError, load_config
-from handlers.usage import human_size, limit_line, of_limit, stats_text, time_left
+from handlers.usage_commands import human_size, limit_line, of_limit, stats_text, time_left
 from llm.client import ChatModel, ModelUnavailable, Tally
 from llm.tokens import estimate_tokens, message_tokens
-from memory.store.store import Store
-from memory.store.usage_rows import Stats
+from memory.store.memory_store import Store
+from memory.store.meter import Stats, UsageMeter
 from memory.usage import Limits, Spent, day_start, next_reset, notice_claim, reached, voice_reached
+from services.companion import Limited
+from services.limits import limits_for
 
 UTC = timezone.utc
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -185,28 +185,34 @@ async def test_a_failed_request_is_reported_once_and_a_failing_report_is_only_lo
 NOON = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
+@pytest.fixture
+def meter(store):
+    """The usage meter over the test's database (SQLite, and PostgreSQL, as `store` is)."""
+    return UsageMeter(store.backend)
+
+
 async def say(store: Store, user_id: int, at: datetime, update_id: int | None = None):
     return await store.begin_turn(user_id=user_id, first_name="A", language_code="en", text="hi", now=at,
                                   update_id=update_id, history_limit=20)
 
 
-async def test_each_message_is_counted_once_even_when_its_update_comes_again(store):
+async def test_each_message_is_counted_once_even_when_its_update_comes_again(store, meter):
     await say(store, 1, NOON, update_id=10)
     await say(store, 1, NOON, update_id=10)  # redelivered after a crash
     await say(store, 1, NOON + timedelta(minutes=1), update_id=11)
-    assert await store.spent_since(1, NOON - timedelta(hours=1)) == Spent(messages=2)
-    assert await store.spent_since(1, NOON + timedelta(seconds=30)) == Spent(messages=1)
-    assert await store.spent_since(2, NOON - timedelta(hours=1)) == Spent()
+    assert await meter.spent_since(1, NOON - timedelta(hours=1)) == Spent(messages=2)
+    assert await meter.spent_since(1, NOON + timedelta(seconds=30)) == Spent(messages=1)
+    assert await meter.spent_since(2, NOON - timedelta(hours=1)) == Spent()
 
 
-async def test_replies_extraction_and_voice_add_up_per_user(store):
+async def test_replies_extraction_and_voice_add_up_per_user(store, meter):
     turn = await say(store, 1, NOON)
     await store.add_reply(1, "hello", NOON, 20, reply_to=turn.message_id, tokens=120)
-    await store.record_usage(1, NOON, tokens=300)
-    await store.record_usage(1, NOON, voice_seconds=12.5)
-    await store.record_usage(2, NOON, tokens=7)
-    await store.record_usage(1, NOON)  # nothing spent: no row
-    assert await store.spent_since(1, NOON) == Spent(messages=1, tokens=420, voice_seconds=12.5)
+    await meter.record_usage(1, NOON, tokens=300)
+    await meter.record_usage(1, NOON, voice_seconds=12.5)
+    await meter.record_usage(2, NOON, tokens=7)
+    await meter.record_usage(1, NOON)  # nothing spent: no row
+    assert await meter.spent_since(1, NOON) == Spent(messages=1, tokens=420, voice_seconds=12.5)
 
 
 async def test_the_limit_notice_is_claimed_once_a_day_and_limit(store):
@@ -218,42 +224,42 @@ async def test_the_limit_notice_is_claimed_once_a_day_and_limit(store):
     assert not await store.claim_limit_notice(99, "2026-11-30", "messages")  # never met
 
 
-async def test_forget_leaves_the_days_totals_but_not_whose_they_were(store):
+async def test_forget_leaves_the_days_totals_but_not_whose_they_were(store, meter):
     await say(store, 1, NOON)
-    await store.record_usage(1, NOON, tokens=50)
+    await meter.record_usage(1, NOON, tokens=50)
     await store.forget_user(1)
-    assert await store.spent_since(1, NOON) == Spent()
-    stats = await store.stats(NOON, NOON - timedelta(hours=12))
+    assert await meter.spent_since(1, NOON) == Spent()
+    stats = await meter.stats(NOON, NOON - timedelta(hours=12))
     assert stats.today == Spent(messages=1, tokens=50) and stats.heaviest == [] and stats.users == 0
 
 
-async def test_a_pass_paid_after_its_user_was_forgotten_is_nobodys(store):
+async def test_a_pass_paid_after_its_user_was_forgotten_is_nobodys(store, meter):
     await say(store, 1, NOON)
-    await store.record_usage(1, NOON, tokens=40, while_stored=True)
+    await meter.record_usage(1, NOON, tokens=40, while_stored=True)
     await store.forget_user(1)  # meanwhile an extraction pass was waiting for the model
-    await store.record_usage(1, NOON, tokens=2_861, while_stored=True)
-    assert await store.spent_since(1, NOON) == Spent()
-    assert (await store.stats(NOON, NOON - timedelta(hours=12))).today == Spent(messages=1, tokens=2_901)
+    await meter.record_usage(1, NOON, tokens=2_861, while_stored=True)
+    assert await meter.spent_since(1, NOON) == Spent()
+    assert (await meter.stats(NOON, NOON - timedelta(hours=12))).today == Spent(messages=1, tokens=2_901)
 
 
-async def test_old_usage_is_pruned(store):
-    await store.record_usage(1, NOON - timedelta(days=3), tokens=5)
-    await store.record_usage(1, NOON, tokens=6)
-    assert await store.prune_usage(NOON - timedelta(days=2)) == 1
-    assert await store.spent_since(1, NOON - timedelta(days=9)) == Spent(tokens=6)
+async def test_old_usage_is_pruned(meter):
+    await meter.record_usage(1, NOON - timedelta(days=3), tokens=5)
+    await meter.record_usage(1, NOON, tokens=6)
+    assert await meter.prune_usage(NOON - timedelta(days=2)) == 1
+    assert await meter.spent_since(1, NOON - timedelta(days=9)) == Spent(tokens=6)
 
 
-async def test_stats_count_users_activity_heaviest_facts_size_and_errors(store):
+async def test_stats_count_users_activity_heaviest_facts_size_and_errors(store, meter):
     start = datetime(2026, 11, 30, tzinfo=UTC)
     await say(store, 1, start - timedelta(days=3))  # active this week, not today
     await say(store, 9, start - timedelta(days=9))  # neither
     for user_id, tokens in ((2, 500), (3, 900), (4, 100), (5, 700), (6, 300), (7, 200)):
         await say(store, user_id, NOON)
-        await store.record_usage(user_id, NOON, tokens=tokens)
-    await store.record_usage(3, start - timedelta(hours=1), tokens=10_000)  # yesterday: not today's
-    await store.record_usage(None, NOON - timedelta(hours=23), model_errors=1)
-    await store.record_usage(2, NOON - timedelta(hours=25), model_errors=1)  # more than 24 h ago
-    stats = await store.stats(NOON, start)
+        await meter.record_usage(user_id, NOON, tokens=tokens)
+    await meter.record_usage(3, start - timedelta(hours=1), tokens=10_000)  # yesterday: not today's
+    await meter.record_usage(None, NOON - timedelta(hours=23), model_errors=1)
+    await meter.record_usage(2, NOON - timedelta(hours=25), model_errors=1)  # more than 24 h ago
+    stats = await meter.stats(NOON, start)
     assert (stats.users, stats.active_today, stats.active_week) == (8, 6, 7)
     assert stats.today == Spent(messages=6, tokens=2700)
     assert [user_id for user_id, _ in stats.heaviest] == [3, 5, 2, 6, 7]

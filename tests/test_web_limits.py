@@ -21,6 +21,7 @@ from handlers.transport.web import SERVER_MAX_BODY, WEBHOOK_MAX_BODY
 from handlers.webapp.api import MAX_BODY as PAGE_MAX_BODY
 from tests.harness import make_config, wait_healthy
 from tests.pg import free_port
+from tests.timeouts import scaled
 from tests.webapp_signing import init_data
 from tests.webhook_bots import text_update
 
@@ -43,7 +44,7 @@ async def web(telegram, model, tmp_path):
         assert await wait_healthy(http, port)
     yield app, port
     app.bot_data.stop_requested.set()
-    await asyncio.wait_for(task, 15)
+    await asyncio.wait_for(task, scaled(15))
 
 
 async def headers_only(port: int, method: str, path: str, headers: dict[str, str]) -> tuple[int, dict, bytes]:
@@ -53,13 +54,13 @@ async def headers_only(port: int, method: str, path: str, headers: dict[str, str
     lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *(f"{k}: {v}" for k, v in headers.items())]
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
     try:
-        status_line = await asyncio.wait_for(reader.readline(), 5)
+        status_line = await asyncio.wait_for(reader.readline(), scaled(5))
         head: dict[str, str] = {}
-        while (line := (await asyncio.wait_for(reader.readline(), 5)).decode().strip()):
+        while (line := (await asyncio.wait_for(reader.readline(), scaled(5))).decode().strip()):
             name, _, value = line.partition(":")
             head[name.strip().lower()] = value.strip()
-        body = await asyncio.wait_for(reader.readexactly(int(head.get("content-length", 0))), 5)
-        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed: the unsent body is not waited for
+        body = await asyncio.wait_for(reader.readexactly(int(head.get("content-length", 0))), scaled(5))
+        assert await asyncio.wait_for(reader.read(), scaled(5)) == b""  # closed: the unsent body is not waited for
     finally:
         writer.close()
     return int(status_line.split()[1]), head, body
@@ -132,7 +133,7 @@ async def test_a_chunked_body_over_the_limit_is_cut_off(web, telegram):
         except OSError:
             pass  # the server closed the connection while this was still sending
         try:
-            first = await asyncio.wait_for(answer, 5)
+            first = await asyncio.wait_for(answer, scaled(5))
         except ConnectionResetError:
             first = b""
     assert not first.startswith(b"HTTP/1.1 2")  # tornado answers a bare 400, or just closes

@@ -17,7 +17,7 @@ from handlers.webapp.auth import (
     check_init_data,
     signature,
 )
-from handlers.webapp.limits import WriteLimit
+from handlers.webapp.edit_rate import WriteLimit
 from tests.webapp_signing import init_data
 
 TOKEN = "123456:AAE-test-token-of-this-bot"

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from bot import build_application, serve_webhook
 from tests.harness import ProcessedUpdates, make_config, wait_healthy
 from tests.pg import free_port
+from tests.timeouts import scaled
 from tests.webhook_bots import text_update
 
 ANN = 1001
@@ -96,7 +97,7 @@ async def webhook(telegram, model, tmp_path, caplog):
         if status == 200:
             update_id = json.loads(body)["update_id"]
             await processed.wait(update_id)
-            assert await app.bot_data.store.was_handled(update_id), "not marked handled"
+            assert await app.bot_data.transport.was_handled(update_id), "not marked handled"
         return status, [r for r in caplog.records if r.name.startswith(("handlers", "tornado.application"))]
 
     try:
@@ -108,7 +109,7 @@ async def webhook(telegram, model, tmp_path, caplog):
     finally:
         await http.close()
         app.bot_data.stop_requested.set()
-        await asyncio.wait_for(task, 15)
+        await asyncio.wait_for(task, scaled(15))
 
 
 def assert_quiet(records: list[logging.LogRecord], refused: bool) -> None:

@@ -11,6 +11,7 @@ import pytest
 from memory.time import zone_index, zones
 from memory.time.zone_index import CityFile, Stale, file_name, open_index
 from memory.time.zones import city_index, likeliest_zone, parse_zone, zone_for_city
+from tests.timeouts import scaled
 
 KEY = "0123456789abcdef"
 OTHER_KEY = "fedcba9876543210"
@@ -106,7 +107,7 @@ def test_lookups_from_many_threads_share_one_connection(city_file):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=60)
+        thread.join(timeout=scaled(60))
     assert results == ["Asia/Novosibirsk"] * 800
 
 

@@ -18,6 +18,7 @@ import aiohttp
 from tests.harness import wait_healthy
 from tests.pg import free_port
 from tests.test_process import start_bot
+from tests.timeouts import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "webhook-bots-secret_0123456789"
@@ -103,13 +104,13 @@ class Bots:
                 bot.process.send_signal(signal.SIGTERM)
         for bot in self.bots:
             try:
-                await asyncio.wait_for(bot.process.wait(), 30)
+                await asyncio.wait_for(bot.process.wait(), scaled(30))
             except asyncio.TimeoutError:
                 bot.process.kill()
                 await bot.process.wait()
             for task in bot.drains:
                 try:
-                    await asyncio.wait_for(task, 5)
+                    await asyncio.wait_for(task, scaled(5))
                 except (asyncio.TimeoutError, asyncio.CancelledError):
                     task.cancel()
         await self.http.close()

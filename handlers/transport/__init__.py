@@ -1,1 +1,2 @@
-"""Telegram transport: the inbox, per-user ordering, the webhook server, drafts and rate limiter, sending."""
+"""Telegram transport: the inbox and its store, per-user ordering, the webhook server, drafts and rate limiter,
+sending."""

@@ -17,11 +17,11 @@ from telegram import Update
 from telegram.error import NetworkError, TimedOut
 from telegram.ext import Application, ExtBot
 
+from clock import utc_now
 from handlers.transport.sending import Outage, unreachable
+from handlers.transport.transport_store import TransportStore
 from memory.secrets.masking import mask_secrets
 from memory.store.backends import database_errors
-from memory.store.store import Store
-from memory.time.clock import utc_now
 
 log = logging.getLogger(__name__)
 MAX_UPDATE_ID = 2**63 - 1  # the inbox keeps update_id in a 64-bit column; Telegram's are far below
@@ -32,7 +32,7 @@ def masked(data: Any) -> Any:
 
     This is where what the user writes is masked, once, as it arrives (polled or POSTed), before the library
     reads it: the inbox, the session, the model and the extractor all get the masked words. (What is said
-    aloud is masked as its transcript comes back, in chat/transcriber.py.)
+    aloud is masked as its transcript comes back, in services/transcriber.py.)
     """
     if isinstance(data, dict):
         return {
@@ -64,9 +64,9 @@ def inbox_entry(data: dict) -> tuple[int, str, int | None]:
 
 
 class Inbox:
-    """The store's inbox, plus the ids this process knows are new (they need no look-up before handling)."""
+    """The transport store's inbox, plus the ids this process knows are new (they need no look-up before handling)."""
 
-    def __init__(self, store: Store, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(self, store: TransportStore, clock: Callable[[], datetime] = utc_now) -> None:
         self.store = store
         self.clock = clock
         # Recorded for the first time, or replayed: certainly not handled yet, unless another machine on the

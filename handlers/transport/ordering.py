@@ -9,9 +9,9 @@ from typing import Any, Awaitable
 from telegram import Update
 from telegram.ext import Application, BaseUpdateProcessor
 
-from chat.locks import KeyedLocks
 from handlers.transport.inbox import Inbox
 from handlers.transport.sending import DELIVERY, Delivery, Outage
+from services.locks import KeyedLocks
 
 HELD_RETRY_S = 60.0  # a postponed update is handled again this often, or as soon as Telegram takes a request
 

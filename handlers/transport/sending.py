@@ -22,9 +22,9 @@ from aiolimiter import AsyncLimiter
 from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import BaseRateLimiter
 
-from chat.media import seconds
-from handlers.transport.budget import Budget
+from handlers.transport.send_budget import Budget
 from memory.store.backends import database_errors
+from services.media import seconds
 
 log = logging.getLogger(__name__)
 MOMENTARY = frozenset({"sendChatAction", "sendMessageDraft", "answerCallbackQuery"})

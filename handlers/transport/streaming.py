@@ -1,7 +1,7 @@
 """Replies shown as they are written: Telegram drafts (sendMessageDraft) in private chats.
 
 The model's text so far goes out as a draft at most every STREAM_INTERVAL_MS and only when it has grown; it
-is read (`show` gets a reader of it, chat/companion.py's DraftReader) only when a draft is about to go out;
+is read (`show` gets a reader of it, services/companion.py's DraftReader) only when a draft is about to go out;
 the finished reply is then sent as an ordinary message. Drafts are previews: they never delay the reply,
 and a Bot API server that refuses them turns streaming off for the process.
 """
@@ -18,9 +18,9 @@ from typing import Callable
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
 
-from chat.media import seconds
 from handlers.transport.formatting import split_message
 from handlers.transport.replies import send_formatted
+from services.media import seconds
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 5.0  # at the end of a turn, how long a draft already on its way may take to finish

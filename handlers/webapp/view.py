@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from chat.memory_page import Snapshot
-from chat.page_input import HAND_CATEGORIES
 from handlers.notes import wish_line
 from handlers.settings import zone_and_origin
 from handlers.texts import CATEGORY_NAMES, language_of, text
 from memory.facts import Fact, is_style, memory_enabled
 from memory.reminder import Reminder
+from services.memory_page import Snapshot
+from services.page_input import HAND_CATEGORIES
 
 
 def fact_json(fact: Fact) -> dict:

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from llm.client import ChatModel, Tally
 from llm.tokens import estimate_tokens
-from memory.extract.answers import (
+from memory.extract.extractor_answer import (
     CHANGE_FIELDS,
     CHANGE_OPS,
     FACT_FIELDS,
@@ -24,7 +24,7 @@ from memory.facts import (
     Fact,
 )
 from memory.heard import FORWARD, split_quote
-from memory.time.words import format_date
+from memory.time.time_in_words import format_date
 
 FACTS_SCHEMA: dict = {
     "type": "object",
@@ -159,7 +159,7 @@ def conversation_line(message: dict) -> str:
 def marked_lines(marker: str, content: str) -> str:
     """Return `content` after its marker; continuation lines are indented, so no text can forge a marker at the
     start of a line. (The user's words were masked as they arrived: handlers/transport/inbox.py and
-    chat/transcriber.py.)"""
+    services/transcriber.py.)"""
     text_lines = content.splitlines() or [""]
     return "\n".join([f"{marker} {text_lines[0]}", *(f"    {line}" for line in text_lines[1:])])
 

@@ -8,26 +8,33 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Awaitable, Callable, Iterator
+from typing import Awaitable, Callable, Iterator, Protocol, Sequence
 from zoneinfo import ZoneInfo
 
 from llm.client import AnswerCut, ModelUnavailable, Tally, TooLong
 from llm.gate import Preempted
 from memory.changes import Forgotten
 from memory.continuity import continues, conversation_topic, first_conversation
-from memory.extract.answers import ExtractionError, parse_cut_answer
 from memory.extract.extractor import MIN_PROMPT_TOKENS, LLMExtractor
+from memory.extract.extractor_answer import ExtractionError, parse_cut_answer
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recall.embeddings import EmbeddingsMissing
 from memory.recall.recaller import FactRecaller
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
 from memory.time.schedule import local_zone, plan_followup
-from memory.unlearn.forgetter import Forgetter
 
 log = logging.getLogger(__name__)
 
 CONCURRENT_EXTRACTIONS = 4
 CLAIM = timedelta(minutes=15)  # on PostgreSQL, how long a machine keeps a user's extraction pass to itself
+
+
+class Forgets(Protocol):
+    """What carries out the forget requests the model finds: the Forgetter of services/forgetting.py, where every way
+    to forget lives (with Undo, the session scrubbed)."""
+
+    async def forget(self, user_id: int, facts: Sequence[Fact]) -> Forgotten: ...
 
 
 @dataclass(frozen=True)
@@ -56,10 +63,13 @@ class MemoryKeeper:
         clock: Callable[[], datetime],
         recaller: FactRecaller | None = None,
         on_learned: Callable[[int, list[Fact]], Awaitable[None]] | None = None,
-        forgetter: Forgetter | None = None,
+        forgetter: Forgets | None = None,
         on_forgotten: Callable[[int, Forgotten], Awaitable[None]] | None = None,
+        *,
+        meter: UsageMeter,
     ) -> None:
         self.store = store
+        self.meter = meter  # counts the tokens each pass costs
         self.extractor = extractor
         self.config = config
         self.clock = clock
@@ -242,7 +252,7 @@ class MemoryKeeper:
                 finally:  # an answer that could not be read was still paid for
                     work.tokens += tally.tokens
                     work.estimated = work.estimated or tally.estimated
-                    await self.store.record_usage(user_id, self.clock(), tokens=tally.tokens, while_stored=True)
+                    await self.meter.record_usage(user_id, self.clock(), tokens=tally.tokens, while_stored=True)
             else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
             said = [message["at"] for message in batch if message["role"] == "user"]

@@ -12,18 +12,10 @@ from functools import lru_cache
 import numpy as np
 
 from memory.facts import Fact, by_importance, prompt_candidates
+from memory.text.word_forms import stem
 
 CORE_IMPORTANCE = 8  # facts at or above this importance are always shown
 _WORD = re.compile(r"[^\W_]+")
-# Endings that stem() strips, longest first: English and Russian inflections ("painting" -> "paint",
-# "собаку" -> "собак"). Crude on purpose: the same stem for query and fact is all BM25 needs.
-_SUFFIXES = sorted(
-    {*"ations ation ings ing ies ied ers er ed es ly ment ness s y e".split(),
-     *"ями ами ого его ому ему ыми ими ться ой ей ий ый ая яя ое ее ые ие ую юю ом ем ам ям ах ях ов ев ть ла ли ло"
-      " а я о е ы и у ю ь л".split()},
-    key=len, reverse=True,
-)
-MIN_STEM = 3
 SESSION_GAP_S = 3 * 3600  # facts learned less than this apart belong to one conversation (session_pull)
 
 
@@ -113,16 +105,8 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("ё", "е"))
 
 
-def stem(word: str, keep: int = MIN_STEM) -> str:
-    """Return `word` without its longest listed ending, keeping at least `keep` letters ("dogs" -> "dog")."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
-            return word[: -len(suffix)]
-    return word
-
-
 def terms(text: str) -> list[str]:
-    """Return the stemmed lowercase words of `text` (what BM25 matches)."""
+    """Return the Snowball stems of the words of `text` (what BM25 matches): "Ёжики PAINTED" -> ["ежик", "paint"]."""
     return [stem(word) for word in words(text)]
 
 
@@ -130,9 +114,10 @@ def bm25_scores(query: str, documents: Sequence[str], *, k1: float = 1.5, b: flo
     """Return the Okapi BM25 score of each document for `query` over stemmed words (float32; zeros when none match).
 
     Fused with a dense score (see `fuse`) it raises LoCoMo recall (bench/recall.py, 5 dev conversations,
-    760 questions, R@5 / R@10): e5 56.8/62.2 -> 59.1/64.3 (weight 0.05), USE 49.6/57.0 -> 56.8/61.8
-    (weight 0.2), hashing-1024 45.4/52.2 -> 51.3/57.5 (weight 0.2). A recency term did not help (-0.7 to -21).
-    Stemming is worth +1.5 / +0.7 of e5's gain (BM25 alone: 48.3/53.3 unstemmed, 52.5/58.4 stemmed).
+    760 questions, R@5 / R@10): e5 56.8/62.2 -> 59.4/64.7 (weight 0.05), hashing-1024 45.4/52.2 -> 51.2/57.7
+    (weight 0.2); USE 49.6/57.0 -> 56.8/61.8 (weight 0.2, with the suffix list stems came from before issue 43).
+    A recency term did not help (-0.7 to -21). BM25 alone: 48.3/53.3 unstemmed, 52.5/58.4 with that suffix list,
+    53.3/58.6 with Snowball's stems.
     """
     docs = [_term_counts(document) for document in documents]
     scores = np.zeros(len(docs), dtype=np.float32)

@@ -12,7 +12,7 @@ import numpy as np
 from memory.facts import Fact, choose_for_prompt, prompt_candidates
 from memory.recall.embeddings import Embedder, EmbeddingsMissing
 from memory.recall.ranking import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
-from memory.store.store import Store
+from memory.store.memory_store import Store
 
 log = logging.getLogger(__name__)
 RIDE_ALONG = 32  # at most this many new facts embedded with a query, to keep the call short

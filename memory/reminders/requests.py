@@ -1,7 +1,7 @@
 """Whether a message asks the bot to remind the user, of what and when: `read_request(text, now)`.
 
 Pure: `now` is an aware datetime in the user's zone and comes in from the caller. What counts as a request is
-in docs/reminders.md; the time words are read by memory/reminders/times.py, cancels and moves by changes.py.
+in docs/reminders.md; the time words are read by memory/reminders/times.py, cancels and moves by reminder_changes.py.
 
 A request is the user's own order to the bot: "напомни", "напоминай", "не напомнишь…?", "можешь (завтра)
 напомнить", "хочу, чтобы ты напомнил", "не дай мне забыть", "поставь напоминание", "remind me", "don't let me
@@ -33,9 +33,9 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
-from memory.reminders import patterns as p
-from memory.reminders.changes import cancel, move
+from memory.reminders import reminder_patterns as p
 from memory.reminders.kinds import AskReminder, Request, SetReminder, TooOften, Unclear
+from memory.reminders.reminder_changes import cancel, move
 from memory.reminders.spans import blank, clause_before, cut, masked_quotes, sentences
 from memory.reminders.times import Timing, read_timing
 from memory.text.prefilter import first_match

@@ -1,13 +1,14 @@
 """Where words are in a sentence: the spans the reminder rules find, cut out, blank or compare.
 
-Pure helpers over (start, end) character spans, shared by memory/reminders/times.py, requests.py and changes.py.
+Pure helpers over (start, end) character spans, shared by memory/reminders/times.py, requests.py and
+reminder_changes.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from memory.reminders import patterns as p
+from memory.reminders import reminder_patterns as p
 from memory.text.prefilter import matches
 
 Span = tuple[int, int]

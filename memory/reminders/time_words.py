@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memory.reminders import patterns as p
+from memory.reminders import reminder_patterns as p
 from memory.reminders.spans import Span, longest, overlaps
 from memory.text.prefilter import matches
 from memory.time import date_patterns as dp

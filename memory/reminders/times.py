@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
-from memory.reminders import patterns as p
+from memory.reminders import reminder_patterns as p
 from memory.reminders.repeat import Repeat, local
 from memory.reminders.spans import Span, blank
 from memory.reminders.time_words import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory.rules.patterns import I, words
+from memory.rules.fact_patterns import I, words
 
 # The words that name what changed: up to the end of the clause.
 _ABOUT = r"(?P<about>[^,.;:!?()«»\"“”\n]{1,60}?)"

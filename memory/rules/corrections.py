@@ -16,8 +16,8 @@ from datetime import datetime
 
 from memory.changes import REPLACE, Change
 from memory.rules import change_patterns as c
+from memory.rules import fact_patterns as p
 from memory.rules import names
-from memory.rules import patterns as p
 from memory.rules.guards import inside_quotes, statements
 from memory.text.prefilter import first_match, matches
 from memory.time.dates import find_mentions, find_when

@@ -18,7 +18,7 @@ from datetime import date
 
 from memory.changes import END, Change
 from memory.rules import change_patterns as c
-from memory.rules import patterns as p
+from memory.rules import fact_patterns as p
 from memory.rules.guards import clause_before, clause_start, inside_quotes, statements
 from memory.text.prefilter import first_match, matches
 from memory.time.past import past_day

@@ -1,6 +1,6 @@
 """Event words and the guards around them, for the dated-event rule in memory/rules/events.py.
 
-rule_events.py decides (is this the user's own event, on one day from today on?); this module only knows
+events.py decides (is this the user's own event, on one day from today on?); this module only knows
 words: what each event is called and the name it is kept under ("экзамена по химии" -> "экзамен по химии"),
 how a relative's birthday is said, and which words make a sentence unsure, past, cancelled, habitual or
 someone else's.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memory.rules import fact_patterns as p
 from memory.rules import kin_patterns as kin
-from memory.rules import patterns as p
 
 I = re.IGNORECASE
 
@@ -206,7 +206,7 @@ RELATIVE_ADJECTIVE_RU = re.compile(r"\b(?P<adj>мамин|папин|бабуш�
 RELATIVE_EN = re.compile(r"\b(?P<rel>[a-z]+)(?:['’]s|s['’])\s+(?:(?:\d+\w*|big|surprise|\w+th)\s+)?$", I)
 # The user's own birthday goes to the "birthday" slot, not to plans. Only "my birthday", "мой день рождения" or
 # "у меня … день рождения" make it theirs: "I'm going to a birthday on Saturday" is someone else's.
-# The names rule_events gives a birthday (not an anniversary or a "юбилей") that has no relative named.
+# The names events.py gives a birthday (not an anniversary or a "юбилей") that has no relative named.
 BIRTHDAY_NAMES = frozenset({"birthday", "день рождения"})
 MY_BEFORE = re.compile(r"\b(?:my(?:\s+own)?|мой|моя|мою|моей|моего|моему|моём|моем|моим)\s+$", I)
 AT_MINE_RU = re.compile(r"\bу\s+меня\b", I)
@@ -291,6 +291,6 @@ so well ok okay finally yay ugh oh wow big important first final the a an anothe
 guess what omg argh s is
 """)
 QUOTES = "«»“”„\""
-# As rule_patterns.SENTENCE, but "28.12" and "12.12.2026" stay whole.
+# As patterns.SENTENCE, but "28.12" and "12.12.2026" stay whole.
 SENTENCE = re.compile(r"(?:[^.!?\n;]|(?<=\d)\.(?=\d))+[.!?\n;]*")
 WORD = re.compile(r"[^\W\d_][\w'’-]*")

@@ -23,8 +23,8 @@ from itertools import islice
 
 from memory.facts import Fact, normalize_facts, slug
 from memory.rules import event_patterns as ev
+from memory.rules import fact_patterns as p
 from memory.rules import kin_patterns as kin
-from memory.rules import patterns as p
 from memory.rules.rules import statements
 from memory.text.prefilter import first_match, matches
 from memory.time.date_patterns import EN_MONTHS, RU_MONTHS

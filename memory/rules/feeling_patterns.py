@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory.rules.patterns import CLAUSE_START, I_AM, I, words
+from memory.rules.fact_patterns import CLAUSE_START, I_AM, I, words
 
 _ADV_EN = (r"(?:(?:really|absolutely|just|truly|also|totally|genuinely|do|still|honestly|simply|so|kinda|always|"
            r"both|all)\s+)*")

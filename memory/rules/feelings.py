@@ -1,6 +1,6 @@
 """The fact rules for likes, dislikes and states: "I love hiking and jazz", "обожаю джаз", "я устала".
 
-Whether a match is the user's plain statement is judged in rules.py (rule_guards.py); the words and patterns
+Whether a match is the user's plain statement is judged in rules.py (guards.py); the words and patterns
 live in feeling_patterns.py.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 from memory.facts import slug
+from memory.rules import fact_patterns as p
 from memory.rules import feeling_patterns as feel
 from memory.rules import kin_patterns as kin
-from memory.rules import patterns as p
 from memory.rules.guards import Found, clause_start, words_after
 from memory.text.prefilter import first_match, matches
 

@@ -14,7 +14,7 @@ import re
 
 from memory.changes import FORGET, FORGET_ALL, FORGET_THIS, Change
 from memory.rules import change_patterns as c
-from memory.rules import patterns as p
+from memory.rules import fact_patterns as p
 from memory.rules.guards import clause_before, inside_quotes
 from memory.text.prefilter import first_match, matches
 

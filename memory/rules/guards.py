@@ -1,6 +1,6 @@
 """The sentence guards of the fact rules: which sentences are statements, and whether the words at a position
-are the user's plain claim (not denied, past, wished, reported or quoted). Shared by rules.py, rule_kin.py and
-rule_feelings.py; the patterns they test with live in rule_patterns.py.
+are the user's plain claim (not denied, past, wished, reported or quoted). Shared by rules.py, kin.py and
+feelings.py; the patterns they test with live in fact_patterns.py.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from functools import lru_cache
 
-from memory.rules import patterns as p
+from memory.rules import fact_patterns as p
 from memory.text.prefilter import first_match, matches
 
 Found = Iterator[tuple[int, str, str]]  # (where in the sentence the statement starts, key, value)

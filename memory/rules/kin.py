@@ -1,6 +1,6 @@
 """The fact rules for pets and family: "my dog Rex", "I have two kids", "у меня есть сестра Оля", "Сына зовут Миша".
 
-Whether a match is the user's plain statement is judged in rules.py (rule_guards.py); the words and patterns
+Whether a match is the user's plain statement is judged in rules.py (guards.py); the words and patterns
 live in kin_patterns.py.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 from memory.facts import slug
+from memory.rules import fact_patterns as p
 from memory.rules import kin_patterns as kin
 from memory.rules import names
-from memory.rules import patterns as p
 from memory.rules.guards import Found, clause_before, clause_start, words_after
 from memory.text.prefilter import first_match, matches
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from memory.rules.patterns import I_AM, I_HAVE, WORD, I, form_table, ru_case_forms, words
+from memory.rules.fact_patterns import I_AM, I_HAVE, WORD, I, form_table, ru_case_forms, words
 
 EN_SPECIES = {
     "cat": "cat", "cats": "cat", "kitten": "cat", "kittens": "cat", "kitty": "cat", "dog": "dog", "dogs": "dog",

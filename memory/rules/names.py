@@ -16,11 +16,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memory.rules import fact_patterns as p
 from memory.rules import feeling_patterns as feel
 from memory.rules import kin_patterns as kin
-from memory.rules import patterns as p
-from memory.rules.patterns import WORD, I, words
+from memory.rules.fact_patterns import WORD, I, words
 from memory.text.prefilter import matches
+from memory.text.word_forms import nominative
 
 STATED, ASKED = "stated", "asked"  # "меня зовут Саша" / "зови меня Саша": an asked-for name wins
 
@@ -97,9 +98,6 @@ NAME_NEGATION = re.compile(
     r"(?:\s+(?:just|просто|меня|me))?\s*$", I)
 # A polite condition is no hypothetical: "если хочешь, зови меня Саша", "call me Al if you like".
 POLITE = re.compile(r"\b(?:если\s+(?:хочешь|хотите|удобно)|if\s+you\s+(?:want|like|prefer))\b", I)
-# Masculine names that end like an instrumental ("Андрей", not "Андря"; "Ефрем", not "Ефрь").
-_EY_NAMES = words("андрей алексей сергей матвей тимофей гордей елисей корней евсей фаддей моисей ерофей еремей "
-                  "пантелей авдей ефрем")
 
 
 def name_matches(sentence: str) -> Iterator[tuple[re.Match[str], str, str]]:
@@ -127,29 +125,6 @@ def could_be_name(word: str) -> bool:
     if lowered.endswith(NOT_NAME_ENDINGS):
         return False  # "меня зовут гулять"
     return not (lowered in kin.RU_RELATIVES or lowered in kin.EN_RELATIVES or lowered in kin.RU_SPECIES)
-
-
-def nominative(name: str) -> str:
-    """Return a Russian name given in the instrumental ("называй меня Лёлей") in the nominative; others as written."""
-    lowered, stem = name.lower(), name[:-2]
-    has_vowel = any(letter in "аеёиоуыэюяaeiou" for letter in stem.lower())
-    if lowered == "львом":
-        return "Лев"
-    if not has_vowel or len(stem) < 2 or lowered in _EY_NAMES:
-        return name  # "Рой", "Том", "Андрей"
-    if lowered.endswith(("ей", "ёй")):
-        return stem + ("а" if stem[-1].lower() in "шжчщц" else "я")  # Сашей -> Саша, Лёлей -> Лёля, Ильёй -> Илья
-    if lowered.endswith("ой"):
-        return stem + "а"  # Ирой -> Ира
-    if lowered.endswith("ью"):
-        return stem + "ь"  # Любовью -> Любовь
-    if lowered.endswith("ем") and stem[-1].lower() in "еи":
-        return stem + "й"  # Андреем -> Андрей, Евгением -> Евгений
-    if lowered.endswith("рем"):
-        return stem + "ь"  # Игорем -> Игорь
-    if lowered.endswith("ом") and len(stem) >= 3:
-        return stem  # Максом -> Макс
-    return name
 
 
 def introduced_name(sentence: str) -> str | None:

@@ -4,9 +4,9 @@ Precision first: a wrong fact in the prompt is worse than a missing one. Every r
 statement ("I live in…", "живу в…", "my dog…", "у меня…"), and each sentence is judged on its own: a
 match is refused when its sentence is a question, or when the words before it deny it, put it in the past,
 wish or imagine it, report someone else's words or sit inside quotes. What the rules miss is left to the
-LLM layer. The sentence guards live in rule_guards.py; the finders of pets and family in rule_kin.py, and of
-likes and states in rule_feelings.py. The words themselves (cities, jobs, animals, declensions, triggers) live
-in rule_patterns.py, kin_patterns.py and feeling_patterns.py, and those of the name slot in rule_names.py.
+LLM layer. The sentence guards live in guards.py; the finders of pets and family in kin.py, and of
+likes and states in feelings.py. The words themselves (cities, jobs, animals, declensions, triggers) live
+in fact_patterns.py, kin_patterns.py and feeling_patterns.py, and those of the name slot in names.py.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from dataclasses import replace
 from itertools import islice
 
 from memory.facts import Extraction, Fact, Relation, normalize_facts
+from memory.rules import fact_patterns as p
 from memory.rules import feeling_patterns as feel
 from memory.rules import kin_patterns as kin
 from memory.rules import names
-from memory.rules import patterns as p
 from memory.rules.feelings import likes, states
 from memory.rules.guards import Found, clause_before, clause_start, inside_quotes, is_claim, statements, words_after
 from memory.rules.kin import kin_and_pets, unowned_kin

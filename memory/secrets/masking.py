@@ -16,7 +16,20 @@ from memory.secrets.numbers import (
     mask_iban,
     snils_valid,
 )
-from memory.secrets.patterns import (
+from memory.secrets.placeholders import (
+    API_KEY,
+    CARD,
+    CODE,
+    CVV,
+    IBAN,
+    PASSPORT,
+    PASSWORD,
+    PLACEHOLDERS,
+    SEED,
+    SNILS,
+    SSN,
+)
+from memory.secrets.secret_patterns import (
     BACKUP_CODES,
     CODE_BEFORE,
     CODE_NAMED,
@@ -51,19 +64,6 @@ from memory.secrets.patterns import (
     WIFI_PASSWORD,
     WORD_BEFORE,
     YEAR,
-)
-from memory.secrets.placeholders import (
-    API_KEY,
-    CARD,
-    CODE,
-    CVV,
-    IBAN,
-    PASSPORT,
-    PASSWORD,
-    PLACEHOLDERS,
-    SEED,
-    SNILS,
-    SSN,
 )
 from memory.secrets.seeds import mask_seed_phrases
 from memory.text.prefilter import first_match, substitute

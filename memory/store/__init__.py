@@ -1,1 +1,2 @@
-"""The store, the only code that touches the database: SQLite or PostgreSQL, their migrations, copy-db."""
+"""What is remembered (Store), the usage meter, and the one database they share with the transport's store:
+SQLite or PostgreSQL, their migrations, copy-db."""

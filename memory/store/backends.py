@@ -1,7 +1,10 @@
-"""The two databases under Store: SQLite (one file, one connection) and PostgreSQL (a pool, several machines).
+"""The two databases under every owner of tables: SQLite (one file, one connection) and PostgreSQL (a pool,
+several machines).
 
-Store writes its SQL once, with `?` placeholders; what differs between the engines lives here, in one
-`Dialect` per backend. Each backend's way of opening sessions and transactions, and of running a script, is in
+One backend is opened (memory/store/database.py) and shared by memory's Store, the usage meter
+(memory/store/meter.py) and the transport's store (handlers/transport/transport_store.py); each writes its SQL
+once, with `?` placeholders, and what differs between the engines lives here, in one `Dialect` per backend. Each
+backend's way of opening sessions and transactions, of running a script, and of taking a lock across machines is in
 memory/store/sqlite_backend.py and memory/store/postgres_backend.py.
 """
 
@@ -11,6 +14,7 @@ import importlib
 import sqlite3
 import sys
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Iterable, Protocol, Sequence
 
 
@@ -42,8 +46,13 @@ def asyncpg_module() -> Any:
         raise OSError("DATABASE_URL names PostgreSQL, but asyncpg is not installed (pip install asyncpg)") from None
 
 
+def iso(moment: datetime) -> str:
+    """Return `moment` as every table keeps one: ISO 8601 text in UTC, which sorts as time does."""
+    return moment.astimezone(timezone.utc).isoformat()
+
+
 class Session(Protocol):
-    """What Store's queries use of a connection: aiosqlite's Connection has it, and so has PostgresSession."""
+    """What the owners' queries use of a connection: aiosqlite's Connection has it, and so has PostgresSession."""
 
     async def execute_fetchall(self, sql: str, params: Sequence[Any] = ...) -> Iterable[Any]: ...
 

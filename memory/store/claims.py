@@ -1,11 +1,12 @@
-"""Claims on background work, for several machines on one PostgreSQL database (part of Store).
+"""Claims on memory upkeep, for several machines on one PostgreSQL database (part of Store).
 
 A machine takes a user's fact extraction, or one message to write first, by setting a claim that runs until
 a given time. The row is read `FOR UPDATE SKIP LOCKED`: a machine that finds another one claiming the same row
 at that moment moves on instead of waiting, and an unexpired claim is left alone. If a machine dies, its claims
 simply expire. On SQLite (one process) the same statements run, without the row locks.
 
-The machines also share Telegram's rate: one token bucket row (send_budget), taken from in one statement.
+(The machines' share of Telegram's rate, and the inbox of updates, are the transport's:
+handlers/transport/transport_store.py.)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Callable
 
 from memory.due import DueItem
 from memory.store.backends import Dialect, Session
-from memory.store.fact_rows import _iso
+from memory.store.backends import iso as _iso
 
 
 class ClaimQueries:
@@ -56,30 +57,3 @@ class ClaimQueries:
     async def _claim(self, sql: str, params: tuple) -> bool:
         async with self._session() as db:
             return bool(await db.execute_fetchall(sql, params))
-
-    async def take_send_token(self, rate: float, burst: float, queue: bool = True) -> float | None:
-        """Take one token from the bot's shared bucket (`rate` a second, at most `burst` saved) on the database's
-        clock; return the seconds to wait before the request it pays for (handlers/transport/budget.py). With
-        `queue` False, only a token there now: None when there is none."""
-        d, number = self._dialect, "CAST(? AS DOUBLE PRECISION)"
-        elapsed = f"{d.greatest}(0, {d.epoch_now} - send_budget.refilled_at)"
-        refilled = f"{d.least}({number}, send_budget.tokens + {elapsed} * {number})"
-        if queue:
-            sql = (
-                f"INSERT INTO send_budget (id, tokens, refilled_at) VALUES (1, {number} - 1, {d.epoch_now})"
-                f" ON CONFLICT (id) DO UPDATE SET tokens = {refilled} - 1,"
-                f" refilled_at = {d.greatest}(send_budget.refilled_at, {d.epoch_now}) RETURNING tokens"
-            )
-            params: tuple = (burst, burst, rate)
-        else:
-            sql = (
-                f"UPDATE send_budget SET tokens = {refilled} - 1,"
-                f" refilled_at = {d.greatest}(send_budget.refilled_at, {d.epoch_now})"
-                f" WHERE id = 1 AND {refilled} >= 1 RETURNING tokens"
-            )
-            params = (burst, rate, burst, rate)
-        async with self._session() as db:
-            rows = await db.execute_fetchall(sql, params)
-        if not rows:
-            return None
-        return max(0.0, -float(rows[0][0]) / rate)

@@ -11,8 +11,9 @@ from typing import Any, Callable
 import aiosqlite
 
 from memory.store.backends import is_postgres_url
+from memory.store.database import open_database
 from memory.store.migrations import LATEST_VERSION
-from memory.store.store import Store
+from memory.store.postgres_backend import PostgresBackend
 
 BATCH = 1_000  # rows per executemany
 CONVERT: dict[str, Callable[[Any], Any]] = {
@@ -66,12 +67,13 @@ async def copy_sqlite_to_postgres(source: Path | str, target: str, batch: int = 
         tables = [row[0] for row in names]
         parents = {t: {row[2] for row in await lite.execute_fetchall(f'PRAGMA foreign_key_list("{t}")')}
                    for t in tables}
-        store = await Store.open(target)
+        backend = await open_database(target)
         try:
-            async with store._backend.pool.acquire() as pg:
+            assert isinstance(backend, PostgresBackend)  # a postgresql:// URL, checked above
+            async with backend.pool.acquire() as pg:
                 return await _copy(lite, pg, in_fk_order(tables, parents), batch)
         finally:
-            await store.close()
+            await backend.close()
 
 
 async def _copy(lite: aiosqlite.Connection, pg: Any, tables: list[str], batch: int) -> dict[str, tuple[int, int]]:

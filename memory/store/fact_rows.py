@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from typing import Callable
 
 from memory.continuity import Topic
@@ -20,16 +20,13 @@ from memory.facts import (
     with_list_merged,
 )
 from memory.store.backends import Dialect, Session
+from memory.store.backends import iso as _iso
 from memory.store.topic_rows import save_topic
 
 FACT_COLUMNS = (
     "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at,"
     " ended_at, ended, ended_on"
 )
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).isoformat()
 
 
 def _fact(row: tuple) -> Fact:

@@ -1,4 +1,4 @@
-"""PostgreSQL under Store: a pool of connections, several machines, and the advisory locks between them."""
+"""PostgreSQL under every owner of tables: a pool of connections, several machines, and the locks between them."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class Done:
 
 
 class PostgresSession:
-    """One pooled asyncpg connection with aiosqlite's three methods, so Store's SQL runs on it unchanged."""
+    """One pooled asyncpg connection with aiosqlite's three methods, so the owners' SQL runs on it unchanged."""
 
     def __init__(self, connection: Any) -> None:
         self.connection = connection
@@ -58,9 +58,9 @@ class PostgresSession:
             await self.connection.executemany(postgres_sql(sql), rows)
 
 
-# Advisory lock ids. Users take their own Telegram id (positive); these are negative so they never collide.
+# Advisory lock ids. Users take their own Telegram id (positive); the others are negative so they never collide:
+# -1 here, -2 the poller's (handlers/transport/transport_store.py).
 MIGRATION_LOCK = -1  # two machines starting together migrate one after the other
-POLLER_LOCK = -2  # held by the one process that polls Telegram
 
 
 async def keep_session(connection: Any) -> None:
@@ -68,8 +68,9 @@ async def keep_session(connection: Any) -> None:
 
     asyncpg's default sends `SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL;` on every
     release: a round trip more for each of a turn's five or so statements that take a connection of the pool. None
-    of them leaves anything behind (no SET, cursor, LISTEN or lock: the migration lock and the poller lock are
-    released by name), and a transaction left open is still rolled back by asyncpg before this is called.
+    of them leaves anything behind (no SET, cursor, LISTEN or lock: the migration lock and the locks held for the
+    process's life are released by name), and a transaction left open is still rolled back by asyncpg before this
+    is called.
     """
 
 
@@ -81,7 +82,7 @@ class PostgresBackend:
     def __init__(self, pool: Any, url: str) -> None:
         self.pool = pool
         self.locker = Locker(url)
-        self.poller: Any = None  # the connection holding POLLER_LOCK, in polling mode
+        self.held: dict[int, Any] = {}  # lock id -> the connection holding it for the life of the process
 
     @classmethod
     async def open(cls, url: str, size: int = 10) -> "PostgresBackend":
@@ -93,11 +94,14 @@ class PostgresBackend:
         """Hold the user's advisory lock: their turns run one at a time across every machine."""
         return self.locker.hold(key)
 
-    async def take_poller_lock(self) -> bool:
-        """Take POLLER_LOCK for the life of the process; False when another process holds it."""
+    async def take_process_lock(self, key: int) -> bool:
+        """Take the advisory lock `key` for the life of the process, on a connection of its own (released at
+        close, or when the process dies); False when another process holds it."""
+        if key in self.held:
+            return True
         connection = await self.pool.acquire()
-        if await connection.fetchval("SELECT pg_try_advisory_lock($1)", POLLER_LOCK):
-            self.poller = connection
+        if await connection.fetchval("SELECT pg_try_advisory_lock($1)", key):
+            self.held[key] = connection
             return True
         await self.pool.release(connection)
         return False
@@ -145,9 +149,10 @@ class PostgresBackend:
                 await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
 
     async def close(self) -> None:
-        if self.poller is not None:
-            await self.poller.execute("SELECT pg_advisory_unlock($1)", POLLER_LOCK)
-            await self.pool.release(self.poller)
+        for key, connection in self.held.items():
+            await connection.execute("SELECT pg_advisory_unlock($1)", key)
+            await self.pool.release(connection)
+        self.held.clear()
         await self.locker.close()
         await self.pool.close()
 

@@ -1,4 +1,4 @@
-"""SQLite under Store: one file, one aiosqlite connection."""
+"""SQLite under every owner of tables: one file, one aiosqlite connection."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ class SQLiteBackend:
 
         With the connection free, they run right here, in the loop's thread: a turn's scripts take tens of
         microseconds, and a trip to aiosqlite's thread (handing the work over, waking the thread, waking the loop
-        back) costs more than that; a SQLite turn takes about 0.6 of the time it took (bench/turn.py, bench/README).
+        back) costs more than that; a SQLite turn takes about 0.6 of the time it took (bench/turn.py, bench/README.md).
         When another connection is writing to the file (a backup tool, a second process by mistake), the loop
         must not wait for it: the script goes to aiosqlite's thread, which waits there (busy_timeout).
 
@@ -201,7 +201,7 @@ class SQLiteBackend:
         """Nothing to take: one process owns a SQLite file, and its update processor orders each user's turns."""
         yield
 
-    async def take_poller_lock(self) -> bool:
+    async def take_process_lock(self, key: int) -> bool:
         """True: one process owns a SQLite file."""
         return True
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memory.style.patterns import END, B, E, I, alternatives
+from memory.style.style_patterns import END, B, E, I, alternatives
 
 # "Stop …" in Russian: a wish to end something lasts by its form.
 STOP_WORDS_RU = r"(?:перестань|перестаньте|перестать|хватит|прекрати|прекратите|прекратить)"

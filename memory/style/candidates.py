@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from memory.style import aspects as a
-from memory.style import patterns as p
+from memory.style import style_patterns as p
 from memory.text.prefilter import first_match, matches
 
 GAP = 60  # how far (characters) back from a phrase its request word may stand

@@ -18,8 +18,8 @@ wrong one spoils every later conversation, so precision comes first:
 Values are short phrases in the user's language: address "ты"/"вы"; length "коротко"/"подробно" or "short
 answers"/"detailed answers"; emoji "без эмодзи"/"больше эмодзи"/"меньше эмодзи" or "no emoji"/"more
 emoji"/"fewer emoji"; language the name in the nominative ("английский", "English"); tone, avoid_words and
-avoid_topics the phrase as the user wrote it. Candidates are found in style_candidates.py; the words live in
-style_patterns.py (guards, request words) and style_aspects.py (what each aspect asks for).
+avoid_topics the phrase as the user wrote it. Candidates are found in candidates.py; the words live in
+style_patterns.py (guards, request words) and aspects.py (what each aspect asks for).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Iterator
 
 from memory.facts import Fact, normalize_facts
 from memory.rules.guards import split_sentences
-from memory.style import patterns as p
+from memory.style import style_patterns as p
 from memory.style.candidates import Wish, candidates, consumed, cut_after, cut_before, past_fillers
 from memory.text.prefilter import first_match, matches
 

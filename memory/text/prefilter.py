@@ -1,47 +1,66 @@
 """A cheap test that a pattern cannot match a text, so that the rules skip most of their regex passes.
 
-Each pattern is read once (Python's own regex parser) for words that every match must contain: "went" in
-`\\bi went\\b`, one of "moved to" or "переехал" in `(?:moved to|переехал)`. A text that holds none of them
-cannot match, and the pattern is not run on it. Texts are compared case-folded the way the regex engine
-folds them, so a pattern compiled with IGNORECASE is never skipped wrongly; where no such words can be told
-(`\\w+`, `.*`, a long list of alternatives) the pattern always runs.
+Each pattern is read once for words that every match must contain: "went" in `\\bi went\\b`, one of
+"moved to" or "переехал" in `(?:moved to|переехал)`. A text that holds none of them cannot match, and the
+pattern is not run on it. Texts are compared case-folded the way the regex engine folds them, so a pattern
+compiled with IGNORECASE is never skipped wrongly; where no such words can be told (`\\w+`, `.*`, a long list
+of alternatives) the pattern always runs.
+
+The reader below is our own, for the syntax of `re` (literals, escapes, classes, groups, alternatives,
+look-arounds, quantifiers, scoped flags), shaped as the standard library's parser shapes its tree (a start that
+all alternatives share taken out, alternatives of one character made a class, plain groups spliced in), so the
+words are those that parser gave; that parser is private and changes between versions without notice, so it
+is not imported. Anything the reader does not know (numbered back-references, conditionals, comments, verbose
+mode, octal escapes) makes the pattern always run.
 
 Nothing here changes what the rules find: `could_match` only says False where the pattern has no match
-(tests/test_prefilter.py checks this on every pattern of the rules, and on random patterns full of case traps).
-It reads the regex parser of Python 3.11's `re` package, which has no public equivalent.
+(tests/test_prefilter.py and tests/test_prefilter_property.py check this on every pattern of the rules, on
+random patterns full of case traps, and the folding on every Unicode character).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from itertools import product
-from re import _casefix, _parser  # type: ignore[attr-defined]  # the standard library's own regex parser
-from re._constants import (  # type: ignore[attr-defined]
-    ASSERT,
-    ASSERT_NOT,
-    AT,
-    ATOMIC_GROUP,
-    BRANCH,
-    IN,
-    LITERAL,
-    MAX_REPEAT,
-    MIN_REPEAT,
-    POSSESSIVE_REPEAT,
-    RANGE,
-    SUBPATTERN,
-)
 
 MAX_WORDS = 12  # a longer list of alternatives costs more to look for than the regex pass it would save
 MAX_CLASS = 4  # a character class as small as [её] is spelled out; a larger one ends a run of letters
 
-# The regex engine folds case character by character (simple lowercase) and treats a few more as equal
-# ("ı" and "i", "ſ" and "s", "ς" and "σ", the old Cyrillic "ᲀ" and "в"); each such group is folded here to
-# its lowest member. "İ" is the one character whose str.lower() is two characters, so it is folded first.
-_EXTRA = {chr(member): chr(min(code, *others)) for code, others in _casefix._EXTRA_CASES.items()
-          for member in (code, *others)}
-_TABLE = str.maketrans({key: value for key, value in _EXTRA.items() if key != value})
+# The regex engine folds case character by character (simple lowercase) and takes a few more for equal: the
+# lowercase letters that share an uppercase ("ı" and "i" are both "I"). Each group is folded here to its lowest
+# member. The groups come from the Unicode data of the Python in use, so they change, if ever, with a minor
+# version; tests/test_prefilter_property.py asks the engine itself about every cased character, and fails
+# if a pair it takes for equal folds apart here.
+CASE_GROUPS = (
+    "i\u0131",  # i, dotless ı
+    "s\u017f",  # s, long ſ
+    "\u00b5\u03bc",  # micro sign, mu
+    "\u0345\u03b9\u1fbe",  # combining ypogegrammeni, iota, prosgegrammeni
+    "\u0390\u1fd3",  # iota with dialytika and tonos, two spellings
+    "\u03b0\u1fe3",  # upsilon with dialytika and tonos, two spellings
+    "\u03b2\u03d0",  # beta, curled beta
+    "\u03b5\u03f5",  # epsilon, lunate epsilon
+    "\u03b8\u03d1",  # theta, script theta
+    "\u03ba\u03f0",  # kappa, kappa symbol
+    "\u03c0\u03d6",  # pi, omega pi
+    "\u03c1\u03f1",  # rho, tailed rho
+    "\u03c2\u03c3",  # final sigma, sigma
+    "\u03c6\u03d5",  # phi, phi symbol
+    "\u0432\u1c80",  # в, rounded ve
+    "\u0434\u1c81",  # д, long-legged de
+    "\u043e\u1c82",  # о, narrow o
+    "\u0441\u1c83",  # с, wide es
+    "\u0442\u1c84\u1c85",  # т, tall te, three-legged te
+    "\u044a\u1c86",  # ъ, tall hard sign
+    "\u0463\u1c87",  # ѣ, tall yat
+    "\ua64b\u1c88",  # monograph uk, unblended uk
+    "\u1e61\u1e9b",  # s with dot above, long s with dot above
+    "\ufb05\ufb06",  # the two "st" ligatures
+)
+_TABLE = str.maketrans({member: min(group) for group in CASE_GROUPS for member in group if member != min(group)})
 
 
 @lru_cache(maxsize=64)
@@ -50,6 +69,7 @@ def folded(text: str) -> str:
     same fold to the same one here (the last few texts are cached: every rule reads the same sentences)."""
     if text.isascii():
         return text.lower()
+    # "İ" is the one character whose str.lower() is two characters; the engine lowers it to "i".
     return text.replace("İ", "i").lower().translate(_TABLE)
 
 
@@ -96,28 +116,268 @@ def _learn(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
 
 def needed(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Return folded words one of which every match of `pattern` contains, or None when none can be told."""
-    if not isinstance(pattern.pattern, str):
+    if not isinstance(pattern.pattern, str) or pattern.flags & re.VERBOSE:
         return None
     try:
-        _exact, need = _sequence(_parser.parse(pattern.pattern, pattern.flags))
-    except (re.error, TypeError, ValueError):  # a parser of another Python version: always run the pattern
+        items = parse(pattern.pattern)
+    except Unsupported:
         return None
+    _exact, need = _sequence(items)
     if not need:
         return None
     return tuple(sorted(word for word in need if not any(other != word and other in word for other in need)))
 
 
-Words = frozenset  # of folded strings
+# The reader. A pattern becomes a list of items, each a tuple whose first member says what it is:
+#   ("literal", char)                         ("not literal", char)        ("any",)   ("category", "w")
+#   ("at", "^")  an anchor or \b              ("assert", "=", items)       a look-ahead or look-behind
+#   ("in", members)  a class: ("literal", c), ("range", low, high), ("category", "d"), ("negate",) first
+#   ("group", number or None, flags, items)  ("atomic", items)          ("branch", [items, items, ...])
+#   ("repeat", "greedy" | "lazy" | "possessive", low, high or None, items)   ("backref",)
+# Items are compared for equality (a prefix that all alternatives share is taken out), as Python's parser does.
 
 
-def _sequence(items) -> tuple[Words | None, Words | None]:
+class Unsupported(Exception):
+    """The pattern uses syntax the reader does not know (or is not valid): it always runs."""
+
+
+_PLAIN = re.compile(r"[^\\[(){|*+?.^$]+")  # characters that stand for themselves
+_QUANTIFIER = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
+_FLAGS = re.compile(r"([aiLmsu]*)(?:-([ims]*))?([:)])")  # "x" (verbose) is left out: it changes the syntax
+_NAME = re.compile(r"[^>)]*")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
+_ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_CATEGORIES = frozenset("dDsSwW")
+_ANCHORS = frozenset("AbBZ")
+
+
+class _Reader:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.at = 0
+        self.groups = 0
+
+    def next(self) -> str:
+        """Return the next character without taking it ("" at the end)."""
+        return self.source[self.at:self.at + 1]
+
+    def get(self) -> str:
+        if self.at >= len(self.source):
+            raise Unsupported("unexpected end")
+        char = self.source[self.at]
+        self.at += 1
+        return char
+
+    def take(self, text: str) -> bool:
+        if self.source.startswith(text, self.at):
+            self.at += len(text)
+            return True
+        return False
+
+
+def parse(source: str) -> list[tuple]:
+    """Return the items of a regex `source`; raise Unsupported on syntax the reader does not know."""
+    reader = _Reader(source)
+    items = _alternatives(reader)
+    if reader.at != len(source):
+        raise Unsupported("unbalanced parenthesis")
+    return items
+
+
+def _alternatives(reader: _Reader) -> list[tuple]:
+    alternatives = [_items(reader)]
+    while reader.take("|"):
+        alternatives.append(_items(reader))
+    if len(alternatives) == 1:
+        return alternatives[0]
+    items = []
+    while all(alternatives) and all(other[0] == alternatives[0][0] for other in alternatives[1:]):
+        items.append(alternatives[0][0])  # a prefix that every alternative starts with
+        alternatives = [alternative[1:] for alternative in alternatives]
+    members: list[tuple] = []
+    for alternative in alternatives:  # alternatives of one character each make a class
+        if len(alternative) != 1:
+            break
+        if alternative[0][0] == "literal":
+            members.append(alternative[0])
+        elif alternative[0][0] == "in" and alternative[0][1][0] != ("negate",):
+            members.extend(alternative[0][1])
+        else:
+            break
+    else:
+        return [*items, ("in", tuple(dict.fromkeys(members)))]
+    return [*items, ("branch", alternatives)]
+
+
+def _items(reader: _Reader) -> list[tuple]:
+    """Return the items up to the next "|" or ")" (not taken) or the end."""
+    items: list[tuple] = []
+    while True:
+        char = reader.next()
+        if char in ("", "|", ")"):
+            # a group that neither captures nor sets flags is spliced into the sequence around it
+            return [part for item in items
+                    for part in (item[3] if item[0] == "group" and item[1] is None and not item[2] else [item])]
+        plain = _PLAIN.match(reader.source, reader.at)
+        if plain is not None:  # letters and the like, taken at once; a quantifier after them takes the last
+            items += [("literal", char) for char in plain.group()]
+            reader.at = plain.end()
+            continue
+        reader.at += 1
+        if char == "{":
+            quantifier = _QUANTIFIER.match(reader.source, reader.at - 1)
+            if quantifier is None or quantifier.group() == "{}":
+                items.append(("literal", "{"))
+                continue
+            reader.at = quantifier.end()
+            low_text, comma, high_text = quantifier.groups()
+            low = int(low_text) if low_text else 0
+            high = (int(high_text) if high_text else None) if comma else low
+            _repeat(reader, items, low, high)
+        elif char in "*+?":
+            _repeat(reader, items, 1 if char == "+" else 0, 1 if char == "?" else None)
+        elif char == "(":
+            _group(reader, items)
+        elif char == "[":
+            items.append(_class(reader))
+        elif char == "\\":
+            items.append(_escape(reader, in_class=False))
+        elif char == ".":
+            items.append(("any",))
+        elif char in "^$":
+            items.append(("at", char))
+        else:
+            items.append(("literal", char))
+
+
+def _repeat(reader: _Reader, items: list[tuple], low: int, high: int | None) -> None:
+    if not items or items[-1][0] in ("at", "repeat") or (high is not None and high < low):
+        raise Unsupported("nothing to repeat")  # not valid: the pattern would not have compiled
+    item = items.pop()
+    inner = item[3] if item[0] == "group" and item[1] is None and not item[2] else [item]
+    kind = "lazy" if reader.take("?") else "possessive" if reader.take("+") else "greedy"
+    items.append(("repeat", kind, low, high, inner))
+
+
+def _group(reader: _Reader, items: list[tuple]) -> None:
+    """Read a group after its "(" and add it to `items` (global flags such as "(?i)" add nothing)."""
+    if not reader.take("?"):
+        reader.groups += 1
+        number = reader.groups
+        items.append(("group", number, "", _group_end(reader)))
+    elif reader.take(":"):
+        items.append(("group", None, "", _group_end(reader)))
+    elif reader.take("P<"):
+        _group_name(reader)
+        reader.groups += 1
+        number = reader.groups
+        items.append(("group", number, "", _group_end(reader)))
+    elif reader.take("P="):
+        _group_name(reader, ")")
+        items.append(("backref",))
+    elif reader.next() in ("=", "!") or reader.take("<"):
+        direction = reader.get()
+        if direction not in "=!":
+            raise Unsupported("unknown extension")
+        items.append(("assert", direction, _group_end(reader)))
+    elif reader.take(">"):
+        items.append(("atomic", _group_end(reader)))
+    else:  # flags, or what the reader does not know: a comment, a condition
+        flags = _FLAGS.match(reader.source, reader.at)
+        if flags is None or not (flags.group(1) or flags.group(2) is not None):
+            raise Unsupported("unknown extension")
+        reader.at = flags.end()
+        if flags.group(3) == ":":
+            items.append(("group", None, flags.group(1) + "-" + (flags.group(2) or ""), _group_end(reader)))
+
+
+def _group_name(reader: _Reader, end: str = ">") -> None:
+    name = _NAME.match(reader.source, reader.at).group()
+    reader.at += len(name)
+    if not name or not reader.take(end):
+        raise Unsupported("bad group name")
+
+
+def _group_end(reader: _Reader) -> list[tuple]:
+    items = _alternatives(reader)
+    if not reader.take(")"):
+        raise Unsupported("missing )")
+    return items
+
+
+def _class(reader: _Reader) -> tuple:
+    """Read a character class after its "["."""
+    negate = reader.take("^")
+    members: list[tuple] = []
+    while True:
+        char = reader.get()
+        if char == "]" and members:
+            break
+        first = _escape(reader, in_class=True) if char == "\\" else ("literal", char)
+        if not reader.take("-"):
+            members.append(first)
+            continue
+        char = reader.get()
+        if char == "]":
+            members += [first, ("literal", "-")]
+            break
+        last = _escape(reader, in_class=True) if char == "\\" else ("literal", char)
+        if first[0] != "literal" or last[0] != "literal" or last[1] < first[1]:
+            raise Unsupported("bad character range")
+        members.append(("range", ord(first[1]), ord(last[1])))
+    if len(members) == 1 and members[0][0] == "literal":
+        return ("not literal", members[0][1]) if negate else members[0]
+    return ("in", (("negate",), *members) if negate else tuple(members))
+
+
+def _escape(reader: _Reader, in_class: bool) -> tuple:
+    """Read what follows a backslash."""
+    char = reader.get()
+    if char in _CATEGORIES:
+        return ("category", char)
+    if char in _ANCHORS and not in_class:
+        return ("at", char)
+    if char == "b":  # in a class, a backspace
+        return ("literal", "\b")
+    if char in _ESCAPES:
+        return ("literal", _ESCAPES[char])
+    if char in _HEX_LENGTH:
+        digits = reader.source[reader.at:reader.at + _HEX_LENGTH[char]]
+        if len(digits) != _HEX_LENGTH[char] or not _HEX_DIGITS.issuperset(digits) or int(digits, 16) > 0x10FFFF:
+            raise Unsupported("bad escape")
+        reader.at += len(digits)
+        return ("literal", chr(int(digits, 16)))
+    if char == "N":
+        if not reader.take("{"):
+            raise Unsupported("missing {")
+        end = reader.source.find("}", reader.at)
+        if end < 0:
+            raise Unsupported("missing }")
+        try:
+            named = unicodedata.lookup(reader.source[reader.at:end])
+        except KeyError:
+            raise Unsupported("undefined character name") from None
+        reader.at = end + 1
+        return ("literal", named)
+    if char.isascii() and char.isalnum():
+        raise Unsupported("a back-reference, an octal escape, or not valid")
+    return ("literal", char)
+
+
+# What the items say: for each, (the strings it can match exactly when that is a short list, else None; the
+# words one of which every match of it contains, else None). Words are folded strings.
+Words = frozenset
+
+
+def _sequence(items: list[tuple]) -> tuple[Words | None, Words | None]:
     """Return (the strings a sequence can match exactly when that is a short list, else None;
     the best words one of which every match of it contains, else None)."""
     run: Words = frozenset({""})
     whole: Words | None = run
     candidates: list[Words] = []
-    for op, av in items:
-        exact, need = _item(op, av)
+    for item in items:
+        exact, need = _item(item)
         if exact is not None and len(run) * len(exact) <= MAX_WORDS:
             run = frozenset(a + b for a, b in product(run, exact))
             continue
@@ -133,47 +393,52 @@ def _sequence(items) -> tuple[Words | None, Words | None]:
     return (run if whole is not None else None), _best(candidates)
 
 
-def _item(op, av) -> tuple[Words | None, Words | None]:
-    """Return (exact strings, needed words) of one parsed item."""
-    if op is LITERAL:
-        one = frozenset({folded(chr(av))})
+def _item(item: tuple) -> tuple[Words | None, Words | None]:
+    """Return (exact strings, needed words) of one item."""
+    kind = item[0]
+    if kind == "literal":
+        one = frozenset({_fold(item[1])})
         return one, one
-    if op in (AT, ASSERT, ASSERT_NOT):  # zero width: what is on either side of it stays side by side
+    if kind in ("at", "assert"):  # zero width: what is on either side of it stays side by side
         return frozenset({""}), None
-    if op is IN:
-        chars = _class(av)
+    if kind == "in":
+        chars = _class_chars(item[1])
         return chars, chars
-    if op is SUBPATTERN:
-        return _sequence(av[-1])
-    if op is ATOMIC_GROUP:
-        return _sequence(av)
-    if op is BRANCH:
-        return _branch(av[1])
-    if op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
-        low, high, inner = av
+    if kind == "group":
+        return _sequence(item[3])
+    if kind == "atomic":
+        return _sequence(item[1])
+    if kind == "branch":
+        return _branch(item[1])
+    if kind == "repeat":
+        _kind, low, high, inner = item[1:]
         exact, need = _sequence(inner)
         if low == high == 1:
             return exact, need
         if low == 0 and high == 1 and exact is not None:
             return exact | {""}, None
         return None, need if low >= 1 else None
-    return None, None  # any character, a negated or large class, a back-reference, a condition
+    return None, None  # any character, a negated character, a category, a back-reference
 
 
-def _class(members) -> Words | None:
+def _fold(char: str) -> str:
+    return folded.__wrapped__(char)
+
+
+def _class_chars(members: tuple) -> Words | None:
     """Return the folded characters a character class matches, when it is a short list of them."""
     chars: set[str] = set()
-    for op, av in members:
-        if op is LITERAL:
-            chars.add(folded(chr(av)))
-        elif op is RANGE and av[1] - av[0] < MAX_CLASS:
-            chars |= {folded(chr(code)) for code in range(av[0], av[1] + 1)}
+    for member in members:
+        if member[0] == "literal":
+            chars.add(_fold(member[1]))
+        elif member[0] == "range" and member[2] - member[1] < MAX_CLASS:
+            chars |= {_fold(chr(code)) for code in range(member[1], member[2] + 1)}
         else:
-            return None
+            return None  # a negated class, a category, a long range
     return frozenset(chars) if len(chars) <= MAX_CLASS else None
 
 
-def _branch(alternatives) -> tuple[Words | None, Words | None]:
+def _branch(alternatives: list[list[tuple]]) -> tuple[Words | None, Words | None]:
     exact: set[str] | None = set()
     need: set[str] | None = set()
     for alternative in alternatives:

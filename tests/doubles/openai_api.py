@@ -19,6 +19,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.timeouts import scaled
+
 ROLES = ("system", "user", "assistant")
 IMAGE_TOKENS = 255  # OpenAI's count for a 512 px tile at high detail: 85 + 170
 ALTERNATION_ERROR = "Conversation roles must alternate user/assistant/user/assistant/..."
@@ -337,11 +339,12 @@ class OpenAIDouble:
         recorded = {"chat": self.requests, "embeddings": self.embedding_requests,
                     "transcriptions": self.transcription_requests}[endpoint]
         loop = asyncio.get_running_loop()
+        timeout = scaled(timeout)
         deadline = loop.time() + timeout
         while len(recorded) < count:
             remaining = deadline - loop.time()
             if remaining <= 0:
-                raise AssertionError(f"expected {count} {endpoint} requests within {timeout}s, "
+                raise AssertionError(f"expected {count} {endpoint} requests within {timeout:g}s, "
                                      f"got {len(recorded)}")
             try:
                 await asyncio.wait_for(self._arrived.wait(), remaining)

@@ -12,6 +12,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.timeouts import scaled
+
 from .telegram_markup import utf16_len
 from .telegram_methods import METHODS, ApiError, BotApiMethods
 
@@ -280,10 +282,11 @@ class TelegramDouble(BotApiMethods):
         def check() -> list[dict] | None:
             found = listed()
             return found if len(found) >= count else None
+        timeout = scaled(timeout)
         found = await self._wait_until(check, timeout)
         if found is None:
             texts = [entry["visible_text"] for entry in listed()]
-            raise AssertionError(f"expected {count} {what} within {timeout}s, "
+            raise AssertionError(f"expected {count} {what} within {timeout:g}s, "
                                  f"got {texts}; calls so far: {self._call_summary()}")
         return found
 
@@ -292,9 +295,10 @@ class TelegramDouble(BotApiMethods):
         def check() -> list[dict] | None:
             found = [p for m, p in self.calls if m.lower() == method.lower()]
             return found if len(found) >= count else None
+        timeout = scaled(timeout)
         found = await self._wait_until(check, timeout)
         if found is None:
-            raise AssertionError(f"expected {count} {method} calls within {timeout}s; "
+            raise AssertionError(f"expected {count} {method} calls within {timeout:g}s; "
                                  f"calls so far: {self._call_summary()}")
         return found
 

@@ -8,15 +8,18 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.timeouts import scaled
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 PYTHON = ROOT / ".real-server" / "venv" / "bin" / "python"
 MODEL = ROOT / ".real-server" / "gemma-3-270m-q4_k_m.gguf"
 ALIAS = "gemma-3-270m"
 CONTEXT = 8192
-START_TIMEOUT_S = 120
+START_TIMEOUT_S = scaled(120)
 
 
 def missing() -> str | None:
@@ -24,6 +27,17 @@ def missing() -> str | None:
     if not PYTHON.exists() or not MODEL.exists():
         return "the real model server is not installed (run .ci/real_server)"
     return None
+
+
+def server_threads(environ: Mapping[str, str] = os.environ) -> int:
+    """Return how many threads the server computes with: the cores the tests leave it.
+
+    Run alone, all of them (its default is half: a 270M model wants them all). Beside pytest-xdist's workers,
+    the other workers have the other cores, and a thread the machine has put aside holds up the rest at each
+    step's barrier, where they spin: one worker's share, at least one, so no core is asked for twice.
+    """
+    workers = int(environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    return max(1, (os.cpu_count() or 1) // workers)
 
 
 def free_port() -> int:
@@ -48,9 +62,10 @@ class RealServer:
 
     def start(self) -> None:
         """Start the server and return once it answers its model list; raise RuntimeError if it does not."""
-        threads = str(max(1, os.cpu_count() or 1))  # its default is half the cores: a 270M model wants them all
+        threads = str(server_threads())
         command = [str(PYTHON), "-m", "llama_cpp.server", "--model", str(MODEL), "--model_alias", ALIAS,
-                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(CONTEXT), "--n_threads", threads]
+                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(CONTEXT), "--n_threads", threads,
+                   "--n_threads_batch", threads]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -63,7 +78,7 @@ class RealServer:
             except OSError:
                 time.sleep(0.3)
         self.stop()
-        raise RuntimeError(f"the real server did not answer within {START_TIMEOUT_S} s")
+        raise RuntimeError(f"the real server did not answer within {START_TIMEOUT_S:g} s")
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL) and wait for it."""
@@ -71,7 +86,7 @@ class RealServer:
             return
         os.killpg(self.process.pid, signal.SIGTERM)
         try:
-            self.process.wait(10)
+            self.process.wait(scaled(10))
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()

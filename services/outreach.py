@@ -1,8 +1,8 @@
 """The companion writes first: follow-ups on dated events, birthday greetings and check-ins after silence.
 
-A sweep reads what is due from the store (one indexed query), decides for each item by the user's own
-clock (memory/time/schedule.py), writes each message with one model call, claims it in the store and only then
-sends it: at most once, even across crashes.
+A sweep reads what is due from the store (one indexed query), decides for each item by the outreach policy
+(services/outreach_policy.py) on the user's own clock (memory/time/schedule.py), writes each message with one
+model call, claims it in the store and only then sends it: at most once, even across crashes.
 """
 
 from __future__ import annotations
@@ -14,16 +14,18 @@ from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
-from chat.limits import limit_reached
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import recalled_topics
 from memory.due import DueItem
 from memory.facts import choose_for_prompt, is_style
-from memory.store.store import Store
-from memory.time.schedule import Manners, decide, parse_when, recurrence, talked_about, user_zone
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
+from memory.time.schedule import parse_when, user_zone
 from memory.usage import next_reset
-from prompts.outreach import build_outreach_messages
+from prompts.outreach_prompt import build_outreach_messages
+from services.limits import limit_reached
+from services.outreach_policy import Manners, decide, recurrence, talked_about
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +73,10 @@ class Outreach:
 
     def __init__(
         self, store: Store, model: ChatModel, config: Config, persona: str, send: Sender,
-        clock: Callable[[], datetime],
+        clock: Callable[[], datetime], *, meter: UsageMeter,
     ) -> None:
         self.store = store
+        self.meter = meter  # counts the tokens each message costs, and says when a user's day is spent
         self.model = model
         self.config = config
         self.persona = persona
@@ -121,7 +124,7 @@ class Outreach:
         now = self.clock()
         if self.store.on_postgres and not await self.store.take_item(item, now, now + CLAIM):
             return False  # another machine is writing it
-        if await limit_reached(self.store, self.config, item.user_id, now, zone):  # it waits for their midnight
+        if await limit_reached(self.meter, self.config, item.user_id, now, zone):  # it waits for their midnight
             await self.store.move_items([(item, next_reset(now, zone))])
             return False
         facts = await self.store.facts(item.user_id)
@@ -137,7 +140,7 @@ class Outreach:
         try:
             raw = await self.model.complete(messages, tally=tally, max_tokens=self.config.reply_max_tokens)
         finally:
-            await self.store.record_usage(item.user_id, self.clock(), tokens=tally.tokens, while_stored=True)
+            await self.meter.record_usage(item.user_id, self.clock(), tokens=tally.tokens, while_stored=True)
         text = usable_text(raw)
         if text is None:  # the model saw they already told it, or had nothing specific to say
             await self.store.move_items([(item, next_due)])

@@ -1,8 +1,9 @@
 """The memory page's service: what one user's page shows, and each change it asks for, made through the store.
 
 Every call is for the signed-in user only: an id that is not theirs is simply not found. A typed value or date
-is checked as a learned fact is (chat/page_input.py); an edit is a correction, so the old value goes to
-fact_history and the next turn's system message zero has the new one.
+is checked as a learned fact is (services/page_input.py); an edit is a correction, so the old value goes to
+fact_history and the next turn's system message zero has the new one. Its deletes and "Forget everything" are
+the Forgetter's (services/forgetting.py), where every way to forget lives.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from datetime import datetime
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from chat.page_input import Refused, edited_fact, new_fact, settings_changes
 from config import Config
 from memory.continuity import Topic
 from memory.facts import Correction, Extraction, Fact, Relation, comparable, is_style
 from memory.reminder import Reminder
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from memory.time.schedule import city_of, local_zone, plan_followup, user_zone
+from services.forgetting import Forgetter
+from services.page_input import Refused, edited_fact, new_fact, settings_changes
 
 
 @dataclass(frozen=True)
@@ -37,10 +39,13 @@ class Snapshot:
 class MemoryPage:
     """Reads and changes one user's memory for the page; a refusal is raised as Refused."""
 
-    def __init__(self, store: Store, config: Config, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, store: Store, config: Config, clock: Callable[[], datetime], forgetter: Forgetter | None = None
+    ) -> None:
         self.store = store
         self.config = config
         self.clock = clock
+        self.forgetter = forgetter or Forgetter(store, clock)  # post_init passes the bot's one
 
     async def snapshot(self, user_id: int) -> Snapshot:
         """Return the user's name, facts, relations, topic lines (newest first), settings and active reminders
@@ -75,17 +80,17 @@ class MemoryPage:
 
     async def delete_fact(self, user_id: int, fact_id: int) -> None:
         """Delete one of the user's facts (or style wishes)."""
-        if await self.store.delete_facts(user_id, [fact_id]) != 1:
+        if not await self.forgetter.delete_fact(user_id, fact_id):
             raise Refused("not_found")
 
     async def delete_topic(self, user_id: int, topic_id: int) -> None:
         """Delete one of the user's topic lines."""
-        if await self.store.delete_topic(user_id, topic_id) != 1:
+        if not await self.forgetter.delete_topic(user_id, topic_id):
             raise Refused("not_found")
 
     async def delete_reminder(self, user_id: int, reminder_id: int) -> None:
         """Cancel one of the user's active reminders: it is never sent again."""
-        if not await self.store.cancel_reminder(user_id, reminder_id):
+        if not await self.forgetter.delete_reminder(user_id, reminder_id):
             raise Refused("not_found")
 
     async def change_settings(self, user_id: int, fields: dict) -> tuple[dict, list[Fact]]:
@@ -106,7 +111,7 @@ class MemoryPage:
 
     async def forget_all(self, user_id: int) -> tuple[int, int]:
         """Erase everything kept about the user, as /forget does; return (messages, facts) deleted."""
-        return await self.store.forget_user(user_id)
+        return await self.forgetter.erase(user_id)
 
     async def _save(self, user_id: int, facts: list[Fact], extraction: Extraction) -> list[Fact]:
         now = self.clock()

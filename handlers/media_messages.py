@@ -7,8 +7,13 @@ import logging
 from telegram import Audio, Message, Update, VideoNote, Voice
 from telegram.error import BadRequest, TelegramError
 
-from chat.limits import VOICE_UNHEARD
-from chat.media import (
+from handlers.context import Context
+from handlers.senders import speaker_of
+from handlers.talk import addressed_text, converse
+from handlers.texts import text
+from handlers.transport.replies import typing_indicator
+from services.limits import VOICE_UNHEARD
+from services.media import (
     MAX_DOWNLOAD_BYTES,
     MAX_IMAGE_BYTES,
     Size,
@@ -19,13 +24,8 @@ from chat.media import (
     seconds,
     voice_refusal,
 )
-from chat.transcriber import TranscriptionError
-from chat.voice import Listener
-from handlers.context import Context
-from handlers.senders import speaker_of
-from handlers.talk import addressed_text, converse
-from handlers.texts import text
-from handlers.transport.replies import typing_indicator
+from services.transcriber import TranscriptionError
+from services.voice import Listener
 
 log = logging.getLogger(__name__)
 DOWNLOAD_TIMEOUT_S = 60.0

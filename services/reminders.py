@@ -20,13 +20,13 @@ from zoneinfo import ZoneInfo
 
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
-from memory.extract.answers import ExtractionError, first_json
+from memory.extract.extractor_answer import ExtractionError, first_json
 from memory.recall.ranking import terms
 from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
 from memory.reminders.repeat import Repeat
 from memory.reminders.requests import read_request
-from memory.store.store import Store
+from memory.store.memory_store import Store
 from memory.time.schedule import local_zone
 from prompts.system import quote
 

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 from memory.continuity import Topic
 from memory.due import DueItem
 from memory.facts import Fact, is_style
-from memory.time.words import describe_gap, format_when, zone_hemisphere
+from memory.time.time_in_words import describe_gap, format_when, zone_hemisphere
 from prompts import load_prompt
 from prompts.budget import fit_to_budget
 from prompts.system import build_system_message, quote

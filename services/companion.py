@@ -8,30 +8,30 @@ from datetime import datetime, timedelta
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from chat.limits import limit_reached
-from chat.media import session_text, with_image
-from chat.reminders import NO_REMINDERS, ForTurn
-from chat.unlearning import Unlearned, carry_out
 from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, choose_for_prompt, memory_enabled
 from memory.heard import FORWARD, OWN_WORDS, Heard, forwarded_text, split_quote, with_quote
 from memory.recall.recaller import FactRecaller
-from memory.rules.changes import extract_changes
+from memory.rules.change_rules import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
 from memory.store.turn_rows import Turn
 from memory.style.wishes import extract_style_facts
 from memory.time.schedule import local_zone, plan_followup
-from memory.time.words import zone_hemisphere
-from memory.unlearn.forgetter import Forgetter
+from memory.time.time_in_words import zone_hemisphere
 from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
 from prompts.budget import fit_with_carried_lines
 from prompts.echo import echo_free_draft, strip_echo
 from prompts.system import beyond_core, build_system_message
+from services.forgetting import Forgetter, Unlearned
+from services.limits import limit_reached
+from services.media import session_text, with_image
+from services.reminders import NO_REMINDERS, ForTurn
 
 log = logging.getLogger(__name__)
 EDITABLE_KINDS = ("text", "photo")  # what the user typed (a caption too); never a forward, a transcript or a sticker
@@ -84,7 +84,10 @@ class Companion:
         recaller: FactRecaller,
         clock: Callable[[], datetime],
         forgetter: Forgetter,
+        *,
+        meter: UsageMeter,
     ) -> None:
+        self.meter = meter  # what the user spent today, against the daily limits
         self.recaller = recaller
         self.forgetter = forgetter
         self.store = store
@@ -149,7 +152,7 @@ class Companion:
         ended, corrected, forgotten or wished from them), or come with a quote (context, marked; only the user's
         own words teach). A message kept as kind "forward" (a retry of one) is someone else's too.
         `chat_message_id` is Telegram's id of the message, by which a later edit of it finds it (`edit`).
-        `reminders`: the user's reminders the model may see and what the message did to them (chat/reminders.py).
+        `reminders`: the user's reminders the model may see and what the message did to them (services/reminders.py).
         Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
         now = self.clock()
@@ -177,7 +180,7 @@ class Companion:
         if turn.stored_reply is not None:  # a crash came between storing this reply and sending it
             return Answer(turn.stored_reply, turn.unread, [], False)
         zone = local_zone(turn.settings, turn.facts, self.config.timezone)
-        over_limit = over_limit or await limit_reached(self.store, self.config, speaker.id, now, zone)
+        over_limit = over_limit or await limit_reached(self.meter, self.config, speaker.id, now, zone)
         heeds = kind != "sticker" and not forwarded  # only the user's own words change memory
         plan = self._plan(text, now.astimezone(zone), turn) if heeds else Plan()
         if plan.forgets:  # done at once, past a daily limit or with /memory off too; nothing is learned from it
@@ -238,7 +241,7 @@ class Companion:
         unsaid = [fact.id for fact in await self.store.facts(speaker.id) if fact.source == "rule"
                   and fact.source_message_id == message_id and (fact.key, fact.value.casefold()) not in stated]
         if unsaid:
-            await self.store.delete_facts(speaker.id, unsaid)
+            await self.forgetter.delete_facts(speaker.id, unsaid)
         return learned
 
     async def _answer(
@@ -286,7 +289,7 @@ class Companion:
     ) -> Answer:
         """Carry out a forget request; when `answers`, the model answers what else the message says ("…, как
         дела?"), and only that."""
-        unlearned = await carry_out(self.forgetter, turn, text, plan)
+        unlearned = await self.forgetter.forget_said(turn, text, plan)
         answer = ""
         if unlearned.rest and answers:
             if unlearned.forgotten is not None:  # the session as it is now: scrubbed, the request as its mark

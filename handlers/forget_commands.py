@@ -1,6 +1,8 @@
-"""Forget requests said in conversation: the bot's one line about them, its Undo button, and the "which one?"
-buttons. The buttons follow the notes' rules: only the presser's own data, only in their private chat. In a group
-the line names no fact (others read it) and has no button."""
+"""Forgetting, as Telegram shows it: /forget and its buttons, and forget requests said in conversation (the bot's
+one line about them, its Undo button, and the "which one?" buttons). Each carries out nothing itself: the
+Forgetter (services/forgetting.py) does, where every way to forget lives. The buttons follow the notes' rules: only
+the presser's own data, only in their private chat. In a group the line names no fact (others read it) and has
+no button."""
 
 from __future__ import annotations
 
@@ -10,18 +12,63 @@ import re
 from telegram import Bot, Update
 from telegram.error import TelegramError
 
-from chat.unlearning import Unlearned
 from handlers.context import Context
 from handlers.notes import short, tag
-from handlers.privacy import FORGET_ALL, FORGET_CANCEL
 from handlers.texts import text
 from handlers.transport.replies import keyboard, own_button
 from memory.changes import Forgotten
+from services.forgetting import Unlearned
 
 log = logging.getLogger(__name__)
+FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"  # /forget's buttons
 # "fg:undo:<undo id>", "fg:pick:<fact id>:<tag of its value>" or "fg:keep".
 FORGET_BUTTON = re.compile(r"fg:(?:undo:(?P<undo>[0-9]{1,18})|pick:(?P<fact>[0-9]{1,18}):(?P<tag>[0-9a-f]{8})|keep)")
 MAX_CHOICES = 6
+
+
+async def forget(update: Update, context: Context) -> None:
+    """Ask, with buttons, to erase everything, or with words ("/forget dog") only the facts that match."""
+    user, message = update.effective_user, update.effective_message
+    if user is None or message is None:
+        return
+    language = user.language_code
+    words = " ".join(context.args or []).strip()[:100]
+    if not words:
+        ask, confirm = text("forget_ask", language), FORGET_ALL
+    else:
+        matches = await context.bot_data.forgetter.hold_words(user.id, words)
+        if not matches:
+            await message.reply_text(text("forget_no_match", language, words=words))
+            return
+        listing = "\n".join(f"• {fact.value}" for fact in matches[:20])
+        ask, confirm = text("forget_ask_words", language, facts=listing), FORGET_MATCHING
+    buttons = [[(text("forget_yes", language), confirm), (text("forget_no", language), FORGET_CANCEL)]]
+    await message.reply_text(ask, reply_markup=keyboard(buttons))
+
+
+async def forget_answer(update: Update, context: Context) -> None:
+    """Carry out or cancel a /forget; a button outside the presser's own chat has expired."""
+    query = update.callback_query
+    if query is None:
+        return
+    language, forgetter = query.from_user.language_code, context.bot_data.forgetter
+    if not own_button(query):
+        await query.answer(text("button_expired", language))
+        return
+    await query.answer()
+    user_id = query.from_user.id
+    if query.data == FORGET_ALL:
+        messages, facts = await forgetter.erase(user_id)
+        if messages or facts:
+            done = text("forget_done", language, messages=str(messages), facts=str(facts))
+        else:
+            done = text("forget_nothing", language)
+    elif query.data == FORGET_MATCHING:
+        count = await forgetter.forget_held(user_id)
+        done = text("forget_words_done", language, count=str(count))
+    else:
+        done = text("forget_cancelled", language)
+    await query.edit_message_text(done)
 
 
 def forgotten_line(forgotten: Forgotten, language: str | None, private: bool) -> str:
@@ -67,14 +114,14 @@ async def forget_button(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None:
         return
-    language, services = query.from_user.language_code, context.bot_data
+    language, forgetter = query.from_user.language_code, context.bot_data.forgetter
     button = FORGET_BUTTON.fullmatch(query.data or "")
     if button is None or not own_button(query):
         await query.answer(text("button_expired", language))
         return
     user_id = query.from_user.id
     if button["undo"] is not None:
-        restored = await services.forgetter.undo(user_id, int(button["undo"]))
+        restored = await forgetter.undo(user_id, int(button["undo"]))
         if restored is None:
             await query.answer(text("button_expired", language))
             return
@@ -87,13 +134,12 @@ async def forget_button(update: Update, context: Context) -> None:
         await query.answer()
         await query.edit_message_text(text("forget_kept", language))
         return
-    facts = await services.store.facts(user_id)
-    fact = next((f for f in facts if f.id == int(button["fact"]) and tag(f.value) == button["tag"]), None)
-    if fact is None:
+    fact = await forgetter.fact_of(user_id, int(button["fact"]))
+    if fact is None or tag(fact.value) != button["tag"]:
         await query.answer(text("button_expired", language))
         return
     await query.answer()
-    forgotten = await services.forgetter.forget(user_id, [fact])
+    forgotten = await forgetter.forget(user_id, [fact])
     await query.edit_message_text(forgotten_line(forgotten, language, True),
                                   reply_markup=keyboard(undo_row(forgotten, language)))
 

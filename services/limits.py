@@ -1,6 +1,7 @@
 """The daily limits as the companion, its messages written first and the voice handler check them.
 
-The rules (what counts, when a day starts) are pure, in memory/usage.py; this adds the store and the clock.
+The rules (what counts, when a day starts) are pure, in memory/usage.py; this adds the usage meter (what was
+spent), the store (the user's zone) and the clock.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from config import Config
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
 from memory.time.schedule import local_zone
 from memory.usage import Limits, Spent, day_start, next_reset, reached
 
@@ -33,16 +35,18 @@ def limits_for(config: Config, user_id: int) -> Limits:
     return Limits(config.daily_message_limit, config.daily_token_limit, config.daily_voice_seconds)
 
 
-async def limit_reached(store: Store, config: Config, user_id: int, now: datetime, zone: ZoneInfo) -> str | None:
+async def limit_reached(
+    meter: UsageMeter, config: Config, user_id: int, now: datetime, zone: ZoneInfo
+) -> str | None:
     """Return the daily limit the user has reached ("messages" or "tokens"), or None; no query without limits."""
     limits = limits_for(config, user_id)
     if not (limits.messages or limits.tokens):
         return None
-    return reached(await store.spent_since(user_id, day_start(now, zone)), limits)
+    return reached(await meter.spent_since(user_id, day_start(now, zone)), limits)
 
 
-async def today(store: Store, config: Config, user_id: int, now: datetime) -> Today:
+async def today(store: Store, meter: UsageMeter, config: Config, user_id: int, now: datetime) -> Today:
     """Return the user's day so far, in their own zone."""
     zone = local_zone(await store.settings(user_id), await store.facts(user_id), config.timezone)
-    spent = await store.spent_since(user_id, day_start(now, zone))
+    spent = await meter.spent_since(user_id, day_start(now, zone))
     return Today(spent, limits_for(config, user_id), next_reset(now, zone))

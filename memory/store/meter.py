@@ -1,15 +1,20 @@
-"""The store's usage ledger: what each user spends, for the daily limits, /usage and /stats (part of Store)."""
+"""The usage meter: the one place a charge is recorded (tokens, seconds of voice, model errors), and the ledger
+it keeps summed for the daily limits, /usage and /stats.
+
+Built once over the database every owner shares (memory/store/database.py) and passed to everything that spends:
+the companion's daily limits, the voice listener, messages written first, the memory keeper, and the model
+client's failures. A user's messages, and a reply's tokens, are counted by the store's turn itself, in the
+statement that stores them (memory/store/turn_rows.py), so that each is counted exactly once.
+"""
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable
 
-from memory.store.backends import Dialect, Session
-from memory.store.fact_rows import _iso
-from memory.usage import Spent, notice_claim
+from memory.store.backends import iso
+from memory.store.database import Backend
+from memory.usage import Spent
 
 SPENT = "COALESCE(SUM(messages), 0), COALESCE(SUM(tokens), 0), COALESCE(SUM(voice_seconds), 0)"
 
@@ -28,12 +33,12 @@ class Stats:
     model_errors: int = 0  # in the last 24 hours
 
 
-class UsageQueries:
-    """Mixed into Store: writes and sums the usage ledger."""
+class UsageMeter:
+    """Writes and sums the usage ledger (the table usage)."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+        self._dialect = backend.dialect
 
     async def record_usage(
         self, user_id: int | None, now: datetime, *, tokens: int = 0, voice_seconds: float = 0.0,
@@ -48,41 +53,30 @@ class UsageQueries:
         if not (tokens or voice_seconds or model_errors):
             return
         whose = "(SELECT id FROM users WHERE id = ?)" if while_stored else "?"
-        async with self._session() as db:
+        async with self._backend.session() as db:
             await db.execute(
                 f"INSERT INTO usage (user_id, at, tokens, voice_seconds, model_errors) VALUES ({whose}, ?, ?, ?, ?)",
-                (user_id, _iso(now), tokens, voice_seconds, model_errors),
+                (user_id, iso(now), tokens, voice_seconds, model_errors),
             )
 
     async def spent_since(self, user_id: int, since: datetime) -> Spent:
         """Return what the user spent from `since` on (their messages, tokens and seconds of audio)."""
-        async with self._session() as db:
+        async with self._backend.session() as db:
             rows = await db.execute_fetchall(
-                f"SELECT {SPENT} FROM usage WHERE user_id = ? AND at >= ?", (user_id, _iso(since))
+                f"SELECT {SPENT} FROM usage WHERE user_id = ? AND at >= ?", (user_id, iso(since))
             )
         return _spent(next(iter(rows)))
 
-    async def claim_limit_notice(self, user_id: int, day: str, kind: str) -> bool:
-        """True once per local `day` and limit `kind`: the caller tells the user; later calls that day say False."""
-        async with self._transaction() as db:
-            rows = await db.execute_fetchall("SELECT limit_notice FROM users WHERE id = ?", (user_id,))
-            if not rows:
-                return False
-            mark = notice_claim(rows[0][0], day, kind)
-            if mark is not None:
-                await db.execute("UPDATE users SET limit_notice = ? WHERE id = ?", (mark, user_id))
-        return mark is not None
-
     async def prune_usage(self, before: datetime) -> int:
         """Delete ledger rows older than `before`; return how many."""
-        async with self._session() as db:
-            cursor = await db.execute("DELETE FROM usage WHERE at < ?", (_iso(before),))
+        async with self._backend.session() as db:
+            cursor = await db.execute("DELETE FROM usage WHERE at < ?", (iso(before),))
         return int(cursor.rowcount)
 
     async def stats(self, now: datetime, day_start: datetime, heaviest: int = 5) -> Stats:
         """Return the numbers of /stats at `now`; "today" starts at `day_start`."""
-        today, week, errors_since = _iso(day_start), _iso(now - timedelta(days=7)), _iso(now - timedelta(days=1))
-        async with self._session() as db:
+        today, week, errors_since = iso(day_start), iso(now - timedelta(days=7)), iso(now - timedelta(days=1))
+        async with self._backend.session() as db:
             [(users, active_today, active_week, facts, size)] = await db.execute_fetchall(
                 "SELECT COUNT(*), COALESCE(SUM(CASE WHEN last_seen >= ? THEN 1 ELSE 0 END), 0),"
                 " COALESCE(SUM(CASE WHEN last_seen >= ? THEN 1 ELSE 0 END), 0), (SELECT COUNT(*) FROM facts),"

@@ -1,4 +1,7 @@
-"""The store: the only code that talks to the database (SQLite or PostgreSQL, memory/store/*_backend.py)."""
+"""The store: what the bot remembers of its users, in the database it shares (memory/store/database.py).
+
+The inbox, the send budget and the poller lock are the transport's (handlers/transport/transport_store.py), the
+usage ledger the meter's (memory/store/meter.py); tests/test_table_owners.py says which tables each may touch."""
 
 from __future__ import annotations
 
@@ -11,21 +14,20 @@ from typing import Awaitable
 
 import aiosqlite
 
-from memory.store.backends import Session, is_postgres_url
+from memory.store.backends import Session
 from memory.store.claims import ClaimQueries
+from memory.store.database import Backend, open_database
 from memory.store.edit_rows import EditQueries
 from memory.store.fact_rows import FactQueries, _iso
 from memory.store.forget_rows import ForgetQueries
-from memory.store.inbox_rows import InboxQueries
 from memory.store.migrations import LATEST_VERSION
 from memory.store.outreach_rows import ProactiveQueries
 from memory.store.postgres_backend import PostgresBackend
 from memory.store.reminder_rows import ReminderQueries
 from memory.store.scripts import Script, T
-from memory.store.sqlite_backend import SQLiteBackend
 from memory.store.topic_rows import TopicQueries, newest_topics
 from memory.store.turn_rows import TurnQueries, _parse
-from memory.store.usage_rows import UsageQueries
+from memory.usage import notice_claim
 
 
 @dataclass(frozen=True)
@@ -39,44 +41,32 @@ class Profile:
 
 
 class Store(
-    TurnQueries, FactQueries, ForgetQueries, InboxQueries, ProactiveQueries, TopicQueries, UsageQueries, ClaimQueries,
-    EditQueries, ReminderQueries,
+    TurnQueries, FactQueries, ForgetQueries, ProactiveQueries, TopicQueries, ClaimQueries, EditQueries, ReminderQueries,
 ):
     """Async access to users, their turns (TurnQueries), their facts (FactQueries), forgetting some with Undo
-    (ForgetQueries), the inbox (InboxQueries), the schedule of messages written first (ProactiveQueries), the
-    topic lines of conversations (TopicQueries), the usage ledger (UsageQueries) and claims on background work
-    (ClaimQueries), the user's messages an edit rewrites (EditQueries), and the reminders they asked for
-    (ReminderQueries)."""
+    (ForgetQueries), the schedule of messages written first (ProactiveQueries), the topic lines of conversations
+    (TopicQueries), claims on memory upkeep (ClaimQueries), the user's messages an edit rewrites (EditQueries),
+    and the reminders they asked for (ReminderQueries)."""
 
-    def __init__(self, backend: SQLiteBackend | PostgresBackend) -> None:
+    def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self._dialect = backend.dialect
 
     @classmethod
     async def open(cls, target: Path | str, *, migrate_to: int | None = LATEST_VERSION) -> "Store":
-        """Open the database at `target`, a SQLite file (created if needed) or a postgresql:// URL, and bring
-        its schema up to date."""
-        backend = await (PostgresBackend.open(target) if is_postgres_url(target) else SQLiteBackend.open(target))
-        try:
-            if migrate_to is not None:
-                await backend.migrate(migrate_to)
-        except BaseException:
-            await backend.close()
-            raise
-        return cls(backend)
+        """Open the database at `target` (open_database: a SQLite file or a postgresql:// URL, migrated) and
+        return the store over it."""
+        return cls(await open_database(target, migrate_to=migrate_to))
+
+    @property
+    def backend(self) -> Backend:
+        """The database under the store, which the usage meter and the transport's store may share."""
+        return self._backend
 
     @property
     def on_postgres(self) -> bool:
         """True when the store runs on PostgreSQL: several machines may share it."""
         return isinstance(self._backend, PostgresBackend)
-
-    def user_turn(self, key: int) -> AbstractAsyncContextManager[None]:
-        """Hold the user's lock for one turn: on PostgreSQL their turns run one at a time on every machine."""
-        return self._backend.user_lock(key)
-
-    async def take_poller_lock(self) -> bool:
-        """True when this process may poll Telegram: no other process polls with this database."""
-        return await self._backend.take_poller_lock()
 
     @staticmethod
     async def backup(source: Path | str, target: Path | str) -> str:
@@ -91,7 +81,8 @@ class Store(
         return str(rows[0][0])
 
     async def close(self) -> None:
-        """Close the connection (SQLite checkpoints its WAL) or the pool."""
+        """Close the database, for every owner built over it: the connection (SQLite checkpoints its WAL) or the
+        pool."""
         await self._backend.close()
 
     def _session(self) -> AbstractAsyncContextManager[Session]:
@@ -168,6 +159,17 @@ class Store(
         """Set one of the user's settings, creating their row if the bot has not met them yet."""
         async with self._transaction() as db:
             await db.execute(self._dialect.set_setting, (user_id, _iso(now), _iso(now), key, json.dumps(value)))
+
+    async def claim_limit_notice(self, user_id: int, day: str, kind: str) -> bool:
+        """True once per local `day` and limit `kind`: the caller tells the user; later calls that day say False."""
+        async with self._transaction() as db:
+            rows = await db.execute_fetchall("SELECT limit_notice FROM users WHERE id = ?", (user_id,))
+            if not rows:
+                return False
+            mark = notice_claim(rows[0][0], day, kind)
+            if mark is not None:
+                await db.execute("UPDATE users SET limit_notice = ? WHERE id = ?", (mark, user_id))
+        return mark is not None
 
     async def meet_user(self, user_id: int, now: datetime) -> None:
         """Give the user a row if the bot has not met them yet (facts typed on the memory page need one)."""

@@ -5,18 +5,23 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Awaitable, Callable
 
-from chat.limits import limits_for, today
-from chat.transcriber import Transcriber
 from config import Config
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from memory.store.meter import UsageMeter
 from memory.usage import voice_reached
+from services.limits import limits_for, today
+from services.transcriber import Transcriber
 
 
 class Listener:
     """Turns a user's recording into their words, within their daily seconds of voice."""
 
-    def __init__(self, store: Store, transcriber: Transcriber, config: Config, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, store: Store, transcriber: Transcriber, config: Config, clock: Callable[[], datetime], *,
+        meter: UsageMeter,
+    ) -> None:
         self.store = store
+        self.meter = meter  # counts the seconds heard
         self.transcriber = transcriber
         self.config = config
         self.clock = clock
@@ -25,7 +30,7 @@ class Listener:
         """True when the user's seconds of voice for today are spent (DAILY_VOICE_SECONDS); no query without it."""
         if not limits_for(self.config, user_id).voice_seconds:
             return False
-        day = await today(self.store, self.config, user_id, self.clock())
+        day = await today(self.store, self.meter, self.config, user_id, self.clock())
         return voice_reached(day.spent, day.limits)
 
     async def words(
@@ -38,5 +43,5 @@ class Listener:
         if stored is not None:
             return stored
         words = await self.transcriber.transcribe(await fetch(), name, language)
-        await self.store.record_usage(user_id, self.clock(), voice_seconds=max(1.0, duration or 0.0))
+        await self.meter.record_usage(user_id, self.clock(), voice_seconds=max(1.0, duration or 0.0))
         return words

@@ -18,17 +18,17 @@ from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import Application
 
-from chat.companion import Speaker
-from chat.reminders import ForTurn, Outcome, Sender, model_note
 from handlers.context import Context
 from handlers.jobs import delivered
 from handlers.texts import text
 from handlers.transport.replies import keyboard, send_text
 from memory.reminder import Reminder
 from memory.reminders.kinds import AskReminder, SetReminder
+from memory.reminders.reminder_lines import confirmation, delivery, moment, question
 from memory.reminders.repeat import Repeat
-from memory.reminders.words import confirmation, delivery, moment, question
-from memory.store.store import Store
+from memory.store.memory_store import Store
+from services.companion import Speaker
+from services.reminders import ForTurn, Outcome, Sender, model_note
 
 BUTTON = re.compile(r"rm:([ctszdp]):([0-9]{1,18})(?::([0-9]{1,12}))?")
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

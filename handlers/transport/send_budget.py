@@ -11,8 +11,8 @@ within 1/rate of the last request, so the signal goes a tick late; on a bot over
 the bucket empty, and the signal is dropped, having taken nothing. The signals of one process look one at a
 time, in the order they came, so the looks cost the same however many signals wait (on PostgreSQL each look
 is a statement, on a pool of ten connections). With PostgreSQL the bucket is one row, taken from in one
-statement against the database's clock (Store.take_send_token), so every machine of the bot draws on the
-same budget.
+statement against the database's clock (TransportStore.take_send_token), so every machine of the bot draws on
+the same budget.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import logging
 import time
 from typing import Awaitable, Callable
 
+from handlers.transport.transport_store import TransportStore
 from memory.store.backends import database_errors
-from memory.store.store import Store
 
 log = logging.getLogger(__name__)
 # Requests saved up while idle. One: the requests are paced evenly, never more than `rate` + 1 in any second
@@ -64,10 +64,10 @@ class Budget:
         self.clock, self.sleep = clock, sleep
         self._looking = asyncio.Lock()  # held by the moment's signal of this process that looks for a token
         self.local = TokenBucket(self.rate, self.burst, clock())
-        self.store: Store | None = None
+        self.store: TransportStore | None = None
         self._apart = False  # the shared bucket could not be reached on the last try
 
-    def share(self, store: Store) -> None:
+    def share(self, store: TransportStore) -> None:
         """Take from the database's bucket from now on (several machines on one PostgreSQL)."""
         self.store = store
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from memory.text.word_forms import case_forms
+
 I = re.IGNORECASE
 WORD = r"[^\W\d_]{2,}(?:-[^\W\d_]{2,})?"
 I_AM = r"\bi(?:['’]?m|\s+am)"  # "I'm", "I’m", "im", "I am"
@@ -22,22 +24,10 @@ def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def ru_case_forms(noun: str) -> set[str]:
-    """Return the singular case forms of a regular Russian noun (a superset, used only to recognise them)."""
-    if " " in noun:  # multi-word names are listed with their forms
-        return {noun}
-    stem = noun[:-1]
-    if noun.endswith("а"):
-        return {noun, stem + "у", stem + "ы", stem + "и", stem + "е", stem + "ой", stem + "ей"}
-    if noun.endswith("я"):
-        return {noun, stem + "ю", stem + "и", stem + "е", stem + "ей"}
-    if noun.endswith(("ь", "й")):
-        return {noun, stem + "я", stem + "ю", stem + "ем", stem + "е", stem + "и"}
-    if noun.endswith("ец"):
-        return {noun, noun[:-2] + "ца", noun[:-2] + "цу", noun[:-2] + "цом", noun[:-2] + "цем"}
-    if noun[-1] in "оиуыэюеё" or noun.isupper():
-        return {noun}  # Сочи, Токио, США: indeclinable
-    return {noun, noun + "а", noun + "у", noun + "ом", noun + "ем", noun + "е"}
+def ru_case_forms(noun: str) -> frozenset[str]:
+    """Return the case forms of a Russian noun in its number, as pymorphy3 declines it (memory/text/word_forms.py);
+    a phrase ("Нижний Новгород") or an indeclinable noun ("Сочи", "США") alone."""
+    return case_forms(noun)
 
 
 def capitalise(name: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from memory.reminders import patterns as p
+from memory.reminders import reminder_patterns as p
 from memory.reminders.kinds import CancelReminder, MoveReminder
 from memory.reminders.spans import blank, clause_before, cut
 from memory.reminders.time_words import find_clocks, number, parts_of_day

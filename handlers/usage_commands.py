@@ -8,13 +8,13 @@ from datetime import datetime, timedelta
 from telegram import Update
 from telegram.constants import ChatType
 
-from chat.companion import Limited
-from chat.limits import today
 from handlers.commands import help_command
 from handlers.context import Context
 from handlers.texts import text
-from memory.store.usage_rows import Stats
+from memory.store.meter import Stats
 from memory.usage import day_start
+from services.companion import Limited
+from services.limits import today
 
 
 def time_left(now: datetime, later: datetime, language_code: str | None) -> str:
@@ -65,7 +65,7 @@ async def usage_command(update: Update, context: Context) -> None:
         return
     services, language = context.bot_data, user.language_code
     now = services.clock()
-    day = await today(services.store, services.config, user.id, now)
+    day = await today(services.store, services.meter, services.config, user.id, now)
     reply = text(
         "usage", language, left=time_left(now, day.resets_at, language),
         messages=of_limit(day.spent.messages, day.limits.messages, language),
@@ -87,5 +87,5 @@ async def stats_command(update: Update, context: Context) -> None:
         await help_command(update, context)
         return
     now = services.clock()
-    stats = await services.store.stats(now, day_start(now, services.config.tz))
+    stats = await services.meter.stats(now, day_start(now, services.config.tz))
     await message.reply_text(stats_text(stats, services.config.timezone, user.language_code))

@@ -1,0 +1,157 @@
+"""Each table of the database has one owner, and only the owner's modules touch it: read from the source's SQL.
+
+Three owners share one database (memory/store/database.py): memory's Store (what is remembered), the usage meter
+(memory/store/meter.py) and the transport's store (handlers/transport/transport_store.py). A module's SQL is every
+string in it (f-strings too; docstrings aside); a table it names after FROM, JOIN, INTO, UPDATE or TABLE is one it
+touches.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.test_layers import LAYERS, MODULES, ROOT, module_name
+
+MEMORY = "memory.store"
+METER = "memory.store.meter"
+TRANSPORT = "handlers.transport.transport_store"
+DATABASE = "the database"  # the backends under every owner, with their own bookkeeping
+
+OWNERS = {
+    "users": MEMORY, "messages": MEMORY, "facts": MEMORY, "fact_history": MEMORY, "fact_relations": MEMORY,
+    "topics": MEMORY, "forgotten": MEMORY, "reminders": MEMORY,
+    "usage": METER,
+    "inbox": TRANSPORT, "send_budget": TRANSPORT,
+    "schema_version": DATABASE,  # PostgreSQL's record of the migrations applied (SQLite's is PRAGMA user_version)
+}
+DATABASE_MODULES = {
+    "memory.store.backends", "memory.store.database", "memory.store.scripts", "memory.store.sqlite_backend",
+    "memory.store.postgres_backend",
+}
+# They create, migrate and copy every table.
+EVERY_TABLE = {"memory.store.migrations", "memory.store.migrations_pg", "memory.store.copying"}
+# Where a module touches a table it does not own, and why it must: each is a reason, not a convenience.
+SHARED = {
+    ("memory.store.turn_rows", "usage"): "a user's message is counted in the statement that stores it, and a "
+    "reply's tokens with the reply: each exactly once, in the turn's one round trip",
+    ("memory.store.memory_store", "usage"): "forget_user keeps what the user spent in the day's totals but no "
+    "longer says whose, in the transaction that forgets them",
+    ("memory.store.meter", "users"): "a charge `while_stored` goes to a user only while they are stored; /stats "
+    "counts the users active",
+    ("memory.store.meter", "facts"): "/stats counts the facts kept",
+    ("memory.store.backends", "users"): "the Dialect holds the engine-specific fragments of memory's own queries",
+    ("memory.store.backends", "topics"): "the Dialect holds the engine-specific fragments of memory's own queries",
+}
+TOUCH = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+\"?([a-z_][a-z0-9_]*)")
+
+
+def sql_texts(source: str) -> list[str]:
+    """Return every string of `source` but its docstrings; an f-string with `{}` where its values go."""
+    tree = ast.parse(source)
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    texts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            texts.append(node.value)
+        elif isinstance(node, ast.JoinedStr):
+            texts.append("".join(part.value if isinstance(part, ast.Constant) else "{}" for part in node.values))
+    return texts
+
+
+def tables_touched(source: str) -> set[str]:
+    """Return the bot's tables that the SQL of `source` names (names of no table, such as a CTE's, are left out)."""
+    return {name for text in sql_texts(source) for name in TOUCH.findall(text)} & set(OWNERS)
+
+
+def owner_of(module: str) -> str | None:
+    """Return the owner a module belongs to, or None for one that may touch no table."""
+    if module in DATABASE_MODULES:
+        return DATABASE
+    for owner in (METER, TRANSPORT, MEMORY):  # the narrowest first: the meter is inside memory/store/
+        if module == owner or module.startswith(owner + "."):
+            return owner
+    return None
+
+
+def our_sources() -> dict[str, str]:
+    paths = [ROOT / "bot.py", ROOT / "config.py"]
+    for room in LAYERS:
+        paths += sorted((ROOT / room).rglob("*.py")) if (ROOT / room).is_dir() else []
+    return {module_name(path): path.read_text(encoding="utf-8") for path in paths}
+
+
+TOUCHED = {module: tables for module, source in our_sources().items() if (tables := tables_touched(source))}
+
+
+def created_tables() -> set[str]:
+    found = set()
+    for name in ("migrations.py", "migrations_pg.py"):
+        found |= set(re.findall(r"CREATE TABLE (\w+)", (ROOT / "memory" / "store" / name).read_text(encoding="utf-8")))
+    return found
+
+
+def test_every_table_the_migrations_create_has_one_owner():
+    assert created_tables() | {"schema_version"} == set(OWNERS)
+
+
+@pytest.mark.parametrize("module", sorted(TOUCHED))
+def test_a_module_touches_only_the_tables_its_owner_owns(module):
+    if module in EVERY_TABLE:
+        return
+    strays = sorted(table for table in TOUCHED[module]
+                    if OWNERS[table] != owner_of(module) and (module, table) not in SHARED)
+    assert strays == [], f"{module} (owner: {owner_of(module)}) touches {strays}, owned by " + ", ".join(
+        f"{table}: {OWNERS[table]}" for table in strays)
+
+
+def test_every_shared_table_is_still_touched_where_it_says():
+    stale = [pair for pair in SHARED if pair[1] not in TOUCHED.get(pair[0], set())]
+    assert stale == [], f"no longer touched, drop them from SHARED: {stale}"
+
+
+def test_the_inbox_and_the_send_budget_are_the_transports_alone():
+    assert {module for module, tables in TOUCHED.items() if tables & {"inbox", "send_budget"}} - EVERY_TABLE == {
+        TRANSPORT}
+    assert {module for module, tables in TOUCHED.items() if "usage" in tables} - EVERY_TABLE == {
+        METER, *(module for module, table in SHARED if table == "usage")}
+
+
+def test_the_transport_takes_only_the_shared_database_from_memorys_store():
+    for module, deps in MODULES.items():
+        if module.startswith("handlers.transport"):
+            taken = sorted(dep for dep in deps if dep.startswith(MEMORY + ".") and dep not in DATABASE_MODULES)
+            assert taken == [], f"{module} imports memory's store itself: {taken}"
+
+
+def test_the_reader_finds_tables_in_plain_and_formatted_sql_and_not_in_docstrings():
+    source = '''
+def f(d):
+    """Reads FROM inbox, says the docstring, which does not count."""
+    a = "SELECT x FROM users u JOIN facts f ON f.user_id = u.id"
+    b = f"INSERT INTO usage (a) SELECT {d.x} FROM message"
+    c = "UPDATE send_budget SET tokens = 1"
+    e = "DELETE FROM topics WHERE " + "id = ?"
+    g = "ON CONFLICT (id) DO UPDATE SET tokens = 2"
+'''
+    assert tables_touched(source) == {"users", "facts", "usage", "send_budget", "topics"}
+    assert owner_of("memory.store.meter") == METER and owner_of("memory.store.fact_rows") == MEMORY
+    assert owner_of("handlers.transport.transport_store") == TRANSPORT and owner_of("services.companion") is None
+    assert owner_of("memory.store.sqlite_backend") == DATABASE
+
+
+def test_nothing_outside_the_owners_touches_a_table():
+    assert {module for module in TOUCHED if owner_of(module) is None} == set()
+
+
+def test_the_sources_are_where_the_owners_say():
+    for module in (METER, TRANSPORT, *DATABASE_MODULES, *EVERY_TABLE):
+        assert (ROOT / Path(*module.split("."))).with_suffix(".py").is_file(), module
