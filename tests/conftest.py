@@ -46,6 +46,16 @@ def pytest_xdist_make_scheduler(config, log):
     return OneTestOrOneModule(config, log)
 
 
+# Workers yield the CPU to the real model server (tests/real_server), the one process whose speed a test measures.
+WORKER_NICENESS = 5
+
+
+def pytest_configure(config):
+    """On an xdist worker: a lower priority for it and all it starts, but the real model server."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        os.nice(WORKER_NICENESS)
+
+
 def pytest_collection_modifyitems(config, items):
     """On an xdist worker, LONGEST_FIRST's modules first, in that order (run alone, the order is the files')."""
     if "PYTEST_XDIST_WORKER" in os.environ:

@@ -162,6 +162,7 @@ async def bot(telegram, model, tmp_path):
 # ----- 1. text in a private chat from an allowed user ------------------------------------------------------------
 
 
+@pytest.mark.timeout(300)  # 70 examples with 100,000-character turns: 85-120 s beside parallel workers
 @settings(SETTINGS, max_examples=70)
 @given(user=st.sampled_from([ANN, IVAN]), content=ANY_TEXT, language=LANGUAGES)
 async def test_any_private_text_is_answered_and_kept_whole(bot, user, content, language):

@@ -138,7 +138,8 @@ async def test_a_message_sent_during_a_memory_pass_is_answered_without_an_apolog
     # Within one short prompt evaluation of the pass (llama-cpp-python cannot stop inside one, and extraction
     # sharing the slot keeps its prompts to SHARED_SLOT_EXTRACT_TOKENS: about 10 s on this 2-core machine,
     # bench/contention.py), with room for a slower CI machine; the landed code apologised after 60 s.
-    assert first_words < 30, first_words
+    # 45, not 30: under pytest-xdist the server shares the 2 cores with three other workers (33.9 s seen).
+    assert first_words < 45, first_words
     assert any("gave way to a conversation" in record.getMessage() for record in caplog.records)
 
 
