@@ -22,12 +22,13 @@ from typing import Callable
 from dotenv import load_dotenv
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
-from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 import handlers
 from clock import utc_now
 from config import Config, ConfigError, hide_password, load_config
+from handlers.application import CompanionApp
 from handlers.context import Services
 from handlers.jobs import (
     forgotten_notifier,
@@ -47,7 +48,7 @@ from handlers.transport.send_budget import Budget
 from handlers.transport.sending import Outage, SendGate
 from handlers.transport.streaming import Drafts
 from handlers.transport.transport_store import TransportStore
-from handlers.transport.web import start_web_server
+from handlers.transport.web import WebServer
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
 from llm.discovery import describe_server
@@ -65,11 +66,12 @@ from memory.store.meter import UsageMeter
 from memory.time import zones
 from prompts import load_prompt
 from prompts.outreach_prompt import write_first_tasks
-from services.companion import Companion
+from services.companion import Companion, CompanionSettings
 from services.forgetting import Forgetter
-from services.memory_page import MemoryPage
-from services.outreach import Outreach
-from services.reminders import Reminders
+from services.limits import LimitSettings
+from services.memory_page import MemoryPage, PageSettings
+from services.outreach import Outreach, OutreachSettings
+from services.reminders import Reminders, ReminderSettings
 from services.transcriber import Transcriber
 from services.voice import Listener
 
@@ -84,100 +86,117 @@ class CannotListen(Exception):
     """The web server (webhook or memory page) could not take PORT: another program holds it."""
 
 
-def build_application(
+async def build_application(
     config: Config, request: BaseRequest | None = None, clock: Callable[[], datetime] = utc_now
 ) -> Application:
-    """Return the python-telegram-bot Application with every handler registered; services come in post_init.
+    """Open the database, build each service once with all it needs, then the python-telegram-bot Application
+    around them with every handler registered (post_init then starts what runs: replay, jobs, the web server).
 
     `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one); `clock` is
     the one clock every service is given (tests and benchmarks pass a fake one).
     """
-    outage = Outage(config.send_retry_s)
-    budget = Budget(config.telegram_max_rate) if config.telegram_max_rate > 0 else None
-    bot = InboxBot(
-        token=config.telegram_token,
-        base_url=config.telegram_api_base_url,
-        base_file_url=config.telegram_file_base_url,
-        # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
-        request=request or AiohttpRequest(connection_pool_size=256),
-        get_updates_request=AiohttpRequest(connection_pool_size=1),
-        rate_limiter=SendGate(budget, outage),
-    )
+    # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
+    database = await open_database(config.database)
+    store, transport, meter = Store(database), TransportStore(database), UsageMeter(database)
+    try:
+        if not config.webhook_url and not await transport.take_poller_lock():
+            raise AnotherPoller(
+                f"another process is already polling Telegram with {config.database_name}; to run several"
+                " machines, set WEBHOOK_URL (webhook mode)"
+            )
+        inbox = Inbox(transport, clock)
+        outage = Outage(config.send_retry_s)
+        shared = transport if transport.on_postgres else None  # every machine of the bot draws on one rate
+        budget = Budget(config.telegram_max_rate, shared=shared) if config.telegram_max_rate > 0 else None
+        bot = InboxBot(
+            inbox,
+            token=config.telegram_token,
+            base_url=config.telegram_api_base_url,
+            base_file_url=config.telegram_file_base_url,
+            # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
+            request=request or AiohttpRequest(connection_pool_size=256),
+            get_updates_request=AiohttpRequest(connection_pool_size=1),
+            rate_limiter=SendGate(budget, outage),
+        )
+        services = await build_services(config, clock, bot, store, transport, meter, inbox)
+    except BaseException:
+        await store.close()
+        raise
     app = (
         ApplicationBuilder()
+        .application_class(CompanionApp, kwargs={
+            "services": services, "max_concurrent_updates": config.max_concurrent_updates, "outage": outage,
+        })
         .bot(bot)
-        .context_types(ContextTypes(bot_data=Services))
-        .concurrent_updates(PerUserUpdateProcessor(config.max_concurrent_updates, outage))
         .post_init(post_init)
         .post_shutdown(post_shutdown)
         .build()
     )
-    app.bot_data.config = config
-    app.bot_data.clock = clock
     handlers.register(app)
     return app
 
 
-async def post_init(app: Application) -> None:
-    """Open the database, build each service once with all it needs, register the command menu."""
-    services: Services = app.bot_data
-    config, clock = services.config, services.clock
-    # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
-    database = await open_database(config.database)
-    services.store, services.transport, services.meter = Store(database), TransportStore(database), UsageMeter(database)
-    if not config.webhook_url and not await services.transport.take_poller_lock():
-        await services.store.close()
-        raise AnotherPoller(
-            f"another process is already polling Telegram with {config.database_name}; to run several machines,"
-            " set WEBHOOK_URL (webhook mode)"
-        )
-    services.inbox = Inbox(services.transport, clock)
-    app.bot.attach_inbox(services.inbox)
-    app.update_processor.inbox = services.inbox
-    app.update_processor.app = app
-    if services.transport.on_postgres and app.bot.rate_limiter.budget is not None:
-        app.bot.rate_limiter.budget.share(services.transport)  # every machine of the bot draws on one rate
-    await services.inbox.replay(app)
+async def build_services(config: Config, clock: Callable[[], datetime], bot: InboxBot, store: Store,
+                         transport: TransportStore, meter: UsageMeter, inbox: Inbox) -> Services:
+    """Return every service, each built once with the settings, clients and senders it needs; what each model
+    server can do is asked (and logged) on the way."""
     chat = ModelServer.open(config.openai_base_url, config.openai_api_key, config.model_attempt_timeout_s,
                             Gate(config.model_concurrency),
                             ServerFeatures(vision=config.vision, reasoning_tokens=config.reasoning_max_tokens))
-    client, features = chat.client, chat.features
-    services.servers = [chat]
-    services.model = chat_model(config, chat, config.openai_model, services, upkeep=False)
-    await describe_server(client, config.openai_base_url, config.openai_model, features)
+    await describe_server(chat.client, config.openai_base_url, config.openai_model, chat.features)
     upkeep = chat.or_another(config.extract_base_url, config.extract_api_key, config.model_attempt_timeout_s)
-    extract_model = config.extract_model or config.openai_model
     if upkeep is not chat:
-        services.servers.append(upkeep)
-        await describe_server(upkeep.client, upkeep.base_url, extract_model, upkeep.features)
+        await describe_server(upkeep.client, upkeep.base_url, config.extract_model or config.openai_model,
+                              upkeep.features)
     embedding = chat.or_another(config.embedding_base_url, config.embedding_api_key, config.model_attempt_timeout_s)
-    if embedding is not chat:
-        services.servers.append(embedding)
+    servers = [chat] + [server for server in (upkeep, embedding) if server is not chat]
+    try:
+        embedder = make_embedder(config.embeddings, embedding.client, config.embedding_model, embedding.features,
+                                 embedding.gate)
+    except BaseException:
+        for server in servers:
+            await server.client.close()
+        raise
+    model = chat_model(config, chat, config.openai_model, meter, clock, upkeep=False)
+    listener = None
     if config.transcription_model:
-        transcriber = Transcriber(services.model, config.transcription_model, config.transcription_timeout_s)
-        services.listener = Listener(services.store, transcriber, config, clock, meter=services.meter)
-    services.drafts = Drafts(config.stream_replies, config.stream_interval_s)
-    embedder = make_embedder(config.embeddings, embedding.client, config.embedding_model, embedding.features,
-                             embedding.gate)
-    recaller = FactRecaller(services.store, embedder, config.subset(RecallSettings))
+        transcriber = Transcriber(model, config.transcription_model, config.transcription_timeout_s)
+        listener = Listener(store, transcriber, config.subset(LimitSettings), clock, meter=meter)
+    recaller = FactRecaller(store, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
-    services.forgetter = Forgetter(services.store, clock)
-    services.companion = Companion(services.store, services.model, config, persona, recaller, clock, services.forgetter,
-                                   meter=services.meter)
-    services.outreach = Outreach(services.store, services.model, config, persona, outreach_sender(app), clock,
-                                 meter=services.meter)
-    services.reminders = Reminders(services.store, services.model, config, clock, load_prompt("reminder.md"),
-                                   reminder_sender(app, services.store))
+    forgetter = Forgetter(store, clock)
     extractor = LLMExtractor(
-        chat_model(config, upkeep, extract_model, services, upkeep=True), load_prompt("extract_facts.md"),
-        config.extract_max_prompt_tokens, config.extract_timeout_s, config.extract_max_tokens,
-        brief=load_prompt("extract_facts_brief.md"),
+        chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, upkeep=True),
+        load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
+        config.extract_max_tokens, brief=load_prompt("extract_facts_brief.md"),
     )
-    services.keeper = MemoryKeeper(
-        services.store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(app),
-        services.forgetter, forgotten_notifier(app), meter=services.meter,
+    return Services(
+        config=config, clock=clock, store=store, transport=transport, meter=meter, inbox=inbox, model=model,
+        companion=Companion(store, model, config.subset(CompanionSettings), persona, recaller, clock, forgetter,
+                            meter=meter),
+        keeper=MemoryKeeper(
+            store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(bot, store),
+            forgetter, forgotten_notifier(bot, store), meter=meter,
+        ),
+        forgetter=forgetter,
+        listener=listener,
+        drafts=Drafts(config.stream_replies, config.stream_interval_s),
+        outreach=Outreach(store, model, config.subset(OutreachSettings), persona, outreach_sender(bot), clock,
+                          meter=meter),
+        reminders=Reminders(store, model, config.subset(ReminderSettings), clock, load_prompt("reminder.md"),
+                            reminder_sender(bot, store)),
+        memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter),
+        web=WebServer(config.port),
+        servers=tuple(servers),
     )
-    services.memory_page = MemoryPage(services.store, config, clock, services.forgetter)
+
+
+async def post_init(app: Application) -> None:
+    """Replay what the inbox holds, register the command menu, start the web server (polling mode with
+    WEBAPP_URL) and the jobs."""
+    services: Services = app.bot_data
+    config = services.config
+    await services.inbox.replay(app)
     # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.
     asyncio.get_running_loop().run_in_executor(None, warm_zones)
     await register_commands(app)
@@ -191,7 +210,8 @@ async def post_init(app: Application) -> None:
     log.info("bot @%s is up; database %s", app.bot.username, config.database_name)
 
 
-def chat_model(config: Config, server: ModelServer, model: str, services: Services, *, upkeep: bool) -> ChatModel:
+def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMeter, clock: Callable[[], datetime], *,
+               upkeep: bool) -> ChatModel:
     """Return a chat model on `server` with the settings' timeouts; `upkeep`: memory upkeep's, which gives way to a
     conversation on a shared server."""
     return ChatModel(
@@ -201,7 +221,7 @@ def chat_model(config: Config, server: ModelServer, model: str, services: Servic
         budget=config.model_retry_budget_s,
         backoff=config.model_backoff_s,
         features=server.features,
-        on_failure=lambda: services.meter.record_usage(None, services.clock(), model_errors=1),
+        on_failure=lambda: meter.record_usage(None, clock(), model_errors=1),
         gate=server.gate,
         upkeep=upkeep,
     )
@@ -221,37 +241,27 @@ async def listen(app: Application, config: Config) -> None:
     """Start the web server on PORT (the webhook, /healthz, the memory page); a taken port stops start-up."""
     try:
         pages = page_routes(app, config) if config.webapp_url else []
-        app.bot_data.web = start_web_server(app, config, pages)
-    except OSError as error:  # post_shutdown still closes what post_init opened
+        app.bot_data.web.start(app, config, pages)
+    except OSError as error:  # post_shutdown still closes what the build opened
         raise CannotListen(f"cannot listen on PORT={config.port}: {error.strerror or error}") from None
-
-
-async def stop_web_server(services: Services) -> None:
-    """Stop the web server taking connections and close the open ones; a second call does nothing."""
-    server, services.web = services.web, None
-    if server is not None:
-        server.stop()
-        await server.close_all_connections()
 
 
 async def post_shutdown(app: Application) -> None:
     """Stop the web server, close the model client and the database."""
     services: Services = app.bot_data
-    await stop_web_server(services)
+    await services.web.stop()
     processor = app.update_processor
     if isinstance(processor, PerUserUpdateProcessor) and processor.left:
         log.info("%d update(s) not begun wait in the inbox for the next start", processor.left)
     for server in services.servers:
         await server.client.close()
-    if services.store is not None:
-        await services.store.close()
-        log.info("bot stopped cleanly")
+    await services.store.close()
+    log.info("bot stopped cleanly")
 
 
 def stop_upkeep(services: Services) -> None:
     """Give up memory upkeep: no pass begins, and what is in flight is cancelled, so the servers stop on it too."""
-    if services.keeper is not None:
-        services.keeper.stopping.set()
+    services.keeper.stopping.set()
     for server in services.servers:
         server.gate.cancel_upkeep()
 
@@ -260,12 +270,11 @@ def begin_shutdown(app: Application) -> None:
     """Stop fetching updates; turns in flight finish (the model gets no further retries)."""
     log.info("stop signal received; finishing turns in flight")
     services: Services = app.bot_data
-    if services.model is not None:
-        services.model.stopping.set()
+    services.model.stopping.set()
     stop_upkeep(services)
     services.stop_requested.set()
     if isinstance(app.update_processor, PerUserUpdateProcessor):
-        app.update_processor.stopping = True  # updates not begun wait in the inbox for the next start
+        app.update_processor.stop()  # updates not begun wait in the inbox for the next start
     app.bot.rate_limiter.outage.stop()  # a reply waiting out a Telegram outage is sent after the restart
     if not services.config.webhook_url:
         app.stop_running()
@@ -283,7 +292,7 @@ async def serve_webhook(app: Application, config: Config) -> None:
         await app.start()
         log.info("webhook mode: listening on port %d", config.port)
         await app.bot_data.stop_requested.wait()
-        await stop_web_server(app.bot_data)  # no new updates while the ones in flight finish
+        await app.bot_data.web.stop()  # no new updates while the ones in flight finish
         await app.stop()
     finally:
         await app.shutdown()
@@ -302,29 +311,43 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 
 def run(config: Config) -> int:
     """Run the bot until SIGTERM or SIGINT; return the process exit code."""
-    app = build_application(config)
     loop = new_event_loop()
     asyncio.set_event_loop(loop)
+    signals: list[int] = []  # a stop signal during the build is acted on once the application exists
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, signals.append, sig)
+    try:
+        app = loop.run_until_complete(build_application(config))
+    except database_errors() as error:
+        print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
+        return 2
+    except (EmbedderUnavailable, AnotherPoller) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, begin_shutdown, app)
+    if signals:
+        begin_shutdown(app)
     try:
         # Checked before polling starts: python-telegram-bot's own start-up retry loop would log a traceback.
         loop.run_until_complete(app.bot.initialize())
+    except (InvalidToken, NetworkError) as error:
+        loop.run_until_complete(app.bot.shutdown())
+        loop.run_until_complete(post_shutdown(app))
+        if isinstance(error, InvalidToken):
+            print("error: Telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized)", file=sys.stderr)
+            return 2
+        print(f"error: cannot reach the Telegram Bot API: {error}", file=sys.stderr)
+        return 1
+    try:
         if config.webhook_url:
             loop.run_until_complete(serve_webhook(app, config))
         else:
             app.run_polling(allowed_updates=Update.ALL_TYPES, stop_signals=None)
-    except InvalidToken:
-        loop.run_until_complete(app.bot.shutdown())
-        print("error: Telegram rejected TELEGRAM_BOT_TOKEN (401 Unauthorized)", file=sys.stderr)
-        return 2
-    except NetworkError as error:
-        print(f"error: cannot reach the Telegram Bot API: {error}", file=sys.stderr)
-        return 1
     except database_errors() as error:
         print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
         return 2
-    except (EmbedderUnavailable, AnotherPoller, CannotListen) as error:
+    except CannotListen as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0

@@ -9,9 +9,9 @@ while they differ).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping, TypeVar, get_type_hints
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -542,8 +542,13 @@ class Config:
         return ZoneInfo(self.timezone)
 
     def subset(self, settings: type[T]) -> T:
-        """Return the few settings a service uses: a frozen dataclass whose fields are named like Config's."""
-        return settings(**{item.name: getattr(self, item.name) for item in fields(settings)})
+        """Return the few settings a service uses: a frozen dataclass whose fields are named like Config's, or are
+        such a dataclass themselves (a service's `limits`, say), filled the same way."""
+        types = get_type_hints(settings)
+        return settings(**{
+            item.name: self.subset(types[item.name]) if is_dataclass(types[item.name]) else getattr(self, item.name)
+            for item in fields(settings)
+        })
 
     def allows(self, user_id: int) -> bool:
         """True when this Telegram user may talk to the bot (admins always may)."""

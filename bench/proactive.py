@@ -52,7 +52,7 @@ from memory.store.memory_store import Store  # noqa: E402
 from memory.store.meter import UsageMeter  # noqa: E402
 from memory.store.outreach_rows import DUE_QUERY  # noqa: E402
 from memory.time.schedule import plan_followup  # noqa: E402
-from services.outreach import Outreach  # noqa: E402
+from services.outreach import Outreach, OutreachSettings  # noqa: E402
 from services.outreach_policy import decide, recurrence  # noqa: E402
 
 ZONES = ("Asia/Vladivostok", "America/Los_Angeles", "Europe/Moscow", "Australia/Sydney", "Europe/London",
@@ -114,7 +114,7 @@ async def fresh(base: Path, config) -> tuple[Store, Outreach]:
     shutil.copyfile(base, base.with_name("run.db"))
     store = await Store.open(base.with_name("run.db"))
     await store.due_items(SWEEP_NOW, 1000)
-    return store, Outreach(store, None, config, "", None, clock=lambda: SWEEP_NOW,  # type: ignore[arg-type]
+    return store, Outreach(store, None, config.subset(OutreachSettings), "", None, clock=lambda: SWEEP_NOW,  # type: ignore[arg-type]
                            meter=UsageMeter(store.backend))
 
 
@@ -255,8 +255,8 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
         attempts.append(Attempt(clock[0], person, item.kind, item.when, first, person.blocked(clock[0])))
         assert text == MODEL_TEXT, text
         return "blocked" if person.blocked(clock[0]) else "sent"
-    outreach = Outreach(store, fake_model(counter), config, "You are a warm companion.", send, clock=lambda: clock[0],
-                        meter=UsageMeter(store.backend))
+    outreach = Outreach(store, fake_model(counter), config.subset(OutreachSettings), "You are a warm companion.", send,
+                        clock=lambda: clock[0], meter=UsageMeter(store.backend))
 
     def planner(zone: ZoneInfo, at: datetime):  # plan_followup as the bot calls it, counting what it schedules
         def plan(fact: Fact) -> datetime | None:

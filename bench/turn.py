@@ -135,12 +135,12 @@ async def start(database: Path | str, model_seconds: float):
                     typing_interval_s=4.0, telegram_max_rate=0, memory_extract_delay_s=86_400,
                     memory_extract_every=10_000, embeddings="hashing")
     api = InstantBotApi()
-    app = build_application(config, request=api)
+    app = await build_application(config, request=api)
     await app.initialize()
     await app.post_init(app)
-    app.bot_data.model = InstantModel(model_seconds, app.bot_data.model.client)
-    app.bot_data.companion.model = app.bot_data.model
-    app.bot_data.keeper.extractor.model = app.bot_data.model
+    model = InstantModel(model_seconds, app.bot_data.model.client)
+    app.bot_data.companion.model = model  # the turn's model and memory upkeep's
+    app.bot_data.keeper.extractor.model = model
     await app.start()  # the JobQueue runs memory extraction in the background, as in production
     return app, api
 

@@ -8,13 +8,13 @@ from datetime import datetime
 from typing import Callable
 
 from telegram.ext import CallbackContext, ExtBot
-from tornado.httpserver import HTTPServer
 
 from clock import utc_now
 from config import Config
 from handlers.transport.inbox import Inbox
 from handlers.transport.streaming import Drafts
 from handlers.transport.transport_store import TransportStore
+from handlers.transport.web import WebServer
 from llm.client import ChatModel
 from llm.servers import ModelServer
 from memory.extract.keeper import MemoryKeeper
@@ -28,27 +28,28 @@ from services.reminders import Reminders
 from services.voice import Listener
 
 
-@dataclass
+@dataclass(frozen=True, kw_only=True)
 class Services:
-    """The application's dependencies, built in post_init and closed in post_shutdown."""
+    """The application's dependencies: each built once, before the Application, with all it needs (bot.py's
+    build_application); closed in post_shutdown."""
 
-    config: Config | None = None
+    config: Config
     clock: Callable[[], datetime] = utc_now  # the one clock every service is given; tests give a fake one
-    store: Store | None = None  # what is remembered; closing it closes the database the next two share
-    transport: TransportStore | None = None  # the inbox's rows, the shared send budget, the user and poller locks
-    meter: UsageMeter | None = None  # the usage ledger: every charge is recorded through it
-    inbox: Inbox | None = None
-    model: ChatModel | None = None
-    companion: Companion | None = None
-    keeper: MemoryKeeper | None = None
-    forgetter: Forgetter | None = None  # every way to forget, its Undo and its purge
-    listener: Listener | None = None  # None: TRANSCRIPTION_MODEL is empty, voice is off
-    drafts: Drafts | None = None
-    outreach: Outreach | None = None  # writes first: follow-ups, birthdays, check-ins
-    reminders: Reminders | None = None  # the reminders users ask for: set within the turn, delivered on time
-    memory_page: MemoryPage | None = None  # the memory page's reads and changes
-    web: HTTPServer | None = None  # listening on PORT in webhook mode, and with WEBAPP_URL in polling mode too
-    servers: list[ModelServer] = field(default_factory=list)  # the chat's model server first, then upkeep's own
+    store: Store  # what is remembered; closing it closes the database the next two share
+    transport: TransportStore  # the inbox's rows, the shared send budget, the user and poller locks
+    meter: UsageMeter  # the usage ledger: every charge is recorded through it
+    inbox: Inbox
+    model: ChatModel
+    companion: Companion
+    keeper: MemoryKeeper
+    forgetter: Forgetter  # every way to forget, its Undo and its purge
+    listener: Listener | None  # None: TRANSCRIPTION_MODEL is empty, voice is off
+    drafts: Drafts
+    outreach: Outreach  # writes first: follow-ups, birthdays, check-ins
+    reminders: Reminders  # the reminders users ask for: set within the turn, delivered on time
+    memory_page: MemoryPage  # the memory page's reads and changes
+    web: WebServer  # listens on PORT in webhook mode, and with WEBAPP_URL in polling mode too
+    servers: tuple[ModelServer, ...]  # the chat's model server first, then upkeep's and embeddings' own
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Awaitable, Callable
 
 from telegram.error import BadRequest, Forbidden, TelegramError
-from telegram.ext import Application, JobQueue
+from telegram.ext import Application, ExtBot, JobQueue
 
 from handlers.context import Context, Services
 from handlers.forget_commands import send_forgotten_note
@@ -16,6 +16,7 @@ from handlers.texts import text
 from handlers.transport.replies import send_text
 from memory.changes import Forgotten
 from memory.facts import Fact
+from memory.store.memory_store import Store
 from services.outreach import Sender
 
 log = logging.getLogger(__name__)
@@ -25,31 +26,30 @@ ORPHAN_AFTER = timedelta(seconds=20)  # an update unhandled this long after it c
 FORGOTTEN_PURGE = timedelta(minutes=1)  # how often expired Undo records of forget requests are deleted
 
 
-def remembered_notifier(app: Application) -> Callable[[int, list[Fact]], Awaitable[None]]:
+def remembered_notifier(bot: ExtBot, store: Store) -> Callable[[int, list[Fact]], Awaitable[None]]:
     """Return the callback that confirms, in the user's private chat, what the LLM extractor just remembered:
     style wishes and the name always, other facts to users who asked for it."""
 
     async def notify(user_id: int, facts: list[Fact]) -> None:
         if not has_private_chat(user_id):
             return
-        store = app.bot_data.store
         confirmed = to_confirm(facts, bool((await store.settings(user_id)).get("notify")))
         if confirmed:
             profile = await store.profile(user_id)
-            await send_note(app.bot, user_id, confirmed, profile.language_code if profile else None)
+            await send_note(bot, user_id, confirmed, profile.language_code if profile else None)
 
     return notify
 
 
-def forgotten_notifier(app: Application) -> Callable[[int, Forgotten], Awaitable[None]]:
+def forgotten_notifier(bot: ExtBot, store: Store) -> Callable[[int, Forgotten], Awaitable[None]]:
     """Return the callback that confirms, in the user's private chat, what the LLM extractor forgot at their
     request, with its Undo button."""
 
     async def notify(user_id: int, forgotten: Forgotten) -> None:
         if not has_private_chat(user_id):
             return
-        profile = await app.bot_data.store.profile(user_id)
-        await send_forgotten_note(app.bot, user_id, forgotten, profile.language_code if profile else None)
+        profile = await store.profile(user_id)
+        await send_forgotten_note(bot, user_id, forgotten, profile.language_code if profile else None)
 
     return notify
 
@@ -60,13 +60,13 @@ def has_private_chat(user_id: int) -> bool:
     return user_id > 0
 
 
-def outreach_sender(app: Application) -> Sender:
+def outreach_sender(bot: ExtBot) -> Sender:
     """Return the function that delivers a message the companion writes first, and says how it went."""
 
     async def send(user_id: int, message: str, first: bool, language_code: str | None) -> str:
         if first:  # the first one ever says how to stop them
             message += "\n\n" + text("checkins_hint", language_code)
-        return await delivered(send_text(app.bot, user_id, message), "a message written first")
+        return await delivered(send_text(bot, user_id, message), "a message written first")
 
     return send
 

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from telegram import Chat, InlineKeyboardMarkup, Update
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
-from telegram.ext import Application
+from telegram.ext import Application, ExtBot
 
 from handlers.context import Context
 from handlers.jobs import delivered
@@ -171,7 +171,7 @@ async def _edit(query, line: str, markup: InlineKeyboardMarkup | None = None) ->
         await query.edit_message_text(line, reply_markup=markup)
 
 
-def reminder_sender(app: Application, store: Store) -> Sender:
+def reminder_sender(bot: ExtBot, store: Store) -> Sender:
     """Return the function that delivers a due reminder into the chat it was asked in (a group's mentions the
     asker), with its Done, In 10 minutes and In an hour buttons, and says how it went."""
 
@@ -186,7 +186,7 @@ def reminder_sender(app: Application, store: Store) -> Sender:
             [(text(f"reminder_snooze_{by}", language), f"rm:z:{reminder.id}:{by}") for by in SNOOZES],
         ])
         return await delivered(
-            app.bot.send_message(reminder.chat_id, line, parse_mode=ParseMode.HTML, reply_markup=buttons), "a reminder"
+            bot.send_message(reminder.chat_id, line, parse_mode=ParseMode.HTML, reply_markup=buttons), "a reminder"
         )
 
     return send

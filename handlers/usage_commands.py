@@ -14,7 +14,7 @@ from handlers.texts import text
 from memory.store.meter import Stats
 from memory.usage import day_start
 from services.companion import Limited
-from services.limits import today
+from services.limits import LimitSettings, today
 
 
 def time_left(now: datetime, later: datetime, language_code: str | None) -> str:
@@ -65,7 +65,7 @@ async def usage_command(update: Update, context: Context) -> None:
         return
     services, language = context.bot_data, user.language_code
     now = services.clock()
-    day = await today(services.store, services.meter, services.config, user.id, now)
+    day = await today(services.store, services.meter, services.config.subset(LimitSettings), user.id, now)
     reply = text(
         "usage", language, left=time_left(now, day.resets_at, language),
         messages=of_limit(day.spent.messages, day.limits.messages, language),

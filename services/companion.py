@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
 from memory.facts import Extraction, Fact, choose_for_prompt, memory_enabled
@@ -29,7 +28,7 @@ from prompts.budget import fit_with_carried_lines
 from prompts.echo import echo_free_draft, strip_echo
 from prompts.system import beyond_core, build_system_message
 from services.forgetting import Forgetter, Unlearned
-from services.limits import limit_reached
+from services.limits import LimitSettings, limit_reached
 from services.media import session_text, with_image
 from services.reminders import NO_REMINDERS, ForTurn
 
@@ -72,6 +71,22 @@ class Answer:
     unlearned: Unlearned | None = None  # the message asked to forget: the bot's own line says what came of it
 
 
+@dataclass(frozen=True)
+class CompanionSettings:
+    """The settings a turn uses (named as in Config: see README's configuration table)."""
+
+    history_limit: int
+    prompt_max_tokens: int
+    reply_max_tokens: int
+    memory_max_facts: int
+    memory_prompt_facts: int
+    conversation_gap_minutes: float
+    followup_after_hours: float
+    checkin_after_hours: float
+    timezone: str
+    limits: LimitSettings
+
+
 class Companion:
     """Answers a user's message in the context of their session and memory."""
 
@@ -79,7 +94,7 @@ class Companion:
         self,
         store: Store,
         model: ChatModel,
-        config: Config,
+        config: CompanionSettings,
         persona: str,
         recaller: FactRecaller,
         clock: Callable[[], datetime],
@@ -180,7 +195,7 @@ class Companion:
         if turn.stored_reply is not None:  # a crash came between storing this reply and sending it
             return Answer(turn.stored_reply, turn.unread, [], False)
         zone = local_zone(turn.settings, turn.facts, self.config.timezone)
-        over_limit = over_limit or await limit_reached(self.meter, self.config, speaker.id, now, zone)
+        over_limit = over_limit or await limit_reached(self.meter, self.config.limits, speaker.id, now, zone)
         heeds = kind != "sticker" and not forwarded  # only the user's own words change memory
         plan = self._plan(text, now.astimezone(zone), turn) if heeds else Plan()
         if plan.forgets:  # done at once, past a daily limit or with /memory off too; nothing is learned from it

@@ -16,7 +16,7 @@ enters:
   nothing here: the bot asks (handlers/forget_commands.send_unlearned).
 - The fact picked among several on the "which one?" buttons: `forget`; handlers/forget_commands.forget_button.
 - The forget requests the model finds in an extraction pass: `forget`, from memory/extract/keeper.py (given this
-  service in post_init).
+  service when bot.py builds it).
 - Undo of any of the three above, within UNDO_MINUTES: `undo`; handlers/forget_commands.forget_button.
 - /profile's delete buttons: `delete_fact`, `delete_topic`; handlers/privacy.profile_button.
 - The memory page's deletes (DELETE api/facts/<id>, api/topics/<id>, api/reminders/<id>): `delete_fact`,

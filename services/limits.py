@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from config import Config
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.time.schedule import local_zone
@@ -28,7 +27,18 @@ class Today:
     resets_at: datetime
 
 
-def limits_for(config: Config, user_id: int) -> Limits:
+@dataclass(frozen=True)
+class LimitSettings:
+    """The settings the daily limits use (named as in Config: see README's configuration table)."""
+
+    admin_user_ids: frozenset[int]
+    daily_message_limit: int
+    daily_token_limit: int
+    daily_voice_seconds: int
+    timezone: str
+
+
+def limits_for(config: LimitSettings, user_id: int) -> Limits:
     """Return the daily limits that apply to this user: none for an admin."""
     if user_id in config.admin_user_ids:
         return Limits()
@@ -36,7 +46,7 @@ def limits_for(config: Config, user_id: int) -> Limits:
 
 
 async def limit_reached(
-    meter: UsageMeter, config: Config, user_id: int, now: datetime, zone: ZoneInfo
+    meter: UsageMeter, config: LimitSettings, user_id: int, now: datetime, zone: ZoneInfo
 ) -> str | None:
     """Return the daily limit the user has reached ("messages" or "tokens"), or None; no query without limits."""
     limits = limits_for(config, user_id)
@@ -45,7 +55,7 @@ async def limit_reached(
     return reached(await meter.spent_since(user_id, day_start(now, zone)), limits)
 
 
-async def today(store: Store, meter: UsageMeter, config: Config, user_id: int, now: datetime) -> Today:
+async def today(store: Store, meter: UsageMeter, config: LimitSettings, user_id: int, now: datetime) -> Today:
     """Return the user's day so far, in their own zone."""
     zone = local_zone(await store.settings(user_id), await store.facts(user_id), config.timezone)
     spent = await meter.spent_since(user_id, day_start(now, zone))

@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Callable
 from zoneinfo import ZoneInfo
 
-from config import Config
 from memory.continuity import Topic
 from memory.facts import Correction, Extraction, Fact, Relation, comparable, is_style
 from memory.reminder import Reminder
@@ -36,16 +35,25 @@ class Snapshot:
     reminders: list[Reminder] = field(default_factory=list)  # the active ones, soonest first
 
 
+@dataclass(frozen=True)
+class PageSettings:
+    """The settings the memory page uses (named as in Config: see README's configuration table)."""
+
+    memory_max_facts: int
+    followup_after_hours: float
+    timezone: str
+
+
 class MemoryPage:
     """Reads and changes one user's memory for the page; a refusal is raised as Refused."""
 
     def __init__(
-        self, store: Store, config: Config, clock: Callable[[], datetime], forgetter: Forgetter | None = None
+        self, store: Store, config: PageSettings, clock: Callable[[], datetime], forgetter: Forgetter
     ) -> None:
         self.store = store
         self.config = config
         self.clock = clock
-        self.forgetter = forgetter or Forgetter(store, clock)  # post_init passes the bot's one
+        self.forgetter = forgetter
 
     async def snapshot(self, user_id: int) -> Snapshot:
         """Return the user's name, facts, relations, topic lines (newest first), settings and active reminders

@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
-from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import recalled_topics
 from memory.due import DueItem
@@ -24,7 +24,7 @@ from memory.store.meter import UsageMeter
 from memory.time.schedule import parse_when, user_zone
 from memory.usage import next_reset
 from prompts.outreach_prompt import build_outreach_messages
-from services.limits import limit_reached
+from services.limits import LimitSettings, limit_reached
 from services.outreach_policy import Manners, decide, recurrence, talked_about
 
 log = logging.getLogger(__name__)
@@ -68,11 +68,26 @@ def event_start(when: str, zone: ZoneInfo) -> datetime | None:
     return datetime.combine(day, moment or datetime.min.time(), tzinfo=zone)
 
 
+@dataclass(frozen=True)
+class OutreachSettings:
+    """The settings writing first uses (named as in Config: see README's configuration table)."""
+
+    quiet_hours: tuple[int, int] | None
+    proactive_daily_max: int
+    followup_after_hours: float
+    history_limit: int
+    prompt_max_tokens: int
+    reply_max_tokens: int
+    memory_prompt_facts: int
+    timezone: str
+    limits: LimitSettings
+
+
 class Outreach:
     """Sweeps the schedule and writes what is due; `send` (the handlers' own) delivers to Telegram."""
 
     def __init__(
-        self, store: Store, model: ChatModel, config: Config, persona: str, send: Sender,
+        self, store: Store, model: ChatModel, config: OutreachSettings, persona: str, send: Sender,
         clock: Callable[[], datetime], *, meter: UsageMeter,
     ) -> None:
         self.store = store
@@ -124,7 +139,7 @@ class Outreach:
         now = self.clock()
         if self.store.on_postgres and not await self.store.take_item(item, now, now + CLAIM):
             return False  # another machine is writing it
-        if await limit_reached(self.meter, self.config, item.user_id, now, zone):  # it waits for their midnight
+        if await limit_reached(self.meter, self.config.limits, item.user_id, now, zone):  # it waits for their midnight
             await self.store.move_items([(item, next_reset(now, zone))])
             return False
         facts = await self.store.facts(item.user_id)

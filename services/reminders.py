@@ -18,7 +18,6 @@ from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
-from config import Config
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.extract.extractor_answer import ExtractionError, first_json
 from memory.recall.ranking import terms
@@ -83,12 +82,20 @@ class ForTurn:
 
 NO_REMINDERS = ForTurn()
 
+@dataclass(frozen=True)
+class ReminderSettings:
+    """The settings reminders use (named as in Config: see README's configuration table)."""
+
+    timezone: str
+    model_attempt_timeout_s: float
+
+
 class Reminders:
     """Sets, lists, cancels and moves a user's reminders, and delivers the due ones with `send`."""
 
     def __init__(
-        self, store: Store, model: ChatModel, config: Config, clock: Callable[[], datetime], instructions: str,
-        send: Sender | None = None,
+        self, store: Store, model: ChatModel, config: ReminderSettings, clock: Callable[[], datetime],
+        instructions: str, send: Sender | None = None,
     ) -> None:
         self.store = store
         self.model = model

@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Awaitable, Callable
 
-from config import Config
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.usage import voice_reached
-from services.limits import limits_for, today
+from services.limits import LimitSettings, limits_for, today
 from services.transcriber import Transcriber
 
 
@@ -17,7 +16,7 @@ class Listener:
     """Turns a user's recording into their words, within their daily seconds of voice."""
 
     def __init__(
-        self, store: Store, transcriber: Transcriber, config: Config, clock: Callable[[], datetime], *,
+        self, store: Store, transcriber: Transcriber, config: LimitSettings, clock: Callable[[], datetime], *,
         meter: UsageMeter,
     ) -> None:
         self.store = store

@@ -32,6 +32,7 @@ LONGEST_FIRST = (
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # `-p no:xdist` runs the suite without the plugin that defines it
 def pytest_xdist_make_scheduler(config, log):
     """xdist's scheduling one test at a time to whichever worker is free, but each ONE_WORKER module as one unit."""
     if config.getoption("dist") not in ("load", "loadgroup"):

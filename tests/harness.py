@@ -40,7 +40,7 @@ def make_config(telegram, openai, database: Path, **overrides) -> Config:
 async def running_bot(config: Config, clock: Callable[[], datetime] = utc_now) -> AsyncIterator[Application]:
     """Start the bot as `bot.py` does (initialize, post_init, polling, start) and stop it the same way; every
     service reads `clock`."""
-    app = build_application(config, clock=clock)
+    app = await build_application(config, clock=clock)
     await app.initialize()
     await app.post_init(app)
     await app.updater.start_polling(poll_interval=0.0, timeout=1, allowed_updates=Update.ALL_TYPES)

@@ -115,7 +115,7 @@ async def test_the_menu_button_and_profile_open_the_page(bot, telegram):
 async def test_a_menu_button_left_by_an_earlier_run_is_put_back_without_webapp_url(telegram, model, tmp_path):
     telegram.menu_button = {"type": "web_app", "text": "Memory", "web_app": {"url": PAGE}}
     async with running_bot(make_config(telegram, model, tmp_path / "bot.db")) as app:
-        assert app.bot_data.web is None  # polling without WEBAPP_URL listens on no port
+        assert app.bot_data.web.server is None  # polling without WEBAPP_URL listens on no port
     assert telegram.menu_button == {"type": "default"}
 
 

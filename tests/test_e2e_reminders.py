@@ -268,7 +268,7 @@ async def test_two_machines_on_one_postgresql_deliver_each_reminder_once(telegra
     for _ in range(2):
         machine = replace(config, database_url=pg_url, webhook_url="https://bot.example.com/tg/hook",
                           webhook_secret="s3cret-token", port=free_port())
-        app = build_application(machine, clock=clock)
+        app = await build_application(machine, clock=clock)
         machines.append((app, asyncio.create_task(serve_webhook(app, machine))))
     try:
         await telegram.wait_for_call("setWebhook", 2)

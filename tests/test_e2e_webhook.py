@@ -28,7 +28,7 @@ async def webhook_bot(telegram, model, tmp_path):
     config = make_config(telegram, model, tmp_path / "bot.db", webhook_url="https://bot.example.com/tg/hook",
                          webhook_secret=SECRET, port=port)
     telegram.push_text(ANN, "so the double knows this chat")  # never polled in webhook mode
-    app = build_application(config)
+    app = await build_application(config)
     task = asyncio.create_task(serve_webhook(app, config))
     await telegram.wait_for_call("setWebhook")
     async with aiohttp.ClientSession() as http:
@@ -95,7 +95,7 @@ async def test_the_memory_page_shares_the_webhook_port_and_each_keeps_its_path(t
     config = make_config(telegram, model, tmp_path / "bot.db", webhook_url="https://bot.example.com/tg/hook",
                          webhook_secret=SECRET, port=port, webapp_url="https://bot.example.com/memory/")
     telegram.push_text(ANN, "so the double knows this chat")
-    app = build_application(config)
+    app = await build_application(config)
     task = asyncio.create_task(serve_webhook(app, config))
     await telegram.wait_for_call("setWebhook")
     base = f"http://127.0.0.1:{port}"

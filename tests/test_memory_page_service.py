@@ -10,7 +10,8 @@ import pytest
 
 from config import Config
 from memory.facts import Extraction, Fact
-from services.memory_page import MemoryPage
+from services.forgetting import Forgetter
+from services.memory_page import MemoryPage, PageSettings
 from services.page_input import Refused
 from tests.conftest import fetch
 
@@ -21,7 +22,8 @@ HOUR = timedelta(hours=1)
 
 @pytest.fixture
 def page(store):
-    return MemoryPage(store, Config(telegram_token="1:x", openai_api_key="k", timezone="Europe/Berlin"), lambda: NOW)
+    config = Config(telegram_token="1:x", openai_api_key="k", timezone="Europe/Berlin")
+    return MemoryPage(store, config.subset(PageSettings), lambda: NOW, Forgetter(store, lambda: NOW))
 
 
 async def test_a_fact_typed_for_a_new_user_gives_them_a_row_and_a_second_time_is_known(page, store):

@@ -11,7 +11,7 @@ from config import Config
 from memory.reminder import Reminder
 from memory.reminders.kinds import SetReminder
 from memory.store.memory_store import Store
-from services.reminders import Reminders, matching, next_time, read_model_answer
+from services.reminders import Reminders, ReminderSettings, matching, next_time, read_model_answer
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 T0 = datetime(2026, 12, 4, 10, 7, tzinfo=MOSCOW)
@@ -49,7 +49,7 @@ async def setting(store: Store, at: datetime, rule: str | None = None, user_id: 
 
 
 def service(store: Store, clock: Clock, send) -> Reminders:
-    return Reminders(store, model=None, config=CONFIG, clock=clock, instructions="", send=send)  # type: ignore[arg-type]
+    return Reminders(store, model=None, config=CONFIG.subset(ReminderSettings), clock=clock, instructions="", send=send)  # type: ignore[arg-type]
 
 
 async def test_a_due_reminder_goes_once_and_a_later_one_waits(store):

@@ -215,8 +215,7 @@ class Unreachable:
 
 
 async def test_a_shared_bucket_that_cannot_be_read_falls_back_to_the_local_one_and_says_so_once(caplog):
-    budget = Budget(30, burst=30, clock=lambda: 0.0)
-    budget.share(Unreachable(failures=2))  # type: ignore[arg-type]
+    budget = Budget(30, burst=30, clock=lambda: 0.0, shared=Unreachable(failures=2))  # type: ignore[arg-type]
     assert [await budget.take(), await budget.take(), await budget.take()] == [0.0, 0.0, 0.25]
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(lines) == 2
@@ -319,8 +318,7 @@ async def test_signals_waiting_together_go_one_a_tick_in_the_order_they_came():
 
 
 async def test_a_signal_on_the_shared_bucket_goes_once_the_database_has_a_token_again(transport):
-    budget = Budget(30.0)
-    budget.share(transport)
+    budget = Budget(30.0, shared=transport)
     assert await budget.take() == 0.0  # a reply takes the one token saved up
     started = time.monotonic()
     assert await budget.take(queue=False) == 0.0
@@ -328,8 +326,7 @@ async def test_a_signal_on_the_shared_bucket_goes_once_the_database_has_a_token_
 
 
 async def test_a_signal_on_a_shared_bucket_in_debt_takes_nothing_from_the_replies(transport):
-    budget = Budget(30.0)
-    budget.share(transport)
+    budget = Budget(30.0, shared=transport)
     for _ in range(45):
         await budget.take()
     started = time.monotonic()

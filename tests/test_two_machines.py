@@ -11,7 +11,7 @@ from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.facts import Extraction, Fact
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
-from services.outreach import Outreach
+from services.outreach import Outreach, OutreachSettings
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s=0, proactive_daily_max=5,
@@ -85,8 +85,8 @@ async def test_a_message_written_first_is_written_and_sent_by_one_machine(pg_url
                                update_id=1, history_limit=20, checkin_at=T0 + timedelta(hours=1))
         machines = []
         for store in (first, second):
-            machines.append(Outreach(store, model, CONFIG, "persona", send, clock=lambda: T0 + timedelta(hours=2),
-                                     meter=UsageMeter(store.backend)))
+            machines.append(Outreach(store, model, CONFIG.subset(OutreachSettings), "persona", send,
+                                     clock=lambda: T0 + timedelta(hours=2), meter=UsageMeter(store.backend)))
         counts = await asyncio.gather(*(outreach.sweep() for outreach in machines))
         assert sorted(counts) == [0, 1] and model.calls == 1 and len(sent) == 1
         assert await first.due_items(T0 + timedelta(days=30), 10) == []  # nothing left to send twice later

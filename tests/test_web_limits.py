@@ -37,7 +37,7 @@ async def web(telegram, model, tmp_path):
     config = make_config(telegram, model, tmp_path / "bot.db", webhook_url="https://bot.example.com/tg/hook",
                          webhook_secret=SECRET, port=port, webapp_url="https://bot.example.com/memory/")
     telegram.push_text(ANN, "so the double knows this chat")
-    app = build_application(config)
+    app = await build_application(config)
     task = asyncio.create_task(serve_webhook(app, config))
     await telegram.wait_for_call("setWebhook")
     async with aiohttp.ClientSession() as http:
@@ -112,9 +112,9 @@ async def test_routes_without_a_body_take_none_and_unknown_paths_read_none(web):
 
 async def test_the_server_itself_buffers_no_big_body(web):
     app, _ = web
-    params = app.bot_data.web.conn_params
+    params = app.bot_data.web.server.conn_params
     assert params.max_body_size == SERVER_MAX_BODY == WEBHOOK_MAX_BODY
-    assert app.bot_data.web.max_buffer_size <= 2 * SERVER_MAX_BODY
+    assert app.bot_data.web.server.max_buffer_size <= 2 * SERVER_MAX_BODY
 
 
 async def test_a_chunked_body_over_the_limit_is_cut_off(web, telegram):

@@ -83,7 +83,7 @@ async def webhook(telegram, model, tmp_path, caplog):
     config = make_config(telegram, model, tmp_path / "bot.db", webhook_url="https://bot.example.com/tg/hook",
                          webhook_secret=SECRET, port=port, allowed_user_ids=frozenset({ANN}), telegram_max_rate=0)
     telegram.push_text(ANN, "so the double knows this chat")
-    app = build_application(config)
+    app = await build_application(config)
     task = asyncio.create_task(serve_webhook(app, config))
     await telegram.wait_for_call("setWebhook")
     http = aiohttp.ClientSession()

@@ -136,17 +136,13 @@ class InboxBot(ExtBot):
 
     __slots__ = ("_inbox", "_batch", "polling")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        with self._unfrozen():
-            self._inbox: Inbox | None = None
-            self._batch: list[dict] = []  # the last getUpdates answer as Telegram sent it
-            self.polling = PollingOutage(0.0)  # getUpdates failing: logged once, when it starts and ends
-
-    def attach_inbox(self, inbox: Inbox) -> None:
-        """Record polled updates in `inbox` from now on."""
+    def __init__(self, inbox: Inbox, **kwargs: Any) -> None:
+        """`inbox`: where polled updates are recorded; the rest are ExtBot's arguments."""
+        super().__init__(**kwargs)
         with self._unfrozen():
             self._inbox = inbox
+            self._batch: list[dict] = []  # the last getUpdates answer as Telegram sent it
+            self.polling = PollingOutage(0.0)  # getUpdates failing: logged once, when it starts and ends
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
         """Fetch updates and record them; if they cannot be recorded, Telegram is not told they arrived."""
@@ -164,7 +160,7 @@ class InboxBot(ExtBot):
                 self._batch = [data for data in self._batch if keepable(data)]
             updates = tuple(readable(data, self) for data in self._batch)
         self.polling.ended()
-        if updates and self._inbox is not None:
+        if updates:
             try:
                 await self._inbox.record(self._batch)
             except database_errors() as error:

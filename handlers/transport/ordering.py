@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Awaitable
+from typing import Any, Awaitable, Callable
 
 from telegram import Update
-from telegram.ext import Application, BaseUpdateProcessor
+from telegram.ext import BaseUpdateProcessor, ExtBot
 
 from handlers.transport.inbox import Inbox
 from handlers.transport.sending import DELIVERY, Delivery, Outage
@@ -33,7 +33,7 @@ def ordering_key(update: object) -> int | None:
 class PerUserUpdateProcessor(BaseUpdateProcessor):
     """Runs updates of different users concurrently and those of one user one after another.
 
-    With an inbox attached, an update already handled (Telegram delivered it again, or it was replayed
+    An update already handled (Telegram delivered it again, or it was replayed
     after a crash and also redelivered) is skipped, and each update is marked handled once its handlers ran.
     An update whose reply Telegram would not take for SEND_RETRY_MINUTES is held, unhandled, with the user's
     later updates queued behind it, and handled again later (handlers/transport/sending.py).
@@ -41,15 +41,17 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
     on PostgreSQL, for another machine), so that a stop waits only for the turns in flight.
     """
 
-    def __init__(self, max_concurrent_updates: int, outage: Outage | None = None) -> None:
+    def __init__(self, max_concurrent_updates: int, outage: Outage, inbox: Inbox, bot: ExtBot,
+                 process: Callable[[Update], Awaitable[Any]]) -> None:
+        """`bot` reads the updates the inbox holds; `process` is the Application's, which runs an earlier or a held
+        update again."""
         super().__init__(max_concurrent_updates)
         self._locks = KeyedLocks()
-        self.inbox: Inbox | None = None
-        self.app: Application | None = None  # runs an earlier or a held update again
-        self.outage = outage or Outage(0.0)
+        self.inbox, self.bot, self.process = inbox, bot, process
+        self.outage = outage
         self._held: dict[int, list[Update]] = {}  # user -> their updates waiting for Telegram, oldest first
         self._retrying: asyncio.Task | None = None
-        self.stopping = False  # set by SIGTERM / SIGINT (bot.py)
+        self.stopping = False  # SIGTERM / SIGINT came (bot.py): see `stop`
         self.left = 0  # updates left in the inbox because the bot was stopping
 
     async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
@@ -73,11 +75,11 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         one postponed on, they are held. On several machines, any earlier update of the user that another
         machine recorded but has not handled goes first, all under the user's lock in the database."""
         inbox = self.inbox
-        if inbox is None or not inbox.shared or self.app is None:
+        if not inbox.shared:
             await self._each(key, updates, last)
             return
         async with inbox.store.user_turn(key):
-            earlier, handled = await inbox.earlier(key, updates[0].update_id, self.app.bot)
+            earlier, handled = await inbox.earlier(key, updates[0].update_id, self.bot)
             await self._each(key, earlier + updates, last, (updates[0].update_id, handled))
 
     async def _each(self, key: int, updates: list[Update], last: Awaitable[Any] | None,
@@ -86,17 +88,13 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         user's lock, so it is not asked again."""
         for index, update in enumerate(updates):
             final = index == len(updates) - 1
-            coroutine = last if final and last is not None else self._coroutine(update)
+            coroutine = last if final and last is not None else self.process(update)
             handled = known[1] if known is not None and known[0] == update.update_id else None
             if not await self.do_process_update(update, coroutine, handled):
                 if last is not None and not final:
                     last.close()  # type: ignore[attr-defined]
                 self._hold(key, updates[index:])
                 return
-
-    def _coroutine(self, update: Update) -> Awaitable[Any]:
-        assert self.app is not None, "the application is attached in post_init"
-        return self.app.process_update(update)
 
     async def do_process_update(  # type: ignore[override]
         self, update: object, coroutine: Awaitable[Any], handled: bool | None = None
@@ -106,22 +104,20 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         delivery = Delivery()
         token = DELIVERY.set(delivery)
         try:
-            inbox = self.inbox if isinstance(update, Update) else None
-            if inbox is None:
+            if not isinstance(update, Update):
                 await coroutine
                 return True
-            assert isinstance(update, Update)
             if self.stopping:  # not begun: it waits in the inbox, which replays it at the next start
                 coroutine.close()  # type: ignore[attr-defined]
                 self.left += 1
                 return True
-            if not await inbox.should_handle(update.update_id, handled):
+            if not await self.inbox.should_handle(update.update_id, handled):
                 coroutine.close()  # type: ignore[attr-defined]
                 return True
             await coroutine
-            if delivery.postponed and self.app is not None:
+            if delivery.postponed:
                 return False
-            await inbox.handled(update.update_id)
+            await self.inbox.handled(update.update_id)
             return True
         finally:
             DELIVERY.reset(token)
@@ -143,6 +139,10 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
             held = self._held.pop(key, [])
             if held:
                 await self._in_order(key, held, None)
+
+    def stop(self) -> None:
+        """Begin no more updates: from now on each is left unhandled in the inbox for the next start."""
+        self.stopping = True
 
     @property
     def held(self) -> int:

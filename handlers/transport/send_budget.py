@@ -52,24 +52,22 @@ class TokenBucket:
 
 
 class Budget:
-    """The bot's rate: a bucket in this process, or, once `share` is called, the one in PostgreSQL.
+    """The bot's rate: a bucket in this process, or, when it is given one to share, the one in PostgreSQL.
 
     If the database cannot be reached, this process falls back to its own bucket (and says so once), so a
     database hiccup never stops a reply; the budget is then per process until the database answers again.
     """
 
     def __init__(self, rate: float, burst: float = BURST, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 shared: TransportStore | None = None) -> None:
+        """`shared`: take from this database's bucket (several machines on one PostgreSQL), else this process's."""
         self.rate, self.burst = rate, burst
         self.clock, self.sleep = clock, sleep
         self._looking = asyncio.Lock()  # held by the moment's signal of this process that looks for a token
         self.local = TokenBucket(self.rate, self.burst, clock())
-        self.store: TransportStore | None = None
+        self.store = shared
         self._apart = False  # the shared bucket could not be reached on the last try
-
-    def share(self, store: TransportStore) -> None:
-        """Take from the database's bucket from now on (several machines on one PostgreSQL)."""
-        self.store = store
 
     async def take(self, queue: bool = True) -> float | None:
         """Take one request's token; return the seconds to wait before sending it. With `queue` False (a

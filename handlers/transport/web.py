@@ -209,9 +209,24 @@ def build_web_server(app: Application, config: Config, pages: list[tuple]) -> to
     return tornado.web.Application(routes + pages, default_handler_class=NotFound)
 
 
-def start_web_server(app: Application, config: Config, pages: list[tuple]) -> HTTPServer:
-    """Listen on PORT with the web server; return it (bot.py stops it)."""
-    server = HTTPServer(build_web_server(app, config, pages), max_body_size=SERVER_MAX_BODY,
-                        max_buffer_size=SERVER_MAX_BUFFER)
-    server.listen(config.port)
-    return server
+class WebServer:
+    """The web server on PORT (/healthz, the webhook, the memory page): started once the bot is up (bot.py),
+    stopped before it shuts down."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.server: HTTPServer | None = None  # while it listens
+
+    def start(self, app: Application, config: Config, pages: list[tuple]) -> None:
+        """Listen on PORT; raises OSError when another program holds it."""
+        server = HTTPServer(build_web_server(app, config, pages), max_body_size=SERVER_MAX_BODY,
+                            max_buffer_size=SERVER_MAX_BUFFER)
+        server.listen(self.port)
+        self.server = server
+
+    async def stop(self) -> None:
+        """Stop taking connections and close the open ones; a second call, or one before start, does nothing."""
+        server, self.server = self.server, None
+        if server is not None:
+            server.stop()
+            await server.close_all_connections()
