@@ -310,20 +310,25 @@ def new_event_loop() -> asyncio.AbstractEventLoop:
 
 
 def run(config: Config) -> int:
-    """Run the bot until SIGTERM or SIGINT; return the process exit code."""
+    """Run the bot until SIGTERM or SIGINT; return the process exit code (a failure to start is one line)."""
     loop = new_event_loop()
     asyncio.set_event_loop(loop)
-    signals: list[int] = []  # a stop signal during the build is acted on once the application exists
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, signals.append, sig)
     try:
-        app = loop.run_until_complete(build_application(config))
+        return serve(loop, config)
     except database_errors() as error:
         print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
         return 2
-    except (EmbedderUnavailable, AnotherPoller) as error:
+    except (EmbedderUnavailable, AnotherPoller, CannotListen) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+
+
+def serve(loop: asyncio.AbstractEventLoop, config: Config) -> int:
+    """Build the bot, check its token, then poll or serve the webhook until a stop signal; return the exit code."""
+    signals: list[int] = []  # a stop signal during the build is acted on once the application exists
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, signals.append, sig)
+    app = loop.run_until_complete(build_application(config))
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, begin_shutdown, app)
     if signals:
@@ -339,17 +344,10 @@ def run(config: Config) -> int:
             return 2
         print(f"error: cannot reach the Telegram Bot API: {error}", file=sys.stderr)
         return 1
-    try:
-        if config.webhook_url:
-            loop.run_until_complete(serve_webhook(app, config))
-        else:
-            app.run_polling(allowed_updates=Update.ALL_TYPES, stop_signals=None)
-    except database_errors() as error:
-        print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
-        return 2
-    except CannotListen as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    if config.webhook_url:
+        loop.run_until_complete(serve_webhook(app, config))
+    else:
+        app.run_polling(allowed_updates=Update.ALL_TYPES, stop_signals=None)
     return 0
 
 
