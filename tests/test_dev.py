@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dev import MIN_WORKERS, ROOT, pytest_arguments, requirement_files
+from dev import MIN_WORKERS, ROOT, environment_for_tests, pytest_arguments, requirement_files
 
 
 def test_the_test_install_reads_all_three_requirements_files():
@@ -37,3 +37,9 @@ def test_arguments_that_choose_the_workers_or_a_debugger_are_passed_as_they_are(
 
 def test_a_test_named_like_an_option_is_not_taken_for_one():
     assert pytest_arguments(["tests/test_notes.py"], cpus=1)[:2] == ["-n", str(MIN_WORKERS)]
+
+
+def test_the_tests_run_with_the_bytecode_cache_on_and_every_other_variable_kept():
+    environ = {"PYTHONDONTWRITEBYTECODE": "1", "CI": "true", "PATH": "/usr/bin"}
+    assert environment_for_tests(environ) == {"CI": "true", "PATH": "/usr/bin"}
+    assert environment_for_tests({"PATH": "/bin"}) == {"PATH": "/bin"}

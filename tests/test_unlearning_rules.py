@@ -471,6 +471,13 @@ def test_a_non_request_forgets_nothing(text):
     assert changes_nothing(plan)
 
 
+def test_a_quote_said_by_someone_further_on_does_not_take_the_request_before_it():
+    text = ('Забудь про мою собаку. Вчера мы долго гуляли в парке, потом зашли в кафе и встретили там Машу. '
+            'Она: "я так устала", сказала она и ушла.')
+    assert [change.op for change in extract_changes(text, NOW)] == [FORGET]
+    assert extract_changes("«Забудь про мою собаку», — сказала подруга", NOW) == []
+
+
 # ---- which facts words mean -----------------------------------------------------------------------------
 
 

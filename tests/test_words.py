@@ -7,7 +7,17 @@ import pymorphy3
 import pytest
 
 from memory.text import word_forms
-from memory.text.word_forms import bases, case_forms, fold, lemma, lemmas, nominative, nominatives, stem
+from memory.text.word_forms import (
+    bases,
+    case_forms,
+    fold,
+    lemma,
+    lemmas,
+    nominative,
+    nominatives,
+    place_nominative,
+    stem,
+)
 
 LONG = "превысокомногорассмотрительствующий" * 8  # 280 letters
 ODD = ["", " ", "123", "2026", "42-й", "ёёё", "a", "я", "!!", "😀", "Ωmega", LONG, LONG.upper(), "x" * 10_000]
@@ -54,7 +64,8 @@ def test_odd_words_never_raise(word):
     assert isinstance(lemma(word), str) and lemmas(word)
     assert word in case_forms(word)
     assert isinstance(nominatives(word), list)
-    assert isinstance(nominative(word), str)
+    assert isinstance(nominative(word), str) and isinstance(nominative(word, "ablt"), str)
+    assert isinstance(place_nominative(word), str) and isinstance(place_nominative(f"{word} {word}"), str)
 
 
 def test_empty_strings_digits_and_other_scripts_come_back_as_they_are():
@@ -201,6 +212,39 @@ def test_a_name_in_another_case_comes_back_in_the_nominative_spelt_as_given(name
 )
 def test_a_name_that_may_be_a_nominative_stays_as_written(name):
     assert nominative(name) == name
+
+
+@pytest.mark.parametrize(("name", "expected"), [("Маши", "Маша"), ("Марии", "Мария"), ("Любови", "Любовь")])
+def test_a_name_that_could_only_be_a_plural_nominative_is_one_persons_other_case(name, expected):
+    assert nominative(name) == expected
+
+
+def test_the_parts_of_a_double_name_are_read_in_one_case():
+    assert nominative("Анне-Марии") == "Анна-Мария"  # "Анне" alone may be the French Anne
+    assert nominative("Жан-Полем") == "Жан-Поль"  # no case turns both parts: each as it reads
+
+
+@pytest.mark.parametrize(("name", "case", "expected"),
+                         [("Аней", "ablt", "Аня"), ("Славой", "ablt", "Слава"), ("Саша", "ablt", "Саша"),
+                          ("Андрей", "ablt", "Андрей"), ("Аней", None, "Аней"), ("Kate", "ablt", "Kate")])
+def test_the_case_a_sentence_tells_wins_over_a_rarer_nominative(name, case, expected):
+    assert nominative(name, case) == expected
+
+
+@pytest.mark.parametrize(
+    ("place", "expected"),
+    [("Великом Новгороде", "Великий Новгород"), ("Набережных Челнах", "Набережные Челны"), ("Орле", "Орёл"),
+     ("Старом Осколе", "Старый Оскол"), ("Великих Луках", "Великие Луки"), ("Иванове", "Иваново"),
+     ("Мирном", "Мирный"), ("Жуковском", "Жуковский")],
+)
+def test_a_place_in_another_case_comes_back_in_the_nominative(place, expected):
+    assert place_nominative(place) == expected
+
+
+@pytest.mark.parametrize("place", ["Сочи", "Тбилиси", "Москва", "Нью-Йорке", "Berlin", "New York", "", "очень Большом",
+                                   "Москве 2"])
+def test_a_place_that_may_be_a_nominative_or_is_no_russian_name_stays_as_written(place):
+    assert place_nominative(place) == place
 
 
 def test_a_latin_name_in_russian_text_stays():

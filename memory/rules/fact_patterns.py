@@ -144,7 +144,7 @@ LIVE_TRIGGERS = [
     re.compile(r"\b(?:i|we)(?:\s+have|['’]ve)?\s+(?:just\s+|recently\s+|finally\s+|already\s+)?"
                r"(?:moved|relocated)\s+(?:back\s+)?to\s+", I),
     re.compile(r"(?:\b(?:я|мы)\s+)?(?:сейчас\s+|теперь\s+|уже\s+|давно\s+|тоже\s+|вообще\s+)?"
-               r"(?:живу|живём|живем|проживаю)\s+"
+               r"(?:живу|живём|живем|проживаю|обитаю)\s+"
                r"(?:сейчас\s+|теперь\s+|уже\s+|давно\s+)?(?:с\s+[^\W\d_]+\s+(?:и\s+[^\W\d_]+\s+)?)?(?:в|во)\s+", I),
     re.compile(r"(?P<subj>\bя\s+)?(?:недавно\s+|уже\s+|наконец\s+|тоже\s+)?(?:переехал|переехала)\s+"
                r"(?:из\s+\S+\s+)?(?:в|во)\s+", I),
@@ -154,6 +154,12 @@ LIVE_TRIGGERS = [
     # carries over. The guards judge the clause from `at` on.
     re.compile(rf"^\W*(?:(?:hi|hello|hey)\W+)?{I_AM}\s+(?:[^\W\d_]+|\d+)(?:\s+[^\W\d_]+)?,"
                r"(?:\s*(?:[^\W\d_]+|\d+),)?\s*(?P<at>)(?:currently\s+|now\s+)?(?:living|based)\s+in\s+", I),
+    # "Living in Toronto these days": a message that opens with it speaks of the user ("Living in Leeds is
+    # expensive" is judged by the guards from `at` on).
+    re.compile(r"^\W*(?P<at>)(?:currently\s+|now\s+)?(?:living|based)\s+in\s+", I),
+    # "My city is Amsterdam", "мой город — Самара", "я жительница Иркутска".
+    re.compile(r"\bmy\s+(?:home\s+)?city\s+is\s+|\b(?:мой\s+город|город\s+мой)\s*(?:[—–-]|[—–-]?\s*это)\s*", I),
+    re.compile(r"\bя\s+(?:житель|жительница)\s+", I),
     # "I'm originally from Glasgow but moved to London".
     re.compile(r"^\W*i(?:['’]?m|\s+am|\s+was|\s+grew|\s+come|\s+came)\b[^.;!?]{0,60}?\b(?:but|and)\s+"
                r"(?:then\s+|later\s+)?(?P<at>)(?:recently\s+|just\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+", I),

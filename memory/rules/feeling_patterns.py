@@ -127,7 +127,8 @@ NOW_EN = re.compile(rf"^\s*{_EN_NOW}\b", I)
 SUBJECTLESS_END_EN = re.compile(
     rf"^\s*(?:{_EN_NOW}\b)?\s*(?!,\s*when)(?:$|[,.!;:)(…]|(?:and|but|lol|haha|ugh|tbh|honestly|af)\b)", I)
 # "Feeling lonely is normal": the gerund is the subject of another verb.
-GERUND_SUBJECT = re.compile(r"^\s+(?:is|was|isn['’]t|can|could|will|makes?|means?|sucks)\b", I)
+GERUND_SUBJECT = re.compile(
+    r"^\s+(?:is|was|isn['’]t|can|could|will|would|must|makes?|means?|sucks|sounds?|seems?|feels?|costs?|gets?)\b", I)
 # "tired of", "happy to help", "happy for you", "sick and tired": not the user's condition.
 STATE_NOT_AFTER = re.compile(
     r"^\s*(?:of|to|for|and\s+tired|enough|as|with\s+(?:you|it|this|that)|от\s+(?:тебя|вас|этого|всего|всех|тво\w+|"

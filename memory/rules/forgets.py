@@ -22,6 +22,8 @@ from memory.text.prefilter import first_match, matches
 PLURAL = re.compile(r"\b(?:pets|all|both|sisters|brothers|kids|children|dogs|cats|питомцев|питомцы|всех|обоих|обеих|"
                     r"сестёр|сестер|братьев|детей|животных|собак|котов|кошек)\b", re.IGNORECASE)
 MAX_SENTENCE = 300
+# How far past a sentence its attribution may end: a closing quote, a dash and "сказала подруга" / "she said".
+ATTRIBUTION_REACH = 80
 
 
 def extract_forget_requests(text: str) -> list[Change]:
@@ -29,7 +31,8 @@ def extract_forget_requests(text: str) -> list[Change]:
     found: list[Change] = []
     for match in matches(p.SENTENCE, text):
         sentence = match.group()
-        if len(sentence) > MAX_SENTENCE or c.ATTRIBUTION.search(text, match.start()):
+        attributed = c.ATTRIBUTION.search(text, match.start(), match.end() + ATTRIBUTION_REACH)
+        if len(sentence) > MAX_SENTENCE or attributed:
             continue  # «Забудь про мою собаку», — сказала подруга
         found += [change for change in _requests(sentence, text[: match.start()]) if change not in found]
     return found

@@ -25,18 +25,25 @@ from memory.text.word_forms import nominative
 
 STATED, ASKED = "stated", "asked"  # "меня зовут Саша" / "зови меня Саша": an asked-for name wins
 
-# (pattern, kind, strict): a strict pattern is ambiguous ("call me back later"), so its name must be
-# capitalised or end the clause. "просто"/"just" may stand before the name ("зови меня просто Саша").
+# (pattern, kind, strict, case): a strict pattern is ambiguous ("call me back later"), so its name must be
+# capitalised or end the clause; `case` is the case Russian puts the name in after the words, where it is not
+# the nominative ("зови меня Лёлей"). "просто"/"just" may stand before the name ("зови меня просто Саша").
 _CALL_RU = r"(?:зови|зовите|называй|называйте|(?:можешь|можете|можно)\s+(?:меня\s+)?(?:звать|называть))"
-NAME_PATTERNS: list[tuple[re.Pattern[str], str, bool]] = [
-    (re.compile(rf"\bменя\s+зовут\s+(?:просто\s+)?(?P<name>{WORD})", I), STATED, False),
-    (re.compile(rf"\bмо[её]\s+имя\s*[-—:]?\s*(?P<name>{WORD})", I), STATED, False),
-    (re.compile(rf"\bmy\s+name\s*(?:is|'s|’s)\s+(?:just\s+)?(?P<name>{WORD})", I), STATED, False),
-    (re.compile(rf"\b{_CALL_RU}\s+(?:меня\s+(?:просто\s+)?|просто\s+)(?P<name>{WORD})", I), ASKED, True),
-    (re.compile(rf"\bcall\s+me\s+(?:just\s+)?(?P<name>{WORD})", I), ASKED, True),
-    (re.compile(rf"\bi\s+go\s+by\s+(?:just\s+)?(?P<name>{WORD})", I), ASKED, True),
+NAME_PATTERNS: list[tuple[re.Pattern[str], str, bool, str | None]] = [
+    (re.compile(rf"\bменя\s+зовут\s+(?:просто\s+)?(?P<name>{WORD})", I), STATED, False, None),
+    (re.compile(rf"\bмо[её]\s+имя\s*[-—:]?\s*(?P<name>{WORD})", I), STATED, False, None),
+    (re.compile(rf"\bmy\s+name\s*(?:is|'s|’s)\s+(?:just\s+)?(?P<name>{WORD})", I), STATED, False, None),
+    (re.compile(rf"\b{_CALL_RU}\s+(?:меня\s+(?:просто\s+)?|просто\s+)(?P<name>{WORD})", I), ASKED, True, "ablt"),
+    # "Обращайтесь ко мне просто Маша", "обращайся ко мне Павлом".
+    (re.compile(rf"\bобращай(?:ся|тесь)\s+ко\s+мне\s+(?:просто\s+)?(?P<name>{WORD})", I), ASKED, True, "ablt"),
+    (re.compile(rf"\bcall\s+me\s+(?:just\s+)?(?P<name>{WORD})", I), ASKED, True, None),
+    (re.compile(rf"\bi\s+go\s+by\s+(?:just\s+)?(?P<name>{WORD})", I), ASKED, True, None),
     # "Можно просто Саша": only when the name ends the clause ("можно просто сказать" is no name).
-    (re.compile(rf"\bможно\s+(?:на\s+ты\s+и\s+)?просто\s+(?P<name>{WORD})(?=\s*(?:[,.!;)]|$))", I), ASKED, True),
+    (re.compile(rf"\bможно\s+(?:на\s+ты\s+и\s+)?просто\s+(?P<name>{WORD})(?=\s*(?:[,.!;)]|$))", I), ASKED, True,
+     "ablt"),
+    # "Меня Олегом звать", "меня Женей зовут", "зовут меня Ильёй".
+    (re.compile(rf"\bменя\s+(?P<name>{WORD})\s+(?:зовут|звать)\b", I), STATED, True, "ablt"),
+    (re.compile(rf"\bзовут\s+меня\s+(?:просто\s+)?(?P<name>{WORD})", I), STATED, False, "ablt"),
 ]
 # "Hi, I'm Anna!" / "Я Аня.": a whole sentence that is only a greeting and a capitalised name.
 INTRODUCTION = re.compile(
@@ -105,7 +112,7 @@ def name_matches(sentence: str) -> Iterator[tuple[re.Match[str], str, str]]:
 
     `kind` is STATED or ASKED; a name comes back in the nominative ("зови меня Лёлей" -> "Лёля").
     """
-    for pattern, kind, strict in NAME_PATTERNS:
+    for pattern, kind, strict, case in NAME_PATTERNS:
         for match in matches(pattern, sentence):
             word = match.group("name")
             rest = sentence[match.end() : match.end() + 200]
@@ -114,7 +121,7 @@ def name_matches(sentence: str) -> Iterator[tuple[re.Match[str], str, str]]:
             ends_clause = not rest.strip(" \t.!,;)")
             if strict and (word.isupper() and len(word) > 2 or word[0].islower() and not ends_clause):
                 continue  # "call me back later", "call me ASAP"
-            yield match, p.capitalise(nominative(word.lower() if word.isupper() else word)), kind
+            yield match, p.capitalise(nominative(word.lower() if word.isupper() else word, case)), kind
 
 
 def could_be_name(word: str) -> bool:

@@ -25,6 +25,7 @@ from memory.rules.feelings import likes, states
 from memory.rules.guards import Found, clause_before, clause_start, inside_quotes, is_claim, statements, words_after
 from memory.rules.kin import kin_and_pets, unowned_kin
 from memory.text.prefilter import first_match, matches
+from memory.text.word_forms import place_nominative
 
 # slot -> (category, importance)
 SLOTS = {
@@ -153,7 +154,7 @@ def _places(sentence: str) -> Found:
 
 
 def _place(rest: str, known_only: bool) -> tuple[str | None, int]:
-    """Return (place named at the start of `rest`, characters used); known names come back in the nominative."""
+    """Return (place named at the start of `rest`, characters used); Russian names come back in the nominative."""
     tokens: list[re.Match[str]] = []
     for token in matches(p.PLACE_TOKEN, rest):
         gap = rest[tokens[-1].end() if tokens else 0 : token.start()]
@@ -180,7 +181,7 @@ def _place(rest: str, known_only: bool) -> tuple[str | None, int]:
             break
     if not run:
         return None, 0  # "I live in a van", "живу в общаге"
-    return " ".join(t.group() for t in run), run[-1].end()
+    return place_nominative(" ".join(t.group() for t in run)), run[-1].end()  # "в Великом Новгороде"
 
 
 # ---- work ---------------------------------------------------------------------------------------------

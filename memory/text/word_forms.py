@@ -37,6 +37,7 @@ NAME_TAGS = frozenset({"Name", "Surn", "Patr"})
 # Forms a case table leaves out: informal ("в Сочах"), misspelt and distorted ones the dictionary also lists, the
 # vocative ("мам", "пап"), which addresses someone instead of naming them, and an adjective's superlative.
 NOT_STANDARD = frozenset({"Infr", "Erro", "Dist", "voct", "Supr"})
+OBLIQUE_CASES = ("gent", "datv", "accs", "ablt", "loct")
 CACHED_WORDS = 8192  # distinct words whose analysis is kept (a word's parses cost about 100 µs)
 
 _stemmers = threading.local()  # a Stemmer object is not to be shared between threads
@@ -105,16 +106,46 @@ def nominatives(word: str) -> list[str]:
     return list(_nominatives(folded))
 
 
-def nominative(name: str) -> str:
+def nominative(name: str, case: str | None = None) -> str:
     """Return a Russian name, surname or nickname given in another case in the nominative, spelt as `name` is
     ("Лёлей" -> "Лёля", "Ивановой" -> "Иванова", "Анной-Марией" -> "Анна-Мария", "ЗАЙКОЙ" -> "ЗАЙКА"); a word that
-    may already be a nominative ("Андрей", "Рой"), an unknown or Latin one ("Kate"), as written."""
+    may already be a nominative ("Андрей", "Рой"), an unknown or Latin one ("Kate"), as written.
+
+    `case` is the case the sentence puts the name in, where it tells ("ablt" after "зови меня"): a reading in that
+    case then wins over a rarer nominative ("Аней" is also a man's name, but "зовите меня Аней" means Аня)."""
     if "-" in name:
-        return "-".join(nominative(part) for part in name.split("-"))
+        return _double_name_nominative(name.split("-"), case)
     if not RUSSIAN_WORD.fullmatch(name):
         return name
-    found = _name_nominative(name.lower())
+    found = _name_nominative(name.lower(), case)
     return _spelt_like(found, name) if found else name
+
+
+def _double_name_nominative(parts: list[str], case: str | None) -> str:
+    """Return a hyphenated name in the nominative. Its parts stand in one case, so where one part is plainly in
+    another case and one may be a nominative ("Анне-Марии": "Анне" is also the French Anne), the case that
+    turns every part is the one meant (the dative: "Анна-Мария")."""
+    found = [nominative(part, case) for part in parts]
+    if case is None and found != parts and any(new == old for new, old in zip(found, parts, strict=True)):
+        for oblique in OBLIQUE_CASES:
+            again = [nominative(part, oblique) for part in parts]
+            if all(new != old for new, old in zip(again, parts, strict=True)):
+                return "-".join(again)
+    return "-".join(found)
+
+
+def place_nominative(place: str) -> str:
+    """Return a Russian place name of one or more words given in another case in the nominative, its capitals
+    as written and its ё as the dictionary has it: "Великом Новгороде" -> "Великий Новгород", "Набережных Челнах"
+    -> "Набережные Челны", "Орле" -> "Орёл". A name that may be a nominative already ("Сочи"), one of hyphenated or
+    non-Russian words, or words that are no adjectives before a noun, as written."""
+    words = place.split()
+    if not words or not all(RUSSIAN_WORD.fullmatch(word) and "-" not in word for word in words):
+        return place
+    found = _place_nominative(tuple(word.lower() for word in words))
+    if found is None:
+        return place
+    return " ".join(_capitals_like(form, word) for form, word in zip(found, words, strict=True))
 
 
 def analyzer() -> pymorphy3.MorphAnalyzer:
@@ -207,18 +238,42 @@ def _nominatives(folded: str) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=CACHED_WORDS)
-def _name_nominative(lowered: str) -> str | None:
+def _name_nominative(lowered: str, case: str | None) -> str | None:
     """Return the nominative of a name (or a noun used as one) in another case, or None to keep it as written.
 
     Someone's name is animate: where the word has an animate reading, only those count, so the dictionary's rare
-    inanimate "барсиком" does not keep the cat "Барсиком" from being "Барсик"."""
+    inanimate "барсиком" does not keep the cat "Барсиком" from being "Барсик". It names one person, so a plural
+    nominative ("Маши", "Марии") keeps no word as it is."""
     nouns = [parse for parse in _analyzer().parse(lowered) if parse.tag.POS == "NOUN"]
     nouns = [parse for parse in nouns if parse.tag.animacy == "anim"] or nouns
-    if not nouns or any(parse.tag.case == "nomn" for parse in nouns):
-        return None  # no noun, or it may be a nominative already ("Рой", "Андрей", "Мэри")
-    named = [parse for parse in nouns if NAME_TAGS & parse.tag.grammemes]
-    inflected = (named or nouns)[0].inflect({"nomn"})
+    told = [parse for parse in nouns if case and parse.tag.case == case]
+    told = [parse for parse in told if "Fixd" not in parse.tag.grammemes] or told  # told "Анне", Анна's dative
+    if not nouns or not told and any(parse.tag.case == "nomn" and parse.tag.number != "plur" for parse in nouns):
+        return None  # no noun, or it may be a nominative already ("Рой", "Андрей", "Мэри", "Нелли")
+    others = told or [parse for parse in nouns if parse.tag.case != "nomn"]
+    named = [parse for parse in others if NAME_TAGS & parse.tag.grammemes]
+    inflected = (named or others)[0].inflect({"nomn"}) if others else None
     return inflected.word if inflected is not None else None
+
+
+@functools.lru_cache(maxsize=CACHED_WORDS)
+def _place_nominative(lowered: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Return the nominative of each word of a place's name: the last a noun, a place's where the dictionary
+    has one (Geox), the words before it adjectives in its case, number and gender; None to keep it as written."""
+    *adjectives, noun = lowered
+    parses = [parse for parse in _analyzer().parse(noun) if parse.tag.POS == "NOUN"]
+    if not parses or any(parse.tag.case == "nomn" for parse in parses):
+        return None
+    head = ([parse for parse in parses if "Geox" in parse.tag.grammemes] or parses)[0]
+    tag = head.tag
+    found = [head.inflect({"nomn"})]
+    for word in adjectives:
+        agreeing = [parse for parse in _analyzer().parse(word) if parse.tag.POS == "ADJF" and parse.tag.case == tag.case
+                    and parse.tag.number == tag.number and (tag.number == "plur" or parse.tag.gender == tag.gender)]
+        found.insert(-1, agreeing[0].inflect({"nomn"}) if agreeing else None)
+    if any(form is None for form in found):
+        return None
+    return tuple(form.word for form in found)
 
 
 def _known(parse: pymorphy3.analyzer.Parse) -> bool:
@@ -229,6 +284,13 @@ def _known(parse: pymorphy3.analyzer.Parse) -> bool:
 def _same(found: str, lowered: str) -> bool:
     """True when pymorphy3's spelling of a word is the word's, but for ё it may have put in."""
     return fold(found) == fold(lowered)
+
+
+def _capitals_like(form: str, model: str) -> str:
+    """Return `form` capitalised as the word `model` is: all capitals, a capital first letter, or none."""
+    if model.isupper() and len(model) > 1:
+        return form.upper()
+    return form[:1].upper() + form[1:] if model[:1].isupper() else form
 
 
 def _spelt_like(form: str, model: str) -> str:
