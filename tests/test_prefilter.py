@@ -6,6 +6,7 @@ import _sre
 import importlib
 import pkgutil
 import re
+import types
 from re import _casefix  # type: ignore[attr-defined]
 
 import pytest
@@ -96,6 +97,16 @@ def test_a_pattern_compiled_again_at_the_same_address_is_read_again():
     assert not could_match(first, "beta")
     prefilter._KNOWN[id(first)] = (re.compile("other"), ("beta",))  # as if another pattern had had this id
     assert not could_match(first, "beta")  # the entry is not this pattern's: it is read afresh
+
+
+def test_learning_a_modules_patterns_reads_each_once_wherever_it_sits(monkeypatch):
+    module = types.ModuleType("rules_for_the_test")
+    alone, in_list, in_dict = re.compile(r"\bowl\b"), re.compile(r"\bwren\b"), re.compile(r"\bheron\b")
+    module.ALONE, module.TABLE, module.BY_NAME = alone, [(in_list, "x"), ("y", alone)], {"a": in_dict}
+    module.WORDS = {"owl", "wren"}
+    assert prefilter.learn_patterns([module]) == 3
+    monkeypatch.setattr(prefilter, "needed", lambda pattern: pytest.fail("read again"))
+    assert not could_match(alone, "a crow") and not could_match(in_list, "a crow") and could_match(in_dict, "a heron")
 
 
 # Random patterns over a small alphabet full of case traps, against random texts over the same alphabet:

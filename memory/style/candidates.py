@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from memory.style import aspects as a
 from memory.style import style_patterns as p
-from memory.text.prefilter import first_match, matches
+from memory.text.prefilter import could_match, first_match, matches
 
 GAP = 60  # how far (characters) back from a phrase its request word may stand
 
@@ -156,6 +156,13 @@ def _complete_requests(sentence: str) -> Iterator[Wish]:
                     yield Wish(request[0], match.span(), aspect, found, True)
                 else:
                     yield Wish(match.start(), match.span(), aspect, found, lasting)
+
+
+def warm() -> None:
+    """Build the tables of requests and phrases and read their patterns' prefilter words now, not on a first
+    message (0.17 s of CPU)."""
+    for pattern in [row[1] for row in _complete_table()] + [row[1] for row in _phrase_table()]:
+        could_match(pattern, "")
 
 
 @lru_cache(maxsize=1)
