@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.timeouts import scaled
+
 ROOT = Path(__file__).resolve().parent.parent
 
 TURN_AFTER_WARM_UP = textwrap.dedent("""
@@ -36,6 +38,6 @@ TURN_AFTER_WARM_UP = textwrap.dedent("""
 
 def test_after_the_warm_up_a_first_message_reads_no_pattern_again():
     done = subprocess.run([sys.executable, "-c", TURN_AFTER_WARM_UP], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+                          timeout=scaled(120))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
