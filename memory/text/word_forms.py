@@ -145,7 +145,7 @@ def place_nominative(place: str) -> str:
     found = _place_nominative(tuple(word.lower() for word in words))
     if found is None:
         return place
-    return " ".join(_capitals_like(form, word) for form, word in zip(found, words, strict=True))
+    return " ".join(_spelt_like(form, word, dictionary_yo=True) for form, word in zip(found, words, strict=True))
 
 
 def analyzer() -> pymorphy3.MorphAnalyzer:
@@ -286,17 +286,10 @@ def _same(found: str, lowered: str) -> bool:
     return fold(found) == fold(lowered)
 
 
-def _capitals_like(form: str, model: str) -> str:
-    """Return `form` capitalised as the word `model` is: all capitals, a capital first letter, or none."""
-    if model.isupper() and len(model) > 1:
-        return form.upper()
-    return form[:1].upper() + form[1:] if model[:1].isupper() else form
-
-
-def _spelt_like(form: str, model: str) -> str:
+def _spelt_like(form: str, model: str, dictionary_yo: bool = False) -> str:
     """Return `form` with `model`'s capitals (all, or the first letter of each hyphenated part) and, where `model`
-    writes е for ё, without ё."""
-    if "ё" not in model.lower():
+    writes е for ё, without ё, unless `dictionary_yo` keeps the dictionary's ё (a place: "Орле" -> "Орёл")."""
+    if "ё" not in model.lower() and not dictionary_yo:
         form = form.replace("ё", "е")
     if model.isupper() and len(model) > 1:
         return form.upper()
