@@ -467,7 +467,8 @@ class Config:
         "STREAM_REPLIES", "on", SWITCH, "`on`: in private chats the reply is shown as a Telegram draft while the"
         " model writes it; `off`: \"typing…\" only", then=lambda word: word == "on")
     stream_interval_s: float = setting(
-        "STREAM_INTERVAL_MS", 600, whole(50, 60_000), "the draft is updated at most this often",
+        "STREAM_INTERVAL_MS", 1000, whole(50, 60_000), "the draft is updated at most this often (the first one"
+        " 0.15 s after the first words)",
         then=lambda ms: ms / 1000)
     proactive: bool = setting(
         "PROACTIVE", "on", SWITCH, "`off`: the companion never writes first (no follow-ups, birthday greetings or"

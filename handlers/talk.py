@@ -150,7 +150,9 @@ async def _run_turn(
     # Only the user's own words ask for a reminder: never a forward, a sticker, or the quote beside them.
     own = heard.forwarded_from is None and kind in OWN_KINDS
     reminders = await hear_reminders(context, speaker, chat, words, update_id, own)
-    async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s):
+    # In a private chat the reply shows as a draft while it is written: "typing…" only until the first one.
+    showing = (lambda: draft.sent > 0) if draft is not None else None
+    async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s, showing=showing):
         try:
             try:
                 answer = await services.companion.reply(

@@ -18,6 +18,7 @@ import openai
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
 from llm.errors import context_exceeded, context_size, describe, names
 from llm.gate import Gate, Preempted
+from llm.posting import Poster
 from llm.responses import PACE_S, answer_of, read_chunks, timeouts
 from llm.roles import strict_roles
 from llm.server import ServerFeatures
@@ -36,8 +37,6 @@ IMAGE_MIN_TOKENS = 8
 # A stream's silence timer is moved on once it lags this much (a quarter of the silence allowed, when that is
 # shorter), not for each of a hundred pieces: a stalled stream fails at most this much before `silence` is up.
 RESCHEDULE_S = 0.5
-# The chat endpoint's authentication, as the SDK's `chat.completions.create` asks for it.
-CHAT_OPTIONS = {"security": {"bearer_auth": True}}
 
 
 class ModelUnavailable(Exception):
@@ -147,6 +146,7 @@ class ChatModel:
         upkeep: bool = False,
     ) -> None:
         self.client = client
+        self.poster = Poster(client, "/chat/completions")
         self.model = model
         self.attempt_timeout = attempt_timeout
         self.budget = budget
@@ -375,20 +375,18 @@ class ChatModel:
         """Send one request and return its response, unread when streamed (the caller closes it); a refusal of
         a parameter the server does not take is adapted to and sent again.
 
-        The SDK's client sends it (base URL, key, headers, its error for an error status) through its generic
-        `post`, which sends the arguments as they are: `chat.completions.create` would first run them through
-        its type-driven transform and build a pydantic model of the answer or of every streamed chunk: 36-47 %
-        of the CPU a message took (issue 42). The arguments are plain JSON already; llm/wire.py reads answers.
+        The SDK client's HTTP client sends it (base URL, key, headers, the SDK's error for an error status:
+        llm/posting.py) as it is: `chat.completions.create` would first run the arguments through its
+        type-driven transform and build a pydantic model of the answer or of every streamed chunk (36-47 % of
+        the CPU a message took, issue 42), and even its generic `post` builds and checks its request options
+        for every call. The arguments are plain JSON already; llm/wire.py reads answers.
         """
         while True:
             try:
                 # The SDK's own timeout too: the client's default is the chat attempt's, shorter than extraction's.
                 async with asyncio.timeout(timeout):
-                    return await self.client.post(
-                        "/chat/completions", body=self._arguments(messages, max_tokens, options, stream),
-                        cast_to=httpx2.Response, options={**CHAT_OPTIONS, "timeout": timeouts(timeout, stream)},
-                        stream=stream,
-                    )
+                    return await self.poster.post(self._arguments(messages, max_tokens, options, stream),
+                                                  timeouts(timeout, stream), stream)
             except openai.APIStatusError as error:
                 if context_exceeded(error):
                     context = context_size(error)

@@ -23,7 +23,7 @@ DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its c
 # A stream's body is read at most this often: a real model writes each token on its own, and reading each as it
 # arrives wakes the process a hundred times a reply (bench/stream_reading.py: that alone is 7 ms of CPU on
 # uvloop, 31 ms through the SDK). Between reads the socket is left alone and the kernel gathers what comes.
-# Drafts go out every 0.6 s at most (STREAM_INTERVAL_MS), so nobody sees the difference; the first piece is read at
+# Drafts go out every second at most (STREAM_INTERVAL_MS), so nobody sees the difference; the first piece is read at
 # once, and the answer's end is known at most this much later.
 PACE_S = 0.2
 

@@ -21,7 +21,7 @@ from memory.store import sqlite_backend
 from memory.store.memory_store import Store
 from memory.store.postgres_backend import Done, PostgresSession, postgres_sql
 from memory.store.scripts import drive, drive_each
-from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint
+from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint, patiently
 from tests.timeouts import scaled
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -237,8 +237,9 @@ def count_trips(store: Store, monkeypatch) -> list:
     original = connection._execute
 
     async def counted(fn, *args, **kwargs):
-        if fn in (drive, drive_each):
-            trips.append(fn)
+        if fn is patiently:  # the work waiting there for another connection's write: a script, or a statement
+            work = args[1]
+            trips.append(work if work in (drive, drive_each) else getattr(work, "__name__", work))
         return await original(fn, *args, **kwargs)
 
     monkeypatch.setattr(connection, "_execute", counted)
@@ -291,6 +292,63 @@ async def test_while_another_connection_writes_a_script_waits_in_the_thread_not_
         assert await store._backend.run(counting_script([])) == 3
         assert trips == [drive]  # the file is free again: at once
     finally:
+        other.close()
+        await store.close()
+
+
+async def test_sessions_and_transactions_on_sqlite_run_in_the_loops_thread(tmp_path, monkeypatch):
+    store = await Store.open(tmp_path / "inline.db")
+    trips = count_trips(store, monkeypatch)
+    threads: set = set()
+    store._backend.connection._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
+    try:
+        async with store._transaction() as db:
+            await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (5, '2026-12-01', '2026-12-01')")
+            assert (await db.execute("UPDATE users SET name = 'A' WHERE id = 5")).rowcount == 1
+        async with store._session() as db:
+            assert await db.execute_fetchall("SELECT name FROM users WHERE id = 5") == [("A",)]
+        with pytest.raises(sqlite3.IntegrityError):
+            async with store._transaction() as db:
+                await db.execute("UPDATE users SET name = 'B' WHERE id = 5")
+                await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (5, 'x', 'x')")
+        async with store._session() as db:  # the failed transaction left nothing behind
+            assert await db.execute_fetchall("SELECT name FROM users WHERE id = 5") == [("A",)]
+        assert trips == [] and threads == {threading.get_ident()}
+    finally:
+        await store.close()
+
+
+async def test_while_another_connection_writes_a_transaction_and_a_statement_wait_in_the_thread(tmp_path, monkeypatch):
+    store = await Store.open(tmp_path / "busy.db")
+    trips = count_trips(store, monkeypatch)
+    other = sqlite3.connect(tmp_path / "busy.db", isolation_level=None)
+    ticks = 0
+
+    async def ticking() -> None:  # the loop goes on while the store waits
+        nonlocal ticks
+        while True:
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.create_task(ticking())
+    try:
+        for write in ("transaction", "session"):
+            other.execute("BEGIN IMMEDIATE")
+            asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")
+            started, ticks = time.monotonic(), 0
+            if write == "transaction":
+                async with store._transaction() as db:
+                    await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (6, 'x', 'x')")
+            else:
+                async with store._session() as db:
+                    await db.execute("UPDATE users SET name = 'C' WHERE id = 6")
+            assert 0.25 < time.monotonic() - started < 4 and ticks >= 10
+        assert trips == ["execute", "execute"]  # BEGIN IMMEDIATE, then the UPDATE, waited there
+        async with store._session() as db:
+            assert await db.execute_fetchall("SELECT name FROM users WHERE id = 6") == [("C",)]
+            assert await db.execute_fetchall("PRAGMA busy_timeout") == [(0,)]  # back to never waiting
+    finally:
+        ticker.cancel()
         other.close()
         await store.close()
 

@@ -70,7 +70,7 @@ def test_memory_page_settings():
 def test_media_and_streaming_settings():
     config = load_config(BASE)
     assert (config.transcription_model, config.voice_max_seconds, config.vision) == ("whisper-1", 300, True)
-    assert (config.stream_replies, config.stream_interval_s) == (True, 0.6)
+    assert (config.stream_replies, config.stream_interval_s) == (True, 1.0)
     config = load_config(BASE | {
         "TRANSCRIPTION_MODEL": "gpt-4o-mini-transcribe", "VOICE_MAX_SECONDS": "60", "VISION": "OFF",
         "STREAM_REPLIES": "off", "STREAM_INTERVAL_MS": "1500",

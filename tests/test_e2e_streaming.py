@@ -147,3 +147,15 @@ async def test_a_stream_that_stalls_is_given_up_after_the_attempt_timeout(telegr
         [apology] = await telegram.wait_for_sent(ANN, 1, timeout=15)
     assert "Sorry" in apology["visible_text"]
     assert stored_replies(config) == []
+
+
+async def test_typing_shows_while_the_model_is_silent_and_stops_once_a_draft_shows(telegram, slow_model, config):
+    slow_model.stream_first_delay = 1.6  # nothing for 1.6 s, then 2.8 s of writing
+    async with running_bot(replace(config, typing_interval_s=0.2)):
+        telegram.push_text(ANN, "think first")
+        await telegram.wait_for_sent(ANN, 1)
+    drafts = telegram.drafts_to(ANN)
+    typing = [at for (method, _), at in zip(telegram.calls, telegram.call_times, strict=True)
+              if method == "sendChatAction"]
+    assert len(typing) >= 2 and len(drafts) >= 3
+    assert typing[-1] <= drafts[0]["at"] + 0.05  # none while the drafts show the reply being written

@@ -67,3 +67,22 @@ async def test_a_slow_block_shows_typing_after_the_delay_renewed_every_interval_
     assert len(bot.at) == ended == 3
     assert bot.at[0] - started >= 0.2
     assert all(later - earlier >= 0.09 for earlier, later in zip(bot.at, bot.at[1:], strict=False))
+
+
+async def test_typing_stops_once_the_reply_itself_shows():
+    bot, shown = TypingBot(wanted=2), False
+    async with typing_indicator(bot, 1, interval=0.05, after=0.05, showing=lambda: shown):
+        await asyncio.wait_for(bot.actions.wait(), scaled(2))  # typing, then renewed, while nothing shows
+        shown = True  # a draft of the reply is on the screen now
+        await asyncio.sleep(0.2)  # four intervals: no renewal
+        assert len(bot.at) <= 3  # at most one sent as the draft went out
+        sent = len(bot.at)
+        await asyncio.sleep(0.1)
+        assert len(bot.at) == sent
+
+
+async def test_a_reply_showing_before_the_delay_sends_no_typing_at_all():
+    bot = TypingBot()
+    async with typing_indicator(bot, 1, interval=0.05, after=0.05, showing=lambda: True):
+        await asyncio.sleep(0.2)
+    assert bot.at == []

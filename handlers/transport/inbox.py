@@ -168,6 +168,12 @@ class InboxBot(ExtBot):
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates
 
+    async def send_unread(self, chat_id: int, text: str, parse_mode: str | None = None) -> None:
+        """sendMessage, Telegram's answer left unread: nothing looks at a sent reply's Message, and reading the
+        answer into one (python-telegram-bot's de_json of the whole message) costs more than the request's own
+        work here. Errors are send_message's."""
+        await self._post("sendMessage", {"chat_id": chat_id, "text": text, "parse_mode": parse_mode})
+
     async def _post(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
         """Mask getUpdates' answer before the library reads it, and keep it: the inbox records that, not a
         re-serialised copy."""

@@ -54,20 +54,24 @@ async def send_text(bot: Bot, chat_id: int, text: str) -> None:
     """Send `text` as one or more HTML messages; a piece Telegram cannot parse goes again as plain text."""
     # Telegram shows no NUL and the HTML conversion drops it, so a piece made only of NULs (an echoed
     # "\x00" * 5000) would become an empty message, which Telegram refuses: drop them before splitting.
+    # The app's bot (handlers/transport/inbox.py) sends without reading Telegram's answer into a Message.
+    send = getattr(bot, "send_unread", bot.send_message)
     for chunk in split_message(text.replace("\x00", "")):
-        if await send_formatted(functools.partial(bot.send_message, chat_id), chunk):
+        if await send_formatted(functools.partial(send, chat_id), chunk):
             log.warning("Telegram could not parse a formatted reply; it went as plain text")
 
 
 @contextlib.asynccontextmanager
 async def typing_indicator(
-    bot: Bot, chat_id: int, interval: float = 4.0, after: float = TYPING_AFTER_S
+    bot: Bot, chat_id: int, interval: float = 4.0, after: float = TYPING_AFTER_S,
+    showing: Callable[[], bool] | None = None,
 ) -> AsyncIterator[None]:
     """Show 'typing…' in the chat once the block has run `after` seconds, renewed every `interval` seconds
-    while it runs. A block done sooner sends nothing and starts no task: only a timer, cheap to cancel."""
+    while it runs. A block done sooner sends nothing and starts no task: only a timer, cheap to cancel.
+    Nothing more is sent once `showing()` is true: the reply itself is on the screen (a draft of it)."""
 
     async def keep_typing() -> None:
-        while True:
+        while showing is None or not showing():
             try:
                 await bot.send_chat_action(chat_id, ChatAction.TYPING)
             except TelegramError as error:

@@ -40,19 +40,15 @@ def drive(connection: sqlite3.Connection, script: Script[T]) -> T:
     return finish(connection, script)
 
 
-def begin_at_once(connection: sqlite3.Connection, busy_timeout_ms: int) -> bool:
-    """BEGIN IMMEDIATE without waiting: False, with nothing begun, when another connection is writing.
-
-    The wait (busy_timeout) is set back to `busy_timeout_ms` for what follows."""
-    connection.execute("PRAGMA busy_timeout = 0")
+def begin_at_once(connection: sqlite3.Connection) -> bool:
+    """BEGIN IMMEDIATE on a connection that never waits (busy_timeout 0): False, with nothing begun, when another
+    connection is writing."""
     try:
         connection.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as error:
         if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
             return False
         raise
-    finally:
-        connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
     return True
 
 

@@ -7,7 +7,7 @@ import logging
 import sqlite3
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable, Iterable, Sequence
 
 import aiosqlite
 
@@ -16,7 +16,7 @@ from memory.store.migrations import MIGRATIONS
 from memory.store.scripts import Script, T, begin_at_once, drive, drive_each, finish
 
 log = logging.getLogger(__name__)
-BUSY_TIMEOUT_MS = 5000  # how long a statement waits for another connection's write to end
+BUSY_TIMEOUT_MS = 5000  # how long a statement waits, in aiosqlite's thread, for another connection's write to end
 CHECKPOINT_EVERY = 100  # scripts, sessions and transactions between two checkpoints of the write-ahead log
 CHECKPOINT_WAIT_FRAMES = 4000  # a log this long (16 MiB of 4 KiB pages) is checkpointed making writers wait
 CHECKPOINT_TIMEOUT_S = 1.0  # ... for at most this long
@@ -50,11 +50,69 @@ def checkpoint_file(path: str) -> tuple[int, int, int]:
         connection.close()
 
 
+def patiently(connection: sqlite3.Connection, work: Callable[..., T], *args: Any) -> T:
+    """Return work(*args), in aiosqlite's thread, waiting up to BUSY_TIMEOUT_MS for another connection's write
+    to end: the connection otherwise never waits (its busy_timeout is 0), so that the loop never does."""
+    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    try:
+        return work(*args)
+    finally:
+        connection.execute("PRAGMA busy_timeout = 0")
+
+
+def _rows(connection: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list:
+    return connection.execute(sql, params).fetchall()
+
+
+def _busy(error: sqlite3.OperationalError) -> bool:
+    return error.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+class LoopSession:
+    """The connection's statements run right here, in the loop's thread: they take microseconds, and a trip to
+    aiosqlite's thread (handing the work over, waking the thread, waking the loop back) costs more. One that would
+    have to wait for another connection's write (SQLITE_BUSY at once: busy_timeout is 0) waits in aiosqlite's
+    thread instead (`patiently`). The owners' SQL sees aiosqlite's three methods."""
+
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self.connection = connection
+        self.raw: sqlite3.Connection = connection._conn
+
+    async def execute_fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
+        try:
+            return self.raw.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as error:
+            if not _busy(error):
+                raise
+        return await self.connection._execute(patiently, self.raw, _rows, self.raw, sql, params)
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self.raw.execute(sql, params)
+        except sqlite3.OperationalError as error:
+            if not _busy(error):
+                raise
+        return await self.connection._execute(patiently, self.raw, self.raw.execute, sql, params)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        rows = list(rows)
+        try:
+            return self.raw.executemany(sql, rows)
+        except sqlite3.OperationalError as error:
+            if not _busy(error):
+                raise
+        return await self.connection._execute(patiently, self.raw, self.raw.executemany, sql, rows)
+
+
 class SQLiteBackend:
     """One aiosqlite connection; an asyncio lock keeps its transactions from interleaving.
 
-    Most statements go to aiosqlite's thread. A turn's own scripts (`run`) mostly run right here in the loop's
-    thread instead: handing one to the thread and waking the loop back costs more than its statements do.
+    Statements run right here in the loop's thread (LoopSession, `run`): handing them to aiosqlite's thread and
+    waking the loop back costs more than they do (bench/turn.py, bench/process_cpu.py). Only waiting for another
+    connection's write (a backup tool, a second process by mistake) happens in aiosqlite's thread, so the loop
+    never waits for it. aiosqlite has no public call for running a function in its thread, so this uses the one
+    all of its own methods use (`_execute`, with the sqlite3 connection, `_conn`); aiosqlite is pinned in
+    requirements.txt, and tests/test_backends.py checks where statements run.
 
     SQLite's own checkpoint would run inside whichever commit filled the write-ahead log (1,000 pages), holding
     up the loop, and every user, for several milliseconds. The log is checkpointed in a thread instead, on a
@@ -89,40 +147,37 @@ class SQLiteBackend:
             await connection.execute("PRAGMA synchronous = NORMAL")
             await connection.execute("PRAGMA foreign_keys = ON")
             await connection.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_FRAMES}")  # see checkpoint_file
+            await connection.execute("PRAGMA busy_timeout = 0")  # from now on only `patiently` waits
         except BaseException:
             await connection.close()  # its thread would otherwise keep the process alive
             raise
         return cls(connection, None if str(path) == ":memory:" else str(path))
 
     @asynccontextmanager
-    async def session(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def session(self) -> AsyncIterator[LoopSession]:
         """The connection, to itself: each statement commits on its own."""
         async with self.lock:
-            yield self.connection
+            yield LoopSession(self.connection)
         self._wrote()
 
     async def run(self, script: Script[T]) -> T:
         """Run a script's statements at once, in one transaction.
 
         With the connection free, they run right here, in the loop's thread: a turn's scripts take tens of
-        microseconds, and a trip to aiosqlite's thread (handing the work over, waking the thread, waking the loop
-        back) costs more than that; a SQLite turn takes about 0.6 of the time it took (bench/turn.py, bench/README.md).
-        When another connection is writing to the file (a backup tool, a second process by mistake), the loop
-        must not wait for it: the script goes to aiosqlite's thread, which waits there (busy_timeout).
+        microseconds, and a trip to aiosqlite's thread costs more than that; a SQLite turn takes about 0.6 of the
+        time it took (bench/turn.py, bench/README.md). When another connection is writing to the file, the
+        script goes to aiosqlite's thread, which waits there.
 
         Scripts that arrive while the connection is busy (a trip in flight) go together in the next trip, in the
         order they came, each in its own transaction: 1,000 users writing at once make a few trips, not 1,000.
-        aiosqlite has no public call for running a function in its thread, so this uses the one all of its own
-        methods use (`_execute`, with the sqlite3 connection, `_conn`); aiosqlite is pinned in requirements.txt,
-        and tests/test_backends.py checks where scripts run.
         """
         self._wrote()
         if not self._waiting and not self.lock.locked():  # nothing to share a trip with: go at once
             async with self.lock:
                 connection = self.connection._conn
-                if begin_at_once(connection, BUSY_TIMEOUT_MS):
+                if begin_at_once(connection):
                     return finish(connection, script)
-                return await self.connection._execute(drive, connection, script)
+                return await self.connection._execute(patiently, connection, drive, connection, script)
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._waiting.append((script, future))
         if len(self._waiting) == 1:  # the first of the next trip sends it
@@ -137,7 +192,8 @@ class SQLiteBackend:
         try:
             async with self.lock:
                 batch, self._waiting = self._waiting, []
-                outcomes = await self.connection._execute(drive_each, self.connection._conn,
+                connection = self.connection._conn
+                outcomes = await self.connection._execute(patiently, connection, drive_each, connection,
                                                           [script for script, _ in batch])
         except BaseException as error:  # the connection is closed, or the loop is shutting down
             if not batch:  # stopped before it took its scripts: they, and any behind them, stop with it
@@ -154,16 +210,20 @@ class SQLiteBackend:
                 future.set_result(value) if ok else future.set_exception(value)
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """The connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on any error)."""
+    async def transaction(self) -> AsyncIterator[LoopSession]:
+        """The connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on any error), in the loop's thread; only
+        BEGIN, when another connection is writing, waits for it in aiosqlite's thread."""
         async with self.lock:
-            await self.connection.execute("BEGIN IMMEDIATE")
+            connection = self.connection._conn
+            if not begin_at_once(connection):
+                await self.connection._execute(patiently, connection, connection.execute, "BEGIN IMMEDIATE")
             try:
-                yield self.connection
+                yield LoopSession(self.connection)
             except BaseException:
-                await self.connection.execute("ROLLBACK")
+                if connection.in_transaction:  # SQLite may have rolled back already (a full disk)
+                    connection.execute("ROLLBACK")
                 raise
-            await self.connection.execute("COMMIT")
+            connection.execute("COMMIT")
         self._wrote()
 
     def _wrote(self) -> None:
