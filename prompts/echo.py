@@ -39,6 +39,9 @@ HEADING = re.compile(r"^#{1,6}\s+")
 QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 PUNCTUATION_ONLY = re.compile(r"[\s#>*_`~=|+\-•:.]*")
 FENCE = re.compile(r"\s*(```|~~~)")
+NOBODYS = "\x00"  # stands in for a character of a quoted value: neither a letter, a digit nor whitespace
+NOT_OWN = re.compile(r"\S")
+NO_OWN_WORDS = re.compile(rf"[\W_]{{{ECHO_MIN_CHARS},}}")  # no letter or digit (str.isalnum) in this many
 
 
 def strip_echo(reply: str, system_message: str) -> tuple[str, int]:
@@ -136,31 +139,28 @@ def _bare(line: str) -> str:
     return " ".join(body.split()).rstrip(":").rstrip()
 
 
-def _prompt_line(line: str) -> tuple[str, list[bool], bool, bool]:
-    """Return a prompt line in `_bare` form, which of its characters are the prompt's own words (not a quoted
-    value), whether it is a heading and whether it holds a quoted value."""
+@lru_cache(maxsize=1024)  # most of a prompt's lines are the same from turn to turn (the persona, the frames)
+def _prompt_line(line: str) -> tuple[str, str, bool, bool]:
+    """Return a prompt line in `_bare` form; the same with every character of a quoted value (the user's data, not
+    the prompt's own words) but whitespace made NOBODYS, so that the two line up; whether it is a heading; and
+    whether it holds a quoted value."""
     body, heading = _marks_off(line)
-    chars: list[tuple[str, bool]] = []
+    text: list[str] = []
+    own: list[str] = []
     quoted, at = False, 0
     for match in QUOTED.finditer(body):
-        chars += [(char, True) for char in _flat(body[at:match.start()])]
+        mine = _flat(body[at:match.start()])
         try:
             value = json.loads(match.group())
         except ValueError:
             value = match.group()[1:-1]
-        chars += [(char, False) for char in _flat(f'"{value}"')]
+        theirs = _flat(f'"{value}"')
+        text += [mine, theirs]
+        own += [mine, NOT_OWN.sub(NOBODYS, theirs)]
         quoted, at = True, match.end()
-    chars += [(char, True) for char in _flat(body[at:])]
-    collapsed: list[tuple[str, bool]] = []
-    for char, own in chars:
-        if char.isspace():
-            if collapsed and collapsed[-1][0] != " ":
-                collapsed.append((" ", own))
-        else:
-            collapsed.append((char, own))
-    while collapsed and collapsed[-1][0] in " :":
-        collapsed.pop()
-    return "".join(char for char, _ in collapsed), [own for _, own in collapsed], heading, quoted
+    rest = _flat(body[at:])
+    bare = " ".join("".join([*text, rest]).split()).rstrip(" :")  # whitespace collapsed the same in both
+    return bare, " ".join("".join([*own, rest]).split())[:len(bare)], heading, quoted
 
 
 @lru_cache(maxsize=8)  # a streamed reply is checked against the same prompt at every piece
@@ -168,25 +168,25 @@ def _prompt_index(system_message: str) -> tuple[frozenset[str], frozenset[str], 
     """Return the runs of ECHO_MIN_CHARS characters of `system_message` that hold a letter or digit of its own
     words, the whole lines a reply line may not repeat, and its lines in `_bare` form joined by spaces."""
     bares: list[str] = []
-    own: list[bool] = []
+    owns: list[str] = []
     whole: set[str] = set()
     for line in system_message.split("\n"):
-        bare, mask, heading, quoted = _prompt_line(line)
+        bare, own, heading, quoted = _prompt_line(line)
         if not bare:
             continue
         if heading or quoted or len(bare.split()) >= SHORT_LINE_WORDS:
             whole.add(bare)
         if heading and len(bare.split()) > SHORT_LINE_WORDS:  # "# last time you talked" bare too ("#" is a token)
             whole.add(bare[2:])
-        own += [False, *mask] if bares else mask  # the space that joins two lines is no one's words
         bares.append(bare)
-    text = " ".join(bares)
-    # How many own letters or digits come before each position: a run holds some when the count grows.
-    counts = [0]
-    for char, mine in zip(text, own, strict=True):
-        counts.append(counts[-1] + (mine and char.isalnum()))
-    runs = frozenset(
-        text[start:start + ECHO_MIN_CHARS] for start in range(len(text) - ECHO_MIN_CHARS + 1)
-        if counts[start + ECHO_MIN_CHARS] > counts[start]
-    )
-    return runs, frozenset(whole), text
+        owns.append(own)
+    text, own_text = " ".join(bares), " ".join(owns)  # the space that joins two lines is no one's words
+    # A run holds none of the prompt's own letters or digits only inside a stretch of ECHO_MIN_CHARS or more
+    # without one (a long quoted value): the runs that start there are left out.
+    runs: set[str] = set()
+    start = 0
+    for stretch in NO_OWN_WORDS.finditer(own_text):
+        runs.update(text[at:at + ECHO_MIN_CHARS] for at in range(start, stretch.start()))
+        start = stretch.end() - ECHO_MIN_CHARS + 1
+    runs.update(text[at:at + ECHO_MIN_CHARS] for at in range(start, len(text) - ECHO_MIN_CHARS + 1))
+    return frozenset(runs), frozenset(whole), text
