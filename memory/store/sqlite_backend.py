@@ -64,10 +64,6 @@ def _rows(connection: sqlite3.Connection, sql: str, params: Sequence[Any]) -> li
     return connection.execute(sql, params).fetchall()
 
 
-def _busy(error: sqlite3.OperationalError) -> bool:
-    return error.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-
-
 class LoopSession:
     """The connection's statements run right here, in the loop's thread: they take microseconds, and a trip to
     aiosqlite's thread (handing the work over, waking the thread, waking the loop back) costs more. One that would
@@ -79,29 +75,22 @@ class LoopSession:
         self.raw: sqlite3.Connection = connection._conn
 
     async def execute_fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
-        try:
-            return self.raw.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as error:
-            if not _busy(error):
-                raise
-        return await self.connection._execute(patiently, self.raw, _rows, self.raw, sql, params)
+        return await self._here(_rows, self.raw, sql, params)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
-        try:
-            return self.raw.execute(sql, params)
-        except sqlite3.OperationalError as error:
-            if not _busy(error):
-                raise
-        return await self.connection._execute(patiently, self.raw, self.raw.execute, sql, params)
+        return await self._here(self.raw.execute, sql, params)
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
-        rows = list(rows)
+        return await self._here(self.raw.executemany, sql, list(rows))
+
+    async def _here(self, work: Callable[..., T], *args: Any) -> T:
+        """work(*args) in the loop's thread; in aiosqlite's, waiting there, if another connection is writing."""
         try:
-            return self.raw.executemany(sql, rows)
+            return work(*args)
         except sqlite3.OperationalError as error:
-            if not _busy(error):
+            if error.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
                 raise
-        return await self.connection._execute(patiently, self.raw, self.raw.executemany, sql, rows)
+        return await self.connection._execute(patiently, self.raw, work, *args)
 
 
 class SQLiteBackend:
