@@ -141,9 +141,9 @@ def _bare(line: str) -> str:
 
 @lru_cache(maxsize=1024)  # most of a prompt's lines are the same from turn to turn (the persona, the frames)
 def _prompt_line(line: str) -> tuple[str, str, bool, bool]:
-    """Return a prompt line in `_bare` form; the same with every character of a quoted value (the user's data, not
-    the prompt's own words) but whitespace made NOBODYS, so that the two line up; whether it is a heading; and
-    whether it holds a quoted value."""
+    """Return a prompt line in `_bare` form; the same form with each character of a quoted value (the user's data,
+    not the prompt's own words) other than whitespace made NOBODYS, so that the two line up character by
+    character; whether it is a heading; and whether it holds a quoted value."""
     body, heading = _marks_off(line)
     text: list[str] = []
     own: list[str] = []
