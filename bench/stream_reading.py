@@ -6,7 +6,8 @@ process per reply over `--replies` replies, for:
 
 - httpx2: the openai SDK's default client (`openai.AsyncOpenAI`), reading the body the lean way (llm/client.py);
 - aiohttp: the same with the SDK's `DefaultAioHttpClient`, as llm/servers.py builds it;
-- paced: the same, the connection read at most every PACE_S (llm/responses.py), as the bot reads a reply;
+- paced: the same, the connection read at most every ANSWER_PACE_S (llm/responses.py), as the bot reads a
+  reply once its words come;
 - floor: a bare asyncio Protocol that only counts what arrives: what a hundred wake-ups of the loop cost;
 
 each on asyncio's own event loop and on uvloop (bot.py's). Between two chunks the client has nothing to do, so
@@ -32,7 +33,7 @@ import openai
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from llm.responses import PACE_S  # noqa: E402 - after the path that finds it
+from llm.responses import ANSWER_PACE_S  # noqa: E402 - after the path that finds it
 
 CHUNKS, INTERVAL = 100, 1 / 40
 CHUNK = json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
@@ -78,7 +79,7 @@ async def sdk_reply(client: openai.AsyncOpenAI, pace: float) -> None:
     response = await client.post("/chat/completions", body={"model": "m", "messages": [], "stream": True},
                                  cast_to=httpx2.Response, stream=True)
     try:
-        async for _ in read_chunks(response, pace):
+        async for _ in read_chunks(response, (lambda: pace) if pace else None):
             pass
     finally:
         await response.aclose()
@@ -113,7 +114,7 @@ async def measure(stack: str, port: int, replies: int) -> float:
     costs = []
     for number in range(replies + 1):
         started = cpu()
-        await (floor_reply(port) if client is None else sdk_reply(client, PACE_S if stack == "paced" else 0.0))
+        await (floor_reply(port) if client is None else sdk_reply(client, ANSWER_PACE_S if stack == "paced" else 0.0))
         if number:
             costs.append((cpu() - started) * 1000)
     if client is not None:

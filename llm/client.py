@@ -19,7 +19,7 @@ from llm.answers import clean_answer, end_cleanly, schema_instruction, with_inst
 from llm.errors import context_exceeded, context_size, describe, names
 from llm.gate import Gate, Preempted
 from llm.posting import Poster
-from llm.responses import PACE_S, answer_of, read_chunks, timeouts
+from llm.responses import ANSWER_PACE_S, PACE_S, SHORTEST_PACE_S, answer_of, read_chunks, timeouts
 from llm.roles import strict_roles
 from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
@@ -37,6 +37,9 @@ IMAGE_MIN_TOKENS = 8
 # A stream's silence timer is moved on once it lags this much (a quarter of the silence allowed, when that is
 # shorter), not for each of a hundred pieces: a stalled stream fails at most this much before `silence` is up.
 RESCHEDULE_S = 0.5
+# What a streamed answer's `on_text` gets, the answer so far, and what it may return: in how many seconds it would
+# like the text again (None: no wish).
+OnText = Callable[[str], float | None]
 
 
 class ModelUnavailable(Exception):
@@ -164,7 +167,7 @@ class ChatModel:
     async def complete(
         self,
         messages: Sequence[dict],
-        on_text: Callable[[str], None] | None = None,
+        on_text: OnText | None = None,
         tally: Tally | None = None,
         *,
         max_tokens: int | None = None,
@@ -173,7 +176,8 @@ class ChatModel:
         """Return the assistant's text for `messages`, or raise ModelUnavailable.
 
         With `on_text`, the answer is streamed and `on_text` gets the text so far as it grows (a retry
-        starts it again from the beginning). A streamed attempt lasts as long as text keeps coming: it
+        starts it again from the beginning); it may return in how many seconds it would like the text again
+        (a draft's next turn), and the stream is read then. A streamed attempt lasts as long as text keeps coming: it
         fails when nothing arrives for `attempt_timeout` seconds. `tally` gets the tokens of the answer.
         An answer `max_tokens` cut short ends at its last whole sentence. A reasoning model's thinking is
         left out of the answer and of `on_text`, which is not called while the model thinks; the cap gets
@@ -419,36 +423,48 @@ class ChatModel:
         return text, choice.finish_reason
 
     async def _stream_once(
-        self, messages: Sequence[dict], on_text: Callable[[str], None], max_tokens: int | None, options: dict,
+        self, messages: Sequence[dict], on_text: OnText, max_tokens: int | None, options: dict,
         timeout: float, tally: Tally, silence: float | None = None,
     ) -> tuple[str, str | None]:
-        """Return a streamed answer and its finish reason; `on_text` gets the answer so far as it grows. It fails
-        when no piece comes for `silence` seconds (the attempt timeout unless given)."""
+        """Return a streamed answer and its finish reason; `on_text` gets the answer so far as it grows (once for
+        each read of the connection). It fails when no piece comes for `silence` seconds (the attempt timeout
+        unless given)."""
         quiet = silence or self.attempt_timeout
         cap = self.features.answer_cap(max_tokens)
         response = await self._post(messages, cap, options, timeout, stream=True)
         reasoning, finish, usage, chunks, shown = "", None, None, 0, ""
+        wanted: float | None = None  # how soon on_text would like the text again
         # The draft starts where the thinking ends: nothing is shown while the model may still be thinking.
         splitter = ThinkingSplitter(opened=self.features.thinking_in_prompt)
         loop = asyncio.get_running_loop()
         lag = min(RESCHEDULE_S, quiet / 4)
+
+        def pace() -> float:
+            if not shown:
+                return PACE_S
+            return ANSWER_PACE_S if wanted is None else min(ANSWER_PACE_S, max(SHORTEST_PACE_S, wanted))
+
         try:
             # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
-            async with asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, PACE_S)) as stream:
-                async for chunk in stream:
+            async with asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, pace)) as stream:
+                async for batch in stream:
                     if loop.time() + quiet - waiting.when() > lag:
                         waiting.reschedule(loop.time() + quiet)
-                    usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
-                    for choice in (chunk.choices or ())[:1]:
-                        chunks += 1
-                        delta = choice.delta
-                        if delta is not None:
-                            reasoning += reasoning_of(delta)
-                            answer = splitter.feed(delta.content) if delta.content else shown
-                            if answer and answer != shown:
-                                shown = answer
-                                on_text(answer)
-                        finish = finish or choice.finish_reason
+                    answer = shown
+                    for chunk in batch:
+                        usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
+                        for choice in (chunk.choices or ())[:1]:
+                            chunks += 1
+                            delta = choice.delta
+                            if delta is not None:
+                                reasoning += reasoning_of(delta)
+                                content = delta.content
+                                if content:
+                                    answer = splitter.feed(content)
+                            finish = finish or choice.finish_reason
+                    if answer and answer != shown:
+                        shown = answer
+                        wanted = on_text(answer)
         finally:
             await response.aclose()  # on every way out: the answer, an error, the silence timeout, a cancel
         if not chunks:

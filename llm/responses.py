@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from contextlib import aclosing, suppress
-from typing import AsyncIterator, Protocol
+from typing import AsyncIterator, Callable, Protocol
 
 import anyio
 import httpx
@@ -22,10 +22,14 @@ READ_FAILURES = (httpx2.RequestError, httpx.RequestError, ssl.SSLError, anyio.En
 DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its connection is used again
 # A stream's body is read at most this often: a real model writes each token on its own, and reading each as it
 # arrives wakes the process a hundred times a reply (bench/stream_reading.py: that alone is 7 ms of CPU on
-# uvloop, 31 ms through the SDK). Between reads the socket is left alone and the kernel gathers what comes.
-# Drafts go out every second at most (STREAM_INTERVAL_MS), so nobody sees the difference; the first piece is read at
-# once, and the answer's end is known at most this much later.
+# uvloop, 31 ms through the SDK). Between reads the socket is left alone and the kernel gathers what comes. Every
+# wake-up of the process costs more than the work it does (issue 42), so reads are spaced as far as drafts allow:
+# PACE_S while nothing of the answer has come (its first words are read within that), then at most ANSWER_PACE_S,
+# or sooner when the reader wants fresh text for a draft (the `pace` ChatModel._stream_once gives). The answer's
+# end is known at most that much later.
 PACE_S = 0.2
+ANSWER_PACE_S = 0.5
+SHORTEST_PACE_S = 0.05  # a draft due sooner than this waits for it: a read costs a wake-up
 
 
 class Pausable(Protocol):
@@ -38,21 +42,32 @@ class Pausable(Protocol):
     def resume_reading(self) -> None: ...
 
 
-async def read_chunks(response: httpx2.Response, pace: float = 0.0) -> AsyncIterator[JsonView]:
-    """Yield the chunks of a streamed answer as its body arrives (llm/wire.py reads them), up to [DONE].
+async def read_chunks(
+    response: httpx2.Response, pace: Callable[[], float] | None = None
+) -> AsyncIterator[list[JsonView]]:
+    """Yield the chunks of a streamed answer as its body arrives (llm/wire.py reads them), up to [DONE]: a list of
+    those each read completes (none is yielded empty).
 
-    With `pace`, the connection is not read for `pace` seconds after each piece, where the HTTP stack lets it be
+    With `pace`, the connection is not read for `pace()` seconds after each read, where the HTTP stack lets it be
     paused (aiohttp's, as llm/servers.py builds the client); the pieces that came meanwhile are read at once.
     An error event raises openai.APIError, and a broken or timed-out read the SDK's APIConnectionError or
-    APITimeoutError, as the SDK's own stream does. After [DONE] the rest of the body is read for a moment, so
-    that an HTTP/1.1 connection goes back to the pool. Closing the response is the caller's.
+    APITimeoutError, as the SDK's own stream does, after the chunks before it. After [DONE] the rest of the body
+    is read for a moment, so that an HTTP/1.1 connection goes back to the pool. Closing the response is the
+    caller's.
     """
     reader = ChunkReader(response.request)
     try:
         async with aclosing(response.aiter_bytes()) as body:
             async for piece in body:
-                for chunk in reader.feed(piece):
-                    yield chunk
+                chunks: list[JsonView] = []
+                try:
+                    chunks.extend(reader.feed(piece))
+                except Exception:  # an error event, or no JSON: the chunks before it first
+                    if chunks:
+                        yield chunks
+                    raise
+                if chunks:
+                    yield chunks
                 if reader.done:
                     if response.http_version == "HTTP/1.1":
                         with suppress(TimeoutError, *READ_FAILURES):
@@ -60,19 +75,28 @@ async def read_chunks(response: httpx2.Response, pace: float = 0.0) -> AsyncIter
                                 async for _ in body:
                                     pass
                     return
-                if pace and (connection := pausable(response)) is not None:
-                    connection.pause_reading()
-                    try:
-                        await asyncio.sleep(pace)
-                    finally:
-                        if connection.transport is not None:
-                            connection.resume_reading()
-            for chunk in reader.close():
-                yield chunk
+                if pace is not None:
+                    await paused(response, pace())
+            chunks = list(reader.close())
+            if chunks:
+                yield chunks
     except READ_TIMEOUTS as error:
         raise openai.APITimeoutError(request=response.request) from error
     except READ_FAILURES as error:
         raise openai.APIConnectionError(request=response.request) from error
+
+
+async def paused(response: httpx2.Response, seconds: float) -> None:
+    """Leave the response's connection unread for `seconds`, where it can be paused and its body is not all in."""
+    connection = pausable(response) if seconds > 0 else None
+    if connection is None:
+        return
+    connection.pause_reading()
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        if connection.transport is not None:
+            connection.resume_reading()
 
 
 def pausable(response: httpx2.Response) -> Pausable | None:

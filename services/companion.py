@@ -146,7 +146,7 @@ class Companion:
         *,
         kind: str = "text",
         image: str | None = None,
-        on_text: Callable[[DraftReader], None] | None = None,
+        on_text: Callable[[DraftReader], float | None] | None = None,
         private: bool = True,
         over_limit: str | None = None,
         heard: Heard = OWN_WORDS,
@@ -261,7 +261,7 @@ class Companion:
 
     async def _answer(
         self, speaker: Speaker, turn: Turn, text: str, known: list[Fact], name: str | None, now: datetime,
-        zone: ZoneInfo, image: str | None, on_text: Callable[[DraftReader], None] | None,
+        zone: ZoneInfo, image: str | None, on_text: Callable[[DraftReader], float | None] | None,
         reminders: ForTurn = NO_REMINDERS,
     ) -> tuple[str, bool]:
         """Complete the turn with system message zero rebuilt, store the reply; return it and whether the model
@@ -300,7 +300,7 @@ class Companion:
 
     async def _forget(
         self, speaker: Speaker, turn: Turn, text: str, plan: Plan, now: datetime, zone: ZoneInfo,
-        on_text: Callable[[DraftReader], None] | None, answers: bool, reminders: ForTurn = NO_REMINDERS,
+        on_text: Callable[[DraftReader], float | None] | None, answers: bool, reminders: ForTurn = NO_REMINDERS,
     ) -> Answer:
         """Carry out a forget request; when `answers`, the model answers what else the message says ("…, как
         дела?"), and only that."""
@@ -325,7 +325,8 @@ class Companion:
         return recalled_topics(turn.topics, conversation_start(said, gap), carried[0] if carried else None, gap)
 
     async def _complete_unechoed(
-        self, messages: list[dict], image: str | None, on_text: Callable[[DraftReader], None] | None, tally: Tally
+        self, messages: list[dict], image: str | None, on_text: Callable[[DraftReader], float | None] | None,
+        tally: Tally,
     ) -> tuple[str, bool]:
         """Return `_complete`'s answer without the lines that repeat system message zero (prompts/echo.py); an
         answer that was nothing else is asked for again, up to ECHO_TRIES in all, then raises ModelUnavailable."""
@@ -347,7 +348,7 @@ class Companion:
         return answer, seen
 
     async def _complete(
-        self, messages: list[dict], image: str | None, on_text: Callable[[str], None] | None, tally: Tally
+        self, messages: list[dict], image: str | None, on_text: Callable[[str], float | None] | None, tally: Tally
     ) -> tuple[str, bool]:
         """Return the model's answer and whether it saw the image; a server that refuses images gets none again."""
         cap = self.config.reply_max_tokens

@@ -232,8 +232,9 @@ async def lean_reading(chat: ChatModel, stream: bool = True) -> Reading:
             return reading
         response = await chat._post(MESSAGES, 50, {}, chat.attempt_timeout, stream=True)
         try:
-            async for one in read_chunks(response):
-                reading.add(one)
+            async for batch in read_chunks(response):
+                for one in batch:
+                    reading.add(one)
         finally:
             await response.aclose()
     except openai.APIError as error:
@@ -473,3 +474,25 @@ async def test_a_stream_whose_reader_fails_is_closed():
         await chat.complete(MESSAGES, on_text=fail)
     assert server.bodies[0].closed
     await chat.client.close()
+
+
+# ----- how often a stream is read (llm/responses.py's pace) -----
+
+@pytest.mark.parametrize("wish", [None, 0.1])
+async def test_a_stream_is_read_as_often_as_its_reader_asks_and_no_more(model, wish):
+    """On aiohttp (the bot's stack) the connection is left alone between reads: the text so far comes once a read,
+    every ANSWER_PACE_S (0.5 s) unless `on_text` asks for it sooner; the answer is the whole of it either way."""
+    model.reply = lambda body: "word " * 40
+    model.stream_chunk_chars, model.stream_chunk_interval = 5, 0.02  # 40 chunks over 0.8 s
+    client = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0,
+                                http_client=openai.DefaultAioHttpClient())
+    chat = ChatModel(client, "gpt-4o-mini", attempt_timeout=scaled(5.0))
+    shown: list[str] = []
+    answer = await chat.complete(MESSAGES, on_text=lambda text: shown.append(text) or wish)
+    await client.close()
+    assert answer == ("word " * 40).strip() and shown[-1].strip() == answer
+    assert all(len(later) > len(earlier) for earlier, later in zip(shown, shown[1:], strict=False))
+    if wish is None:  # read at once, then at 0.5 s, then the rest
+        assert 2 <= len(shown) <= 4
+    else:  # every 0.1 s over 0.8 s
+        assert 6 <= len(shown) <= 12

@@ -165,8 +165,9 @@ async def test_the_lean_wire_path_reads_a_real_stream_as_the_sdk_does(server):
     lean, lean_usage = [], []
     response = await chat._post(messages, 32, options, 240, stream=True)  # adapts to what the server refuses
     try:
-        async for chunk in read_chunks(response):
-            read(chunk, lean, lean_usage)
+        async for batch in read_chunks(response):
+            for chunk in batch:
+                read(chunk, lean, lean_usage)
     finally:
         await response.aclose()
     sdk, sdk_usage = [], []

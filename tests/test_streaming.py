@@ -3,8 +3,9 @@
 import asyncio
 
 import pytest
+from telegram.error import NetworkError
 
-from handlers.transport.streaming import DraftPacer, Drafts, DraftStream, draft_text
+from handlers.transport.streaming import LATE_S, DraftPacer, Drafts, DraftStream, draft_text
 
 
 def test_the_first_draft_waits_a_moment_after_the_first_words():
@@ -76,10 +77,14 @@ def test_a_draft_shows_the_piece_being_written_once_past_4096_characters():
 class FakeBot:
     """Takes drafts (sendMessageDraft) as the Bot would, and notes their texts."""
 
-    def __init__(self) -> None:
+    def __init__(self, failures: int = 0) -> None:
         self.drafts: list[str] = []
+        self.failures = failures  # the first this many fail as the network would
 
     async def send_message_draft(self, chat_id: int, draft_id: int, text: str, **kwargs) -> bool:
+        if self.failures:
+            self.failures -= 1
+            raise NetworkError("connection reset")
         self.drafts.append(text)
         return True
 
@@ -97,3 +102,51 @@ async def test_a_draft_stream_reads_the_text_only_when_a_draft_goes_out():
     await stream.close()
     assert 1 <= len(bot.drafts) <= 4 and len(reads) == len(bot.drafts)
     assert bot.drafts == [piece.strip() for piece in reads]  # each draft is the text read for it
+
+
+async def test_a_due_draft_goes_out_with_the_text_just_read_and_says_when_the_next_may():
+    """The draft rides on the read that brought the text (no wake-up of its own), and the reader is told when
+    to read again for the next one."""
+    bot, now = FakeBot(), [100.0]
+    stream = DraftStream(Drafts(True, 1.0), bot, chat_id=1, draft_id=7, clock=lambda: now[0])
+    assert stream.show(lambda: "Hello") == pytest.approx(0.15)  # the first words: the first draft in 0.15 s
+    now[0] = 100.15
+    assert stream.show(lambda: "Hello there") == pytest.approx(1.0)  # it goes now; the next in a second
+    await asyncio.sleep(0)
+    assert bot.drafts == ["Hello there"] and stream.sent == 1
+    now[0] = 100.5
+    assert stream.show(lambda: "Hello there, friend") == pytest.approx(0.65)
+    await asyncio.sleep(0.05)
+    assert bot.drafts == ["Hello there"]
+    await stream.close()
+    assert bot.drafts == ["Hello there"]  # nothing after close: the reply itself follows
+
+
+async def test_a_draft_due_while_no_text_comes_goes_a_moment_later_with_what_there_is():
+    bot = FakeBot()
+    stream = DraftStream(Drafts(True, 0.2), bot, chat_id=1, draft_id=7)
+    stream.show(lambda: "Hello")  # then the model pauses: no read shows anything
+    await asyncio.sleep(0.15 + LATE_S + 0.1)
+    assert bot.drafts == ["Hello"] and stream.sent == 1
+    await stream.close()
+
+
+async def test_a_draft_that_fails_is_tried_again_with_the_same_text():
+    bot = FakeBot(failures=1)
+    stream = DraftStream(Drafts(True, 0.2), bot, chat_id=1, draft_id=7)
+    stream.show(lambda: "Hello")
+    await asyncio.sleep(0.15 + LATE_S + 0.05)
+    assert bot.drafts == [] and stream.sent == 0
+    await asyncio.sleep(0.2 + LATE_S + 0.1)
+    assert bot.drafts == ["Hello"] and stream.sent == 1
+    await stream.close()
+
+
+async def test_no_draft_goes_once_closed():
+    bot = FakeBot()
+    stream = DraftStream(Drafts(True, 0.2), bot, chat_id=1, draft_id=7)
+    stream.show(lambda: "Hello")
+    await stream.close()
+    assert stream.show(lambda: "Hello there") is None
+    await asyncio.sleep(0.15 + LATE_S + 0.1)
+    assert bot.drafts == []

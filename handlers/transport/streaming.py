@@ -27,6 +27,8 @@ CLOSE_WAIT_S = 5.0  # at the end of a turn, how long a draft already on its way 
 # The first draft waits this long after the first words: a reply complete by then goes straight out as a
 # message, sparing a draft nobody would see (and a Bot API call).
 FIRST_DRAFT_DELAY_S = 0.15
+EARLY_S = 0.02  # a draft this close to due goes with the text read now
+LATE_S = 0.25  # a draft due with no text read for it goes this much later, with what there is
 
 
 class DraftPacer:
@@ -91,7 +93,13 @@ class Drafts:
 
 
 class DraftStream:
-    """Shows one reply as drafts while the model writes it; `show` is called with the text so far."""
+    """Shows one reply as drafts while the model writes it; `show` is called with the text so far.
+
+    A draft goes out from `show` itself when one is due, riding on the wake-up that read the text (each wake-up
+    of the process costs more than the work it does, issue 42): `show` tells the reader when the next is due,
+    and the reader reads again then (llm/client.py's `on_text`). Only when no text comes by then (the model
+    pauses) does a timer send what there is, LATE_S later.
+    """
 
     def __init__(self, drafts: Drafts, bot: Bot, chat_id: int, draft_id: int,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -100,68 +108,87 @@ class DraftStream:
         self.pacer = DraftPacer(drafts.interval)
         self.latest: Callable[[], str] = str  # reads the text so far; "" before the first piece
         self.sent = 0
-        self._changed = asyncio.Event()
         self._closing = False
-        self._sending = False
-        self._task: asyncio.Task | None = None
+        self._grew = False  # text came while a draft was on its way
+        self._task: asyncio.Task | None = None  # the draft on its way
+        self._timer: asyncio.TimerHandle | None = None
 
-    def show(self, read: Callable[[], str]) -> None:
-        """Take a reader of the text written so far (called for every streamed piece; the text is read only when
-        a draft may go out; a task started at the first sends)."""
+    def show(self, read: Callable[[], str]) -> float | None:
+        """Take a reader of the text written so far (the text is read only when a draft goes out), and send a
+        draft now if one is due. Return in how many seconds the next may go (None: no more will)."""
         self.latest = read
-        self._changed.set()
-        if self._task is None and not self._closing:
-            self.pacer.begin(self.clock())
-            self._task = asyncio.create_task(self._run())
+        now = self.clock()
+        self.pacer.begin(now)
+        if self._closing or not self.drafts.enabled:
+            return None
+        if self._task is None and self.pacer.wait(now) <= EARLY_S:
+            self._send_latest(now)
+        if self._task is not None:
+            self._grew = True
+        else:
+            self._arm(now)
+        return self.pacer.wait(now)
 
     async def close(self) -> None:
         """Stop sending drafts; a draft already on its way is let finish, so none arrives after the reply."""
         self._closing = True
-        if self._task is None:
+        self._disarm()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
+                await asyncio.wait_for(self._task, CLOSE_WAIT_S)
+
+    def _arm(self, now: float) -> None:
+        """Send what there is LATE_S after the next draft is due, unless text read by then sends it first."""
+        if self._timer is None:
+            delay = self.pacer.wait(now) + LATE_S
+            self._timer = asyncio.get_running_loop().call_later(delay, self._on_timer)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if not self._closing and self.drafts.enabled and self._task is None:
+            self._send_latest(self.clock())
+
+    def _send_latest(self, now: float) -> None:
+        text = self.latest()
+        if not self.pacer.worth_showing(text):
             return
-        if self._sending:
-            self._changed.set()
+        self._disarm()
+        shown = self.pacer.shown
+        self.pacer.showed(text, now)  # the interval counts from when a draft leaves
+        self._grew = False
+        self._task = asyncio.create_task(self._send(text, shown))
+
+    async def _send(self, text: str, shown_before: str) -> None:
+        try:
+            shown = await self._send_draft(draft_text(text))
+        finally:
+            self._task = None
+        if shown:
+            self.sent += 1
         else:
-            self._task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
-            await asyncio.wait_for(self._task, CLOSE_WAIT_S)
+            self.pacer.shown = shown_before  # the same text is worth another try
+        if (self._grew or not shown) and not self._closing and self.drafts.enabled:
+            self._arm(self.clock())
 
-    async def _run(self) -> None:
-        while True:
-            await self._changed.wait()
-            if self._closing or not self.drafts.enabled:
-                return
-            await asyncio.sleep(self.pacer.wait(self.clock()))
-            self._changed.clear()
-            text = self.latest()
-            if self.pacer.worth_showing(text):
-                self._sending = True
-                try:
-                    await self._send(text)
-                finally:
-                    self._sending = False
-
-    async def _send(self, text: str) -> None:
-        piece = draft_text(text)
+    async def _send_draft(self, piece: str) -> bool:
+        """Send one draft; return whether it is on the screen."""
         try:
             await send_formatted(functools.partial(self.bot.send_message_draft, self.chat_id, self.draft_id), piece)
+            return True
         except RetryAfter as error:
-            self.pacer.pause(seconds(error.retry_after) or 0.0, self.clock())
-            self._changed.set()  # try again with whatever text there is by then
-            return
+            self.pacer.pause(seconds(error.retry_after) or 0.0, self.clock())  # then what there is by then
         except (BadRequest, InvalidToken) as error:  # 400, or 404 from an older server without the method
             self.drafts.refused(error)
-            return
         except Forbidden:
             self._closing = True  # the user blocked the bot; the reply will fail on its own
-            return
         except TelegramError as error:
             log.debug("a draft could not be shown: %s", error)
-            return
         except Exception:  # noqa: BLE001 - a preview must never cost the reply
             log.exception("showing a draft failed; this reply is not streamed further")
             self._closing = True
-            return
-        self.sent += 1
-        self.pacer.showed(text, self.clock())
-
+        return False
