@@ -177,8 +177,8 @@ class ChatModel:
 
         With `on_text`, the answer is streamed and `on_text` gets the text so far as it grows (a retry
         starts it again from the beginning); it may return in how many seconds it would like the text again
-        (a draft's next turn), and the stream is read then. A streamed attempt lasts as long as text keeps coming: it
-        fails when nothing arrives for `attempt_timeout` seconds. `tally` gets the tokens of the answer.
+        (a draft's next turn), and the stream is read then. A streamed attempt lasts as long as text keeps
+        coming: it fails when nothing arrives for `attempt_timeout` seconds. `tally` gets the tokens of the answer.
         An answer `max_tokens` cut short ends at its last whole sentence. A reasoning model's thinking is
         left out of the answer and of `on_text`, which is not called while the model thinks; the cap gets
         room for the thinking (ServerFeatures.answer_cap), and one cut off while still thinking is no answer.
