@@ -516,7 +516,10 @@ class Config:
     max_concurrent_updates: int = 4096
     # Requests per second to Telegram across all chats (its broadcast limit); 0 turns the limiter off.
     telegram_max_rate: float = 30.0
-    reminder_sweep_s: float = 1.0  # how often due reminders are looked for (one indexed query)
+    # The longest between two looks for due reminders; between them the bot sleeps until the soonest is due
+    # (handlers/reminder_timer.py). Within this a reminder only the database knows of is found: one another
+    # machine set and then died with, or a dead machine's claim run out.
+    reminder_sweep_s: float = 60.0
     memory_retry_s: float = 300.0  # a failed extraction is tried again after this long
     memory_batch: int = 30  # messages per extraction call
     # The cap on an extraction answer: the ideal answer for the densest 30 messages of the corpus is 3,049

@@ -20,6 +20,7 @@ from telegram.ext import Application, ExtBot
 
 from handlers.context import Context
 from handlers.jobs import delivered
+from handlers.reminder_timer import ReminderTimer
 from handlers.texts import text
 from handlers.transport.replies import keyboard, send_text
 from memory.reminder import Reminder
@@ -35,6 +36,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 SHIFTS = (10, 60, 24 * 60)  # Change time's choices, in minutes
 SNOOZES = (10, 60)  # a delivered reminder's In 10 minutes and In an hour
 LIST_LIMIT = 50
+FIRST_SWEEP_S = 1.0  # after start-up: what fell due while the bot was down goes out now
 
 
 def as_request(reminder: Reminder) -> SetReminder:
@@ -193,18 +195,10 @@ def reminder_sender(bot: ExtBot, store: Store) -> Sender:
 
 
 async def start_reminders(app: Application) -> None:
-    """Look for due reminders every `reminder_sweep_s` (a second). On SQLite (one process) claims left by a
-    process that died while sending are let go first; on PostgreSQL another machine's claim simply expires."""
+    """Sweep for due reminders a second after start-up, then when the soonest is due (handlers/reminder_timer.py).
+    On SQLite (one process) claims left by a process that died while sending are let go first; on PostgreSQL
+    another machine's claim simply expires."""
     services = app.bot_data
-    every = services.config.reminder_sweep_s
     if not services.store.on_postgres:
         await services.store.release_reminder_claims()
-    app.job_queue.run_repeating(
-        reminders_job, interval=every, first=every, name="reminders-sweep",
-        job_kwargs={"max_instances": 1, "coalesce": True},
-    )
-
-
-async def reminders_job(context: Context) -> None:
-    """Send the reminders that are due."""
-    await context.bot_data.reminders.sweep()
+    ReminderTimer(app.job_queue, services.reminders, services.config.reminder_sweep_s).start(FIRST_SWEEP_S)

@@ -150,9 +150,9 @@ async def _run_turn(
     # Only the user's own words ask for a reminder: never a forward, a sticker, or the quote beside them.
     own = heard.forwarded_from is None and kind in OWN_KINDS
     reminders = await hear_reminders(context, speaker, chat, words, update_id, own)
-    # In a private chat the reply shows as a draft while it is written: "typing…" only until the first one.
-    showing = (lambda: draft.sent > 0) if draft is not None else None
-    async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s, showing=showing):
+    async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s) as stop_typing:
+        if draft is not None:  # in a private chat the reply shows as a draft: "typing…" only until the first one
+            draft.when_shown(stop_typing)
         try:
             try:
                 answer = await services.companion.reply(

@@ -57,6 +57,12 @@ ANSWER_SCHEMA = {
 
 # (reminder, how late it goes or None) -> "sent", "blocked" or "failed"
 Sender = Callable[[Reminder, timedelta | None], Awaitable[str]]
+# Told of a time by which a sweep must run (a reminder was set or moved to then): handlers/reminder_timer.py.
+Wake = Callable[[datetime], None]
+
+
+def _no_wake(at: datetime) -> None:
+    """No timer to tell (a service without delivery, or the tests that sweep by hand)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,7 @@ class Reminders:
         self.clock = clock
         self.instructions = instructions  # prompts/reminder.md, for a request the rules cannot place in time
         self.send = send
+        self._wake: Wake = _no_wake  # the timer that runs `sweep` (handlers/reminder_timer.py), once it starts
         self._sends = asyncio.Semaphore(CONCURRENT_SENDS)
 
     async def zone(self, user_id: int) -> ZoneInfo:
@@ -154,14 +161,25 @@ class Reminders:
             user_id, chat_id, request.task, request.at, request.repeat.rule() if request.repeat else None, zone.key,
             self.clock(), asker=asker, limit=MAX_ACTIVE, update_id=update_id,
         )
-        return Outcome("set", made, task=request.task) if made else Outcome("too_many", task=request.task)
+        return Outcome("set", self._due(made), task=request.task) if made else Outcome("too_many", task=request.task)
 
     async def choose(self, user_id: int, reminder_id: int, at: datetime) -> Reminder | None:
         """Set the pending reminder the bot asked about for the chosen time (from the button: checked to be ahead,
         within FARTHEST); None when it was chosen already, or the time has passed."""
         if not self.clock() < at <= self.clock() + FARTHEST:
             return None
-        return await self.store.activate_reminder(user_id, reminder_id, at, MAX_ACTIVE)
+        return self._due(await self.store.activate_reminder(user_id, reminder_id, at, MAX_ACTIVE))
+
+    def wake_with(self, wake: Wake) -> None:
+        """From now on, tell `wake` of each time by which a sweep must run: a reminder set or moved to then, or a
+        refused send's retry (the timer that runs `sweep`, handlers/reminder_timer.py)."""
+        self._wake = wake
+
+    def _due(self, reminder: Reminder | None) -> Reminder | None:
+        """Tell the timer when a reminder just set or moved is due; return it."""
+        if reminder is not None and reminder.state == ACTIVE:
+            self._wake(reminder.due_at)
+        return reminder
 
     async def _within(self, user_id: int, chat_id: int) -> list[Reminder]:
         """Return the user's active reminders a message in `chat_id` may act on: all of them in their private
@@ -186,7 +204,7 @@ class Reminders:
         at = request.moved(last.due_at.astimezone(zone), now.astimezone(zone))
         if at is None or at <= self.clock() or not await self.store.move_reminder(user_id, last.id, at):
             return Outcome("unclear", last, task=last.task)
-        return Outcome("moved", await self.store.reminder(user_id, last.id))
+        return Outcome("moved", self._due(await self.store.reminder(user_id, last.id)))
 
     async def shift(self, user_id: int, reminder_id: int, by: timedelta) -> Reminder | None:
         """Move the user's active reminder `by` later (Change time's buttons); None when it is no longer active."""
@@ -195,7 +213,7 @@ class Reminders:
             return None
         if not await self.store.move_reminder(user_id, found.id, max(found.due_at, self.clock()) + by):
             return None
-        return await self.store.reminder(user_id, found.id)
+        return self._due(await self.store.reminder(user_id, found.id))
 
     async def snooze(self, user_id: int, reminder_id: int, by: timedelta) -> Reminder | None:
         """Remind of a delivered reminder's task again `by` from now, as a one-off of its own (a recurring one
@@ -204,8 +222,8 @@ class Reminders:
         if found is None or found.state == CANCELLED:
             return None
         now = self.clock()
-        return await self.store.add_reminder(user_id, found.chat_id, found.task, now + by, None, found.zone, now,
-                                             asker=found.asker, limit=MAX_ACTIVE)
+        return self._due(await self.store.add_reminder(user_id, found.chat_id, found.task, now + by, None, found.zone,
+                                                       now, asker=found.asker, limit=MAX_ACTIVE))
 
     async def _ask_model(self, words: str, task: str, now: datetime) -> SetReminder | Outcome:
         """One small structured call for a request the rules cannot place in time; an answer that names no
@@ -241,6 +259,11 @@ class Reminders:
         sent = await asyncio.gather(*(self._deliver(reminder, now) for reminder in due))
         return sum(sent)
 
+    async def next_due(self) -> datetime | None:
+        """Return when the next sweep has something to take: the soonest reminder no machine holds (in the past
+        when more are waiting than a sweep reads); None when no reminder is active."""
+        return await self.store.next_reminder_due(self.clock())
+
     async def _deliver(self, reminder: Reminder, now: datetime) -> bool:
         assert self.send is not None
         async with self._sends:
@@ -256,7 +279,9 @@ class Reminders:
                 log.exception("sending a reminder failed")
                 outcome = "failed"
             if outcome == "failed":
-                await self.store.release_reminder(reminder, self.clock() + RETRY)
+                retry = self.clock() + RETRY
+                await self.store.release_reminder(reminder, retry)
+                self._wake(retry)
                 return False
             # Blocked: it cannot arrive; a one-off is done, a recurring one waits for its next time.
             await self.store.finish_reminder(reminder, self.clock(), next_time(reminder, self.clock()))

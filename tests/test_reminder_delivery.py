@@ -93,6 +93,22 @@ async def test_a_refused_send_is_tried_again_and_a_blocked_chat_ends_it(store):
     assert (await store.reminder(2, blocked.id)).state == "done"
 
 
+async def test_the_timer_is_told_of_every_time_a_sweep_must_come_by(store):
+    clock, send = Clock(T0.replace(hour=11)), Recorder("failed")
+    reminders = service(store, clock, send)
+    woken: list[datetime] = []
+    reminders.wake_with(woken.append)
+    await setting(store, clock.now)
+    await reminders.sweep()
+    assert woken == [clock.now + timedelta(minutes=1)]  # Telegram refused it: tried again after RETRY
+    pending = await store.add_reminder(1, 1, "купить хлеб", T0, None, "Europe/Moscow", T0, state="pending")
+    chosen = await reminders.choose(1, pending.id, clock.now + timedelta(hours=2))
+    moved = await reminders.shift(1, chosen.id, timedelta(minutes=10))
+    snoozed = await reminders.snooze(1, chosen.id, timedelta(hours=1))
+    assert woken[1:] == [chosen.due_at, moved.due_at, snoozed.due_at]
+    assert await reminders.next_due() == clock.now + timedelta(hours=1)  # the snooze; the refused one is held
+
+
 async def test_a_recurring_one_steps_by_its_rule_over_an_outage(store):
     clock, send = Clock(T0), Recorder()
     reminders = service(store, clock, send)

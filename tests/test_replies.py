@@ -70,19 +70,19 @@ async def test_a_slow_block_shows_typing_after_the_delay_renewed_every_interval_
 
 
 async def test_typing_stops_once_the_reply_itself_shows():
-    bot, shown = TypingBot(wanted=2), False
-    async with typing_indicator(bot, 1, interval=0.05, after=0.05, showing=lambda: shown):
+    bot = TypingBot(wanted=2)
+    async with typing_indicator(bot, 1, interval=0.05, after=0.05) as stop:
         await asyncio.wait_for(bot.actions.wait(), scaled(2))  # typing, then renewed, while nothing shows
-        shown = True  # a draft of the reply is on the screen now
-        await asyncio.sleep(0.2)  # four intervals: no renewal
-        assert len(bot.at) <= 3  # at most one sent as the draft went out
+        stop()  # a draft of the reply is on the screen now
         sent = len(bot.at)
-        await asyncio.sleep(0.1)
+        await asyncio.sleep(0.2)  # four intervals: no renewal
         assert len(bot.at) == sent
 
 
-async def test_a_reply_showing_before_the_delay_sends_no_typing_at_all():
-    bot = TypingBot()
-    async with typing_indicator(bot, 1, interval=0.05, after=0.05, showing=lambda: True):
+async def test_a_reply_showing_before_the_delay_sends_no_typing_and_leaves_no_timer():
+    bot, before = TypingBot(), asyncio.all_tasks()
+    async with typing_indicator(bot, 1, interval=0.05, after=0.05) as stop:
+        stop()
         await asyncio.sleep(0.2)
+        assert asyncio.all_tasks() == before  # the timer never went off: no task was started
     assert bot.at == []

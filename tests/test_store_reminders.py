@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from memory.reminder import Reminder
 from memory.store.memory_store import Store
-from memory.store.reminder_rows import DUE_REMINDERS
+from memory.store.reminder_rows import DUE_REMINDERS, NEXT_DUE
 from tests.conftest import fetch
 from tests.timeouts import scaled
 
@@ -165,13 +165,30 @@ async def test_due_reminders_come_longest_overdue_first_for_every_user_within_th
     assert (group.chat_id, group.asker) == (GROUP, "Cy")
 
 
-async def test_the_due_query_uses_the_partial_index(tmp_path):
+async def test_the_due_queries_use_the_partial_index(tmp_path):
     store = await Store.open(tmp_path / "bot.db")  # SQLite's plan; PostgreSQL plans by table size
     await remind(store)
     await store.close()
     with sqlite3.connect(tmp_path / "bot.db") as db:
-        plan = db.execute("EXPLAIN QUERY PLAN " + DUE_REMINDERS, ("x", "x", 1)).fetchall()
-    assert "reminders_by_due" in " ".join(row[-1] for row in plan)
+        for query, params in ((DUE_REMINDERS, ("x", "x", 1)), (NEXT_DUE, ("x",))):
+            plan = db.execute("EXPLAIN QUERY PLAN " + query, params).fetchall()
+            assert "reminders_by_due" in " ".join(row[-1] for row in plan)
+            assert "TEMP B-TREE" not in " ".join(row[-1] for row in plan)  # read in the index's order, not sorted
+
+
+async def test_the_next_due_time_is_the_soonest_active_one_no_machine_holds(store):
+    assert await store.next_reminder_due(T0) is None
+    later = await remind(store, "later", due=T0 + 2 * HOUR)
+    soon = await remind(store, "soon", due=T0 + HOUR, user_id=2)
+    assert await store.next_reminder_due(T0) == T0 + HOUR
+    assert await store.take_reminder(soon, T0 + HOUR, T0 + HOUR + 2 * MINUTE)  # held while it is sent
+    assert await store.next_reminder_due(T0 + HOUR) == T0 + 2 * HOUR
+    assert await store.next_reminder_due(T0 + HOUR + 3 * MINUTE) == T0 + HOUR  # the claim ran out: due, overdue
+    assert await store.finish_reminder(soon, T0 + HOUR, None)
+    assert await store.cancel_reminder(1, later.id)
+    assert await store.next_reminder_due(T0) is None
+    overdue = await remind(store, "missed", due=T0 - DAY, user_id=3)
+    assert await store.next_reminder_due(T0) == overdue.due_at  # already waiting: in the past
 
 
 # ----- missed while the bot was down -----

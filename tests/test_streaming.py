@@ -142,6 +142,20 @@ async def test_a_draft_that_fails_is_tried_again_with_the_same_text():
     await stream.close()
 
 
+async def test_whoever_waits_for_a_draft_on_the_screen_is_told_once_one_is_there_not_when_one_fails():
+    bot, told = FakeBot(failures=1), []
+    stream = DraftStream(Drafts(True, 0.2), bot, chat_id=1, draft_id=7)
+    stream.when_shown(lambda: told.append("first"))
+    stream.show(lambda: "Hello")
+    await asyncio.sleep(0.15 + LATE_S + 0.05)
+    assert bot.drafts == [] and told == []  # the draft failed: "typing…" goes on
+    await asyncio.sleep(0.2 + LATE_S + 0.1)
+    assert bot.drafts == ["Hello"] and told == ["first"]
+    stream.when_shown(lambda: told.append("late"))  # one is showing already: told at once
+    assert told == ["first", "late"]
+    await stream.close()
+
+
 async def test_no_draft_goes_once_closed():
     bot = FakeBot()
     stream = DraftStream(Drafts(True, 0.2), bot, chat_id=1, draft_id=7)

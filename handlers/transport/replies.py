@@ -64,14 +64,14 @@ async def send_text(bot: Bot, chat_id: int, text: str) -> None:
 @contextlib.asynccontextmanager
 async def typing_indicator(
     bot: Bot, chat_id: int, interval: float = 4.0, after: float = TYPING_AFTER_S,
-    showing: Callable[[], bool] | None = None,
-) -> AsyncIterator[None]:
+) -> AsyncIterator[Callable[[], None]]:
     """Show 'typing…' in the chat once the block has run `after` seconds, renewed every `interval` seconds
     while it runs. A block done sooner sends nothing and starts no task: only a timer, cheap to cancel.
-    Nothing more is sent once `showing()` is true: the reply itself is on the screen (a draft of it)."""
+    Yields `stop`: nothing more is sent once it is called (the reply itself is on the screen, a draft of it),
+    and the timer is gone, so a streamed reply is not woken for it."""
 
     async def keep_typing() -> None:
-        while showing is None or not showing():
+        while True:
             try:
                 await bot.send_chat_action(chat_id, ChatAction.TYPING)
             except TelegramError as error:
@@ -80,11 +80,16 @@ async def typing_indicator(
 
     started: list[asyncio.Task[None]] = []  # keep_typing, once the timer has gone off
     timer = asyncio.get_running_loop().call_later(after, lambda: started.append(asyncio.create_task(keep_typing())))
-    try:
-        yield
-    finally:
+
+    def stop() -> None:
         timer.cancel()
         for task in started:
             task.cancel()
+
+    try:
+        yield stop
+    finally:
+        stop()
+        for task in started:
             with contextlib.suppress(asyncio.CancelledError):
                 await task

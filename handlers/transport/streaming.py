@@ -68,6 +68,10 @@ class DraftPacer:
         self.paused_until = now + seconds
 
 
+def _nothing() -> None:
+    """Nobody to tell that a draft shows."""
+
+
 def draft_text(text: str) -> str:
     """Return the part of the answer a draft can show: the piece being written, when it is past 4096 characters."""
     pieces = split_message(text)
@@ -107,6 +111,7 @@ class DraftStream:
         self.clock = clock
         self.pacer = DraftPacer(drafts.interval)
         self.latest: Callable[[], str] = str  # reads the text so far; "" before the first piece
+        self._on_shown: Callable[[], None] = _nothing  # called once a draft is on the screen ("typing…" stops)
         self.sent = 0
         self._closing = False
         self._grew = False  # text came while a draft was on its way
@@ -128,6 +133,12 @@ class DraftStream:
         else:
             self._arm(now)
         return self.pacer.wait(now)
+
+    def when_shown(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once a draft is on the screen (at once if one is already): "typing…" stops then."""
+        self._on_shown = callback
+        if self.sent:
+            callback()
 
     async def close(self) -> None:
         """Stop sending drafts; a draft already on its way is let finish, so none arrives after the reply."""
@@ -170,6 +181,7 @@ class DraftStream:
             self._task = None
         if shown:
             self.sent += 1
+            self._on_shown()
         else:
             self.pacer.shown = shown_before  # the same text is worth another try
         if (self._grew or not shown) and not self._closing and self.drafts.enabled:

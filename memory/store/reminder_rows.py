@@ -22,6 +22,11 @@ DUE_REMINDERS = (
     f"SELECT {REMINDER_COLUMNS} FROM reminders WHERE state = 'active' AND due_at <= ?"
     " AND (claim_until IS NULL OR claim_until < ?) ORDER BY due_at, id LIMIT ?"
 )
+# The soonest time a sweep could take a reminder: the first active one (by the same index) that no machine holds.
+NEXT_DUE = (
+    "SELECT due_at FROM reminders WHERE state = 'active' AND (claim_until IS NULL OR claim_until < ?)"
+    " ORDER BY due_at LIMIT 1"
+)
 
 
 def _reminder(row: tuple) -> Reminder:
@@ -134,6 +139,13 @@ class ReminderQueries:
         async with self._session() as db:
             rows = await db.execute_fetchall(DUE_REMINDERS, (stamp, stamp, limit))
         return [_reminder(tuple(row)) for row in rows]
+
+    async def next_reminder_due(self, now: datetime) -> datetime | None:
+        """Return when the soonest active reminder no machine holds at `now` is due (in the past when one is
+        waiting already); None when there is none."""
+        async with self._session() as db:
+            rows = await db.execute_fetchall(NEXT_DUE, (_iso(now),))
+        return datetime.fromisoformat(rows[0][0]) if rows else None
 
     async def take_reminder(self, reminder: Reminder, now: datetime, until: datetime) -> bool:
         """Take a due reminder until `until` before sending it; False when another machine holds it, or it is no
