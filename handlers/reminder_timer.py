@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from telegram.ext import Job, JobQueue
 
@@ -61,5 +61,7 @@ class ReminderTimer:
             soonest = await self.reminders.next_due()
         except Exception:  # noqa: BLE001 - a failed sweep (the database away) is tried again in `longest`
             log.exception("the reminder sweep failed; trying again in %g s", self.longest)
-        now = self.reminders.clock()
-        self.wake_by(now + timedelta(seconds=self.longest) if soonest is None else soonest)
+        if soonest is None:
+            self._plan(self.longest)
+        else:
+            self.wake_by(soonest)
