@@ -24,7 +24,7 @@ from llm.roles import strict_roles
 from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
 from llm.tokens import estimate_tokens, message_tokens
-from llm.wire import JsonView
+from llm.wire import Deltas, JsonView
 
 log = logging.getLogger(__name__)
 
@@ -427,12 +427,12 @@ class ChatModel:
         timeout: float, tally: Tally, silence: float | None = None,
     ) -> tuple[str, str | None]:
         """Return a streamed answer and its finish reason; `on_text` gets the answer so far as it grows (once for
-        each read of the connection). It fails when no piece comes for `silence` seconds (the attempt timeout
-        unless given)."""
+        each read of the connection, until the read that brings the finish reason). It fails when no piece comes
+        for `silence` seconds (the attempt timeout unless given)."""
         quiet = silence or self.attempt_timeout
         cap = self.features.answer_cap(max_tokens)
         response = await self._post(messages, cap, options, timeout, stream=True)
-        reasoning, finish, usage, chunks, shown = "", None, None, 0, ""
+        deltas, shown = Deltas(), ""
         wanted: float | None = None  # how soon on_text would like the text again
         # The draft starts where the thinking ends: nothing is shown while the model may still be thinking.
         splitter = ThinkingSplitter(opened=self.features.thinking_in_prompt)
@@ -450,29 +450,21 @@ class ChatModel:
                 async for batch in stream:
                     if loop.time() + quiet - waiting.when() > lag:
                         waiting.reschedule(loop.time() + quiet)
-                    answer = shown
-                    for chunk in batch:
-                        usage = chunk.usage or usage  # the last chunk, with no choices, when the server sends it
-                        for choice in (chunk.choices or ())[:1]:
-                            chunks += 1
-                            delta = choice.delta
-                            if delta is not None:
-                                reasoning += reasoning_of(delta)
-                                content = delta.content
-                                if content:
-                                    answer = splitter.feed(content)
-                            finish = finish or choice.finish_reason
-                    if answer and answer != shown:
+                    content = deltas.add(batch)
+                    answer = splitter.feed(content) if content else shown
+                    # Once the model says it is finished the answer goes out whole at once: no draft of it.
+                    if answer and answer != shown and deltas.finish is None:
                         shown = answer
                         wanted = on_text(answer)
         finally:
             await response.aclose()  # on every way out: the answer, an error, the silence timeout, a cancel
-        if not chunks:
+        if not deltas.chunks:
             raise EmptyStream("the server sent a stream without a single answer chunk")
+        finish, reasoning = deltas.finish, deltas.reasoning
         if finish is None:
             raise StreamBroken("the stream ended before the answer was finished")
-        tally.add(usage, messages, reasoning + splitter.text)
-        text = self._answer(splitter.text, reasoning, usage, finish)
+        tally.add(deltas.usage, messages, reasoning + splitter.text)
+        text = self._answer(splitter.text, reasoning, deltas.usage, finish)
         if self._cut_thinking(text, finish, cap, max_tokens):
             return await self._stream_once(messages, on_text, max_tokens, options, timeout, tally, silence)
         return text, finish

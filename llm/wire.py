@@ -15,6 +15,8 @@ from typing import Iterator, NamedTuple
 
 import openai
 
+from llm.thinking import REASONING_FIELDS, reasoning_of
+
 LINE_END = re.compile(rb"\r\n|\r|\n")
 DONE = "[DONE]"
 # The SDK's words for an error event that carries no message of its own (openai/_streaming.py).
@@ -53,7 +55,8 @@ class EventReader:
         if self._after_cr and piece[:1] == b"\n":
             piece = piece[1:]
         self._after_cr = piece[-1:] == b"\r"
-        lines = LINE_END.split(self._rest + piece)
+        text = self._rest + piece
+        lines = text.split(b"\n") if b"\r" not in text else LINE_END.split(text)
         self._rest = lines.pop()
         return self._read(lines)
 
@@ -70,6 +73,8 @@ class EventReader:
                 if self._data:
                     events.append(Event(self._name, b"\n".join(self._data).decode("utf-8")))
                 self._name, self._data = None, []
+            elif line[:6] == b"data: ":  # the usual line, first
+                self._data.append(line[6:])
             elif line[0] != 58:  # ":" starts a comment
                 field, _, value = line.partition(b":")
                 if value[:1] == b" ":
@@ -147,6 +152,80 @@ def stream_error(name: str | None, payload: object) -> tuple[str, object] | None
     error = payload["error"]
     message = error.get("message") if isinstance(error, dict) else None
     return (message if isinstance(message, str) and message else STREAM_ERROR), error
+
+
+class Deltas:
+    """What a stream's chunks (JsonViews) say, added up batch by batch: how many carried a choice, the first
+    choice's thinking, why it finished, and the usage the server sent.
+
+    It reads the fields the way `chunk.choices[0].delta.content` does, but from each chunk's JSON object
+    directly: a reply is a hundred chunks, and a view of each nested object costs more than the parse
+    (issue 42). A chunk shaped other than the API's (a `choices` that is no list, a `delta` that is no
+    object, a content that is no string) is read through its view, so it fails or is skipped exactly as
+    there.
+    """
+
+    __slots__ = ("chunks", "finish", "usage", "_reasoning")
+
+    def __init__(self) -> None:
+        self.chunks = 0
+        self.finish: object = None
+        self.usage: object = None
+        self._reasoning: list[str] = []
+
+    @property
+    def reasoning(self) -> str:
+        """The first choice's thinking so far, from its own fields (reasoning_content or reasoning)."""
+        return "".join(self._reasoning)
+
+    def add(self, batch: list[JsonView]) -> str:
+        """Add a read's chunks; return the first choice's content they carry, joined ("" when none)."""
+        contents: list[str] = []
+        for chunk in batch:
+            fields = chunk._fields
+            usage = fields.get("usage")
+            if usage is not None:
+                self.usage = viewed(usage) or self.usage  # the last chunk, with no choices, when the server sends it
+            choices = fields.get("choices")
+            if choices is None:
+                continue
+            if type(choices) is not list or (choices and not self._add_choice(choices[0], contents)):
+                self._add_viewed(chunk, contents)
+        return "".join(contents)
+
+    def _add_choice(self, choice: object, contents: list[str]) -> bool:
+        """Add one choice read as the API shapes it; False (nothing added) when it is shaped otherwise."""
+        if type(choice) is not dict:
+            return False
+        delta = choice.get("delta")
+        content = delta.get("content") if type(delta) is dict else None
+        if (delta is not None and type(delta) is not dict) or (content is not None and type(content) is not str):
+            return False
+        self.chunks += 1
+        if delta is not None:
+            for name in REASONING_FIELDS:
+                value = delta.get(name)
+                if isinstance(value, str) and value:
+                    self._reasoning.append(value)
+                    break
+            if content:
+                contents.append(content)
+        self.finish = self.finish or viewed(choice.get("finish_reason"))
+        return True
+
+    def _add_viewed(self, chunk: JsonView, contents: list) -> None:
+        """Add a chunk shaped otherwise, read through its view as the SDK's objects would be."""
+        for choice in (chunk.choices or ())[:1]:  # type: ignore[index, attr-defined]
+            self.chunks += 1
+            delta = choice.delta
+            if delta is not None:
+                self._reasoning.append(reasoning_of(delta))
+                content = delta.content
+                if content and not isinstance(content, str):  # where the text so far would take it in
+                    raise TypeError(f"a streamed delta's content is {type(content).__name__}, not text")
+                if content:
+                    contents.append(content)
+            self.finish = self.finish or choice.finish_reason
 
 
 class ChunkReader:

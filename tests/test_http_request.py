@@ -149,6 +149,9 @@ def test_a_file_bounds_the_whole_request_by_its_send_time():
 def test_body_is_form_fields_or_multipart():
     assert body(None, None) is None
     assert body({}, {}) is None
-    assert body({"chat_id": "7"}, None) == {"chat_id": "7"}
+    fields = {"chat_id": "7", "text": "Hi & bye, 100% 😀 +1 ä/ß?=", "reply_markup": '{"inline_keyboard": [[]]}'}
+    form = body(fields, None)
+    assert form.content_type == "application/x-www-form-urlencoded"
+    assert form._value == aiohttp.FormData(fields)()._value  # the bytes aiohttp's own form gives
     assert isinstance(body({"chat_id": "7"}, {"document": ("a.json", b"{}", "application/json")}),
                       aiohttp.FormData)

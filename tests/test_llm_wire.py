@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import random
 from dataclasses import dataclass, field
 
 import httpx2
@@ -16,7 +17,7 @@ import pytest
 from llm.client import ChatModel, ModelUnavailable, Tally
 from llm.responses import read_chunks
 from llm.thinking import reasoning_of, reasoning_tokens
-from llm.wire import STREAM_ERROR, ChunkReader, Event, EventReader, JsonView, read_json, stream_error
+from llm.wire import STREAM_ERROR, ChunkReader, Deltas, Event, EventReader, JsonView, read_json, stream_error
 from tests.timeouts import scaled
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi there"}]
@@ -172,6 +173,55 @@ def test_a_json_view_is_read_only_and_has_no_private_fields():
             read_json(body)
 
 
+def viewed_reading(batch: list[JsonView]) -> tuple:
+    """What the chunks say read field by field through their views, as ChatModel read them before Deltas."""
+    chunks, finish, usage, reasoning, text = 0, None, None, "", ""
+    for one in batch:
+        usage = one.usage or usage
+        for choice in (one.choices or ())[:1]:
+            chunks += 1
+            delta = choice.delta
+            if delta is not None:
+                reasoning += reasoning_of(delta)
+                if delta.content:
+                    text += delta.content  # as the splitter took each piece in
+            finish = finish or choice.finish_reason
+    return chunks, finish, usage, reasoning, text
+
+
+def deltas_reading(batch: list[JsonView]) -> tuple:
+    deltas = Deltas()
+    content = deltas.add(batch[:2]) + deltas.add(batch[2:])  # two reads
+    return deltas.chunks, deltas.finish, deltas.usage, deltas.reasoning, content
+
+
+ODD_CHUNKS = [
+    chunk("a"), chunk("", role="assistant"), chunk(finish="stop"), chunk(finish="length"), USAGE, chunk("б 😀"),
+    chunk(reasoning_content="think"), chunk("x", reasoning="hmm"), chunk(reasoning_content="", reasoning="r"),
+    chunk(reasoning_content=7, content="y"), {"choices": []}, {"choices": None}, {}, {"usage": {}},
+    {"usage": 0}, {"choices": [{}]}, {"choices": [{"delta": None, "finish_reason": "stop"}]},
+    {"choices": [{"delta": {"content": None}}]}, {"choices": [{"delta": {"content": 0}}]},
+    {"choices": [{"delta": {"content": []}}]}, {"choices": [{"delta": {"content": {}}}]},
+    {"choices": [{"delta": {}, "finish_reason": {"why": 1}}]}, {"choices": [{"delta": {}, "finish_reason": ""}]},
+    {"choices": [chunk("first")["choices"][0], chunk("second")["choices"][0]]},
+    {"choices": [{"delta": {"content": ["x"]}}]}, {"choices": [{"delta": "text"}]}, {"choices": ["text"]},
+    {"choices": {}}, {"choices": "abc"}, {"choices": 5}, {"choices": [None]}, {"choices": [[]]},
+]
+
+
+def test_deltas_read_every_chunk_as_its_view_reads_it_odd_shapes_and_failures_included():
+    rng = random.Random(42)
+    for _ in range(3000):
+        batch = [JsonView(copy.deepcopy(rng.choice(ODD_CHUNKS))) for _ in range(rng.randint(0, 5))]
+        try:
+            expected = viewed_reading(batch)
+        except Exception as error:  # noqa: BLE001 - a chunk no view can read: Deltas fails too
+            with pytest.raises(type(error)):
+                deltas_reading(batch)
+        else:
+            assert deltas_reading(batch) == expected, batch
+
+
 # ----- the same as the SDK's own stream -----
 
 @dataclass
@@ -305,7 +355,9 @@ async def test_the_model_gives_the_sdks_text_and_counts_its_usage(model, chat):
     sdk = await sdk_reading(chat)
     tally, shown = Tally(), []
     assert await chat.complete(MESSAGES, on_text=shown.append, tally=tally, max_tokens=50) == sdk.text
-    assert shown[-1] == sdk.text and (tally.tokens, tally.estimated) == (sdk.usage[2], False)
+    # Each draft is the start of the answer; the read that brings its end shows none (the answer goes whole).
+    assert all(sdk.text.startswith(text) for text in shown)
+    assert (tally.tokens, tally.estimated) == (sdk.usage[2], False)
 
 
 async def test_an_error_event_mid_stream_is_retried(model, chat):
@@ -407,6 +459,17 @@ async def test_a_last_chunk_without_its_blank_line_counts_where_the_sdk_drops_it
     await chat.client.close()
 
 
+async def test_the_read_that_brings_the_finish_reason_asks_for_no_draft():
+    """The answer goes out whole right after it: a draft of it would be a request nobody sees."""
+    last = data(chunk(" there")) + data(chunk(finish="stop")) + b"data: [DONE]\n\n"
+    server = Server(Body([data(chunk("Hello")), last]))
+    chat = server.chat()
+    shown: list[str] = []
+    assert await chat.complete(MESSAGES, on_text=lambda text: shown.append(text)) == "Hello there"
+    assert shown == ["Hello"]
+    await chat.client.close()
+
+
 async def test_an_answer_that_is_not_json_is_refused_once_not_retried():
     server = Server(httpx2.Response(200, text="<html>proxy error</html>"))
     chat = server.chat()
@@ -490,7 +553,7 @@ async def test_a_stream_is_read_as_often_as_its_reader_asks_and_no_more(model, w
     shown: list[str] = []
     answer = await chat.complete(MESSAGES, on_text=lambda text: shown.append(text) or wish)
     await client.close()
-    assert answer == ("word " * 40).strip() and shown[-1].strip() == answer
+    assert answer == ("word " * 40).strip() and answer.startswith(shown[-1].strip())
     assert all(len(later) > len(earlier) for earlier, later in zip(shown, shown[1:], strict=False))
     if wish is None:  # read at once, then at 0.5 s, then the rest
         assert 2 <= len(shown) <= 4

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from telegram.error import NetworkError
 
-from handlers.transport.streaming import LATE_S, DraftPacer, Drafts, DraftStream, draft_text
+from handlers.transport.streaming import LATE_S, MAX_GAP, DraftPacer, Drafts, DraftStream, draft_text
 
 
 def test_the_first_draft_waits_a_moment_after_the_first_words():
@@ -164,3 +164,20 @@ async def test_no_draft_goes_once_closed():
     assert stream.show(lambda: "Hello there") is None
     await asyncio.sleep(0.15 + LATE_S + 0.1)
     assert bot.drafts == []
+
+
+def test_later_drafts_come_further_apart_up_to_twice_the_interval():
+    pacer = DraftPacer(1.0)
+    pacer.begin(0.0)
+    gaps = []
+    for number, now in enumerate([0.15, 1.15, 2.65, 4.65, 6.65]):
+        pacer.showed("x" * (number + 1), now)
+        gaps.append(pacer.wait(now))
+    assert gaps == pytest.approx([1.0, 1.5, 2.0, 2.0, 2.0]) and MAX_GAP == 2.0
+    pacer.failed("xxxx")  # the last one did not show: the gap is the one before it
+    assert pacer.wait(6.65) == pytest.approx(2.0) and pacer.shown == "xxxx"
+    fresh = DraftPacer(1.0)
+    fresh.showed("a", 0.0)
+    fresh.showed("ab", 1.0)
+    fresh.failed("a")
+    assert fresh.wait(1.0) == pytest.approx(1.0)

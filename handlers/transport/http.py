@@ -9,12 +9,16 @@ HTTPXRequest does: its timeouts (5 s each, 1 s to wait for a free connection, 20
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import aiohttp
+from aiohttp.payload import BytesPayload
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+FORM = "application/x-www-form-urlencoded"
 MEDIA_WRITE_TIMEOUT_S = 20.0  # python-telegram-bot's own, for a request that carries a file
 
 
@@ -105,10 +109,15 @@ class AiohttpRequest(BaseRequest):
                                      sock_read=chosen["read"])
 
 
-def body(fields: dict[str, str] | None, files: dict | None) -> aiohttp.FormData | dict[str, str] | None:
-    """Return the request's body as python-telegram-bot encodes it: form fields, or multipart with its files."""
+def body(fields: dict[str, str] | None, files: dict | None) -> aiohttp.FormData | BytesPayload | None:
+    """Return the request's body as python-telegram-bot encodes it: form fields, or multipart with its files.
+
+    Fields alone are encoded here, the bytes aiohttp's FormData gives for them: handed a dict, aiohttp first
+    looks for a payload type that fits it, fails, then builds a multipart writer it throws away (a sixth of
+    each request's CPU, issue 42).
+    """
     if not files:
-        return fields or None
+        return BytesPayload(urlencode(fields).encode(), content_type=FORM) if fields else None
     form = aiohttp.FormData(quote_fields=False)
     for name, value in (fields or {}).items():
         form.add_field(name, value)

@@ -28,18 +28,26 @@ CLOSE_WAIT_S = 5.0  # at the end of a turn, how long a draft already on its way 
 # message, sparing a draft nobody would see (and a Bot API call).
 FIRST_DRAFT_DELAY_S = 0.15
 EARLY_S = 0.02  # a draft this close to due goes with the text read now
+# Each draft after the second waits half an interval longer than the one before it, up to twice the interval
+# (1, 1.5, 2, 2, … seconds at the default): a model writes far faster than a person reads (40 tokens a second
+# is some 160 characters against some 20 read), so every draft leaves more unread on the screen than the next
+# gap takes to read, and a reply of 2.5 s needs two drafts, not three (each costs a request, issue 42).
+GAP_GROWTH = 0.5
+MAX_GAP = 2.0
 LATE_S = 0.25  # a draft due with no text read for it goes this much later, with what there is
 
 
 class DraftPacer:
-    """Decides when the text so far is shown: `first_delay` after the first words, then at most once per
-    `interval` seconds, and only when it grew."""
+    """Decides when the text so far is shown: `first_delay` after the first words, then `interval` seconds
+    after the first draft, and further apart after each later one (GAP_GROWTH, up to MAX_GAP intervals); only
+    when it grew."""
 
     def __init__(self, interval: float, first_delay: float = FIRST_DRAFT_DELAY_S) -> None:
         self.interval, self.first_delay = interval, first_delay
         self.started: float | None = None
         self.shown = ""
         self.shown_at: float | None = None
+        self.drafts = 0  # sent (or on their way)
         self.paused_until = 0.0
 
     def begin(self, now: float) -> None:
@@ -52,8 +60,12 @@ class DraftPacer:
         if self.shown_at is None:
             earliest = (now if self.started is None else self.started) + self.first_delay
         else:
-            earliest = self.shown_at + self.interval
+            earliest = self.shown_at + self.gap()
         return max(0.0, max(earliest, self.paused_until) - now)
+
+    def gap(self) -> float:
+        """Return how long after the last draft the next may go."""
+        return self.interval * min(MAX_GAP, 1.0 + GAP_GROWTH * max(0, self.drafts - 1))
 
     def worth_showing(self, text: str) -> bool:
         """True when `text` is longer than what is shown (a restarted answer waits until it overtakes it)."""
@@ -62,6 +74,12 @@ class DraftPacer:
     def showed(self, text: str, now: float) -> None:
         """Note that `text` is now on screen."""
         self.shown, self.shown_at = text, now
+        self.drafts += 1
+
+    def failed(self, shown_before: str) -> None:
+        """Note that the last draft did not show: the screen still holds `shown_before`."""
+        self.shown = shown_before
+        self.drafts -= 1
 
     def pause(self, seconds: float, now: float) -> None:
         """Send nothing for `seconds` (Telegram asked to slow down)."""
@@ -183,7 +201,7 @@ class DraftStream:
             self.sent += 1
             self._on_shown()
         else:
-            self.pacer.shown = shown_before  # the same text is worth another try
+            self.pacer.failed(shown_before)  # the same text is worth another try
         if (self._grew or not shown) and not self._closing and self.drafts.enabled:
             self._arm(self.clock())
 
