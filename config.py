@@ -468,7 +468,7 @@ class Config:
         " model writes it; `off`: \"typing…\" only", then=lambda word: word == "on")
     stream_interval_s: float = setting(
         "STREAM_INTERVAL_MS", 1000, whole(50, 60_000), "the draft is updated at most this often (the first one"
-        " 0.15 s after the first words)",
+        " 0.15 s after the first words; later gaps grow by half of this after each draft, up to twice it)",
         then=lambda ms: ms / 1000)
     proactive: bool = setting(
         "PROACTIVE", "on", SWITCH, "`off`: the companion never writes first (no follow-ups, birthday greetings or"
