@@ -72,6 +72,20 @@ async def test_draft_calls_stay_within_reply_seconds_over_interval_plus_one(tele
     assert min(gaps) >= config.stream_interval_s * 0.9
 
 
+async def test_later_drafts_come_further_apart_up_to_twice_the_interval(telegram, slow_model, config):
+    """Gaps of 1, 1.5, 2, 2, … intervals (handlers/transport/streaming.py): a person reading the drafts always has
+    more unread text than the next gap takes, and a reply costs fewer requests (issue 42)."""
+    async with running_bot(config):
+        telegram.push_text(ANN, "tell me something")
+        [reply] = await telegram.wait_for_sent(ANN, 1)
+    drafts = telegram.drafts_to(ANN)
+    gaps = [b["at"] - a["at"] for a, b in zip(drafts, drafts[1:], strict=False)]
+    interval = config.stream_interval_s
+    assert len(gaps) >= 3 and reply["at"] - drafts[-1]["at"] > 0
+    assert all(gap >= interval * min(2.0, 1 + 0.5 * number) * 0.9 for number, gap in enumerate(gaps)), gaps
+    assert max(gaps) <= interval * 2 + 0.5 + 0.3  # never longer than the longest gap and one read's wait
+
+
 async def test_a_group_gets_typing_and_no_drafts(telegram, slow_model, config):
     slow_model.delay = 1.2  # unstreamed, the answer comes whole: typing shows once it has taken a second
     async with running_bot(config):
