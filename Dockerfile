@@ -20,6 +20,7 @@ RUN pip install -r requirements.txt \
 COPY bot.py clock.py config.py docker-entrypoint.sh ./
 COPY services/ services/
 COPY llm/ llm/
+COPY net/ net/
 COPY handlers/ handlers/
 COPY memory/ memory/
 COPY prompts/ prompts/

@@ -40,7 +40,7 @@ from handlers.jobs import (
 )
 from handlers.menus import register_commands, register_menu_button
 from handlers.reminder_commands import reminder_sender, start_reminders
-from handlers.transport.http import AiohttpRequest
+from handlers.transport.http import BotApiRequest
 from handlers.transport.inbox import Inbox, InboxBot
 from handlers.transport.logs import setup_logging
 from handlers.transport.ordering import PerUserUpdateProcessor
@@ -120,8 +120,8 @@ async def build_application(
             base_url=config.telegram_api_base_url,
             base_file_url=config.telegram_file_base_url,
             # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
-            request=request or AiohttpRequest(connection_pool_size=256),
-            get_updates_request=AiohttpRequest(connection_pool_size=1),
+            request=request or BotApiRequest(connection_pool_size=256),
+            get_updates_request=BotApiRequest(connection_pool_size=1),
             rate_limiter=SendGate(budget, outage),
         )
         services = await build_services(config, clock, bot, store, transport, meter, inbox)
@@ -161,7 +161,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
                                  embedding.gate)
     except BaseException:
         for server in servers:
-            await server.client.close()
+            await server.close()
         raise
     model = chat_model(config, chat, config.openai_model, meter, clock, upkeep=False)
     listener = None
@@ -230,6 +230,7 @@ def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMete
         on_failure=lambda: meter.record_usage(None, clock(), model_errors=1),
         gate=server.gate,
         upkeep=upkeep,
+        pool=server.pool,
     )
 
 
@@ -267,7 +268,7 @@ async def post_shutdown(app: Application) -> None:
     if isinstance(processor, PerUserUpdateProcessor) and processor.left:
         log.info("%d update(s) not begun wait in the inbox for the next start", processor.left)
     for server in services.servers:
-        await server.client.close()
+        await server.close()
     await services.store.close()
     log.info("bot stopped cleanly")
 

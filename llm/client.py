@@ -12,19 +12,19 @@ from functools import partial
 from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 import httpx
-import httpx2
 import openai
 
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
 from llm.errors import context_exceeded, context_size, describe, names
 from llm.gate import Gate, Preempted
 from llm.posting import Poster
-from llm.responses import ANSWER_PACE_S, PACE_S, SHORTEST_PACE_S, answer_of, read_chunks, timeouts
+from llm.responses import ANSWER_PACE_S, PACE_S, SHORTEST_PACE_S, Reply, answer_of, read_chunks, timeouts
 from llm.roles import strict_roles
 from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
 from llm.tokens import estimate_tokens, message_tokens
 from llm.wire import Deltas, JsonView
+from net.connections import Pool
 
 log = logging.getLogger(__name__)
 
@@ -147,9 +147,10 @@ class ChatModel:
         on_failure: Callable[[], Awaitable[None]] | None = None,
         gate: Gate | None = None,
         upkeep: bool = False,
+        pool: Pool | None = None,
     ) -> None:
         self.client = client
-        self.poster = Poster(client, "/chat/completions")
+        self.poster = Poster(client, "/chat/completions", pool)
         self.model = model
         self.attempt_timeout = attempt_timeout
         self.budget = budget
@@ -375,15 +376,16 @@ class ChatModel:
 
     async def _post(
         self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, stream: bool
-    ) -> httpx2.Response:
+    ) -> Reply:
         """Send one request and return its response, unread when streamed (the caller closes it); a refusal of
         a parameter the server does not take is adapted to and sent again.
 
-        The SDK client's HTTP client sends it (base URL, key, headers, the SDK's error for an error status:
-        llm/posting.py) as it is: `chat.completions.create` would first run the arguments through its
-        type-driven transform and build a pydantic model of the answer or of every streamed chunk (36-47 % of
-        the CPU a message took, issue 42), and even its generic `post` builds and checks its request options
-        for every call. The arguments are plain JSON already; llm/wire.py reads answers.
+        It goes as it is, with the SDK client's base URL, key and headers, through the server's pool of the bot's
+        own HTTP client (or the SDK client's behind a proxy), failing with the SDK's errors (llm/posting.py):
+        `chat.completions.create` would first run the arguments through its type-driven transform and build a
+        pydantic model of the answer or of every streamed chunk (36-47 % of the CPU a message took, issue 42),
+        and even its generic `post` builds and checks its request options for every call. The arguments are
+        plain JSON already; llm/wire.py reads answers.
         """
         while True:
             try:

@@ -1,9 +1,12 @@
-"""Sending a JSON request to the model server through the SDK client's own HTTP client, without the SDK's per-call
-machinery: its base URL, key and headers, taken once, and its connection pool and timeouts, but not the request
-options it builds and validates for every call (half a millisecond of CPU a chat request, more than sending
-it: bench/README.md, "issue 42"). Errors are the SDK's own: a refusal its status error, as `client.post` raises
-it, a timeout APITimeoutError, any other failure APIConnectionError (the client makes no retries of its own:
-llm/servers.py)."""
+"""Sending a JSON request to the model server without the SDK's per-call machinery: the SDK client's base URL, key
+and headers, taken once, but not the request options it builds and validates for every call (half a
+millisecond of CPU a chat request, more than sending it: bench/README.md, "issue 42").
+
+The request goes through the bot's own HTTP client (net/) where the server has a pool of it (llm/servers.py),
+else through the SDK client's HTTP client, with its connection pool and timeouts (a client passed in, a proxy).
+Either way the answer comes back as a `Reply`, and errors are the SDK's own: a refusal its status error, as
+`client.post` raises it, a timeout APITimeoutError, any other failure APIConnectionError (the client makes no
+retries of its own: llm/servers.py)."""
 
 from __future__ import annotations
 
@@ -13,14 +16,21 @@ from typing import Any
 import httpx2
 import openai
 
+from llm.responses import PoolReply, Reply, SdkReply
+from net.connections import Pool, Timeouts
+from net.http1 import HttpError
+
 
 class Poster:
     """POSTs JSON to one path of the server the SDK `client` talks to (a client with a key of its own, as
-    llm/servers.py opens it: not a key fetched for every request)."""
+    llm/servers.py opens it: not a key fetched for every request), through `pool` when given."""
 
-    def __init__(self, client: openai.AsyncOpenAI, path: str) -> None:
+    def __init__(self, client: openai.AsyncOpenAI, path: str, pool: Pool | None = None) -> None:
         self.client = client
+        self.pool = pool
         self.url = client.base_url.join(path.lstrip("/"))
+        self._url = str(self.url)
+        self._request = httpx2.Request("POST", self.url)  # what an error names: the method and URL, no body
         self._headers: dict[str, str] | None = None
 
     def headers(self) -> dict[str, str]:
@@ -32,19 +42,38 @@ class Poster:
             self._headers = {name: value for name, value in found.items() if isinstance(value, str)}
         return self._headers
 
-    async def post(self, body: dict[str, Any], timeout: httpx2.Timeout, stream: bool) -> httpx2.Response:
-        """Send `body`; return the response, unread when `stream` (closing it is the caller's)."""
-        http = self.client._client  # the SDK's HTTP client, the one it sends with (it has no public name)
+    async def post(self, body: dict[str, Any], timeout: httpx2.Timeout, stream: bool) -> Reply:
+        """Send `body`; return the answer, its body unread when `stream` (closing it is the caller's)."""
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        reply = await (self._through_pool(content, timeout, stream) if self.pool is not None
+                       else self._through_sdk(content, timeout, stream))
+        if reply.status >= 400:
+            await reply.aclose()
+            raise self.client._make_status_error_from_response(reply.as_httpx())
+        return reply
+
+    async def _through_pool(self, content: bytes, timeout: httpx2.Timeout, stream: bool) -> Reply:
+        assert self.pool is not None
+        timeouts = Timeouts(connect=timeout.connect, pool=timeout.pool, write=timeout.write, read=timeout.read)
+        try:
+            response = await self.pool.request("POST", self._url, self.headers(), content, timeouts)
+            if not stream or response.status >= 400:
+                await response.read()
+        except TimeoutError as error:
+            raise openai.APITimeoutError(request=self._request) from error
+        except HttpError as error:
+            raise openai.APIConnectionError(request=self._request) from error
+        return PoolReply(response, self._request)
+
+    async def _through_sdk(self, content: bytes, timeout: httpx2.Timeout, stream: bool) -> Reply:
+        http = self.client._client  # the SDK's HTTP client, the one it sends with (it has no public name)
         request = http.build_request("POST", self.url, content=content, headers=self.headers(), timeout=timeout)
         try:
             response = await http.send(request, stream=stream)
+            if stream and response.is_error:
+                await response.aread()
         except httpx2.TimeoutException as error:
             raise openai.APITimeoutError(request=request) from error
         except Exception as error:  # noqa: BLE001 - as the SDK sorts a failed send
             raise openai.APIConnectionError(request=request) from error
-        if response.is_error:
-            await response.aread()
-            await response.aclose()
-            raise self.client._make_status_error_from_response(response)
-        return response
+        return SdkReply(response)

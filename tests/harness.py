@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import AsyncIterator, Callable
 
 import aiohttp
+from aiohttp import web
 from telegram import Update
 from telegram.ext import Application
 
@@ -109,3 +110,16 @@ async def wait_healthy(http, port: int, alive=lambda: True, tries: int = 600) ->
 async def session(store, user_id: int, limit: int = 20) -> list[dict[str, str]]:
     """Return the user's last `limit` stored messages, oldest first, as chat messages."""
     return [{"role": role, "content": content} for role, content, _at in await store.timed_history(user_id, limit)]
+
+
+async def serve_post(path: str, handler) -> tuple[web.AppRunner, str]:
+    """Serve `handler` for POST `path` on a free loopback port; return the runner (clean it up) and the server's
+    address, http://127.0.0.1:PORT."""
+    app = web.Application()
+    app.router.add_post(path, handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    return runner, f"http://127.0.0.1:{port}"

@@ -1,11 +1,11 @@
-"""handlers/transport/http.py: python-telegram-bot's transport over aiohttp sends what HTTPXRequest sends, with
-its timeouts and its errors."""
+"""handlers/transport/http.py: python-telegram-bot's transport over net/ sends what HTTPXRequest sends, with its
+timeouts and its errors."""
 
 from __future__ import annotations
 
 import asyncio
+import io
 
-import aiohttp
 import pytest
 from aiohttp import web
 from telegram import InputFile
@@ -14,7 +14,9 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import HTTPXRequest, RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from handlers.transport.http import MEDIA_WRITE_TIMEOUT_S, AiohttpRequest, body
+from handlers.transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, body, multipart
+from net.connections import Timeouts
+from tests.harness import serve_post
 
 
 async def received_by(request_class, data: RequestData) -> tuple[int, bytes, dict]:
@@ -28,17 +30,11 @@ async def received_by(request_class, data: RequestData) -> tuple[int, bytes, dic
         seen["agent"] = request.headers.get("User-Agent")
         return web.json_response({"ok": True, "result": True})
 
-    app = web.Application()
-    app.router.add_post("/bot/sendDocument", handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, address = await serve_post("/bot/sendDocument", handle)
     sender = request_class()
     await sender.initialize()
     try:
-        status, answer = await sender.do_request(f"http://127.0.0.1:{port}/bot/sendDocument", "POST", data)
+        status, answer = await sender.do_request(f"{address}/bot/sendDocument", "POST", data)
     finally:
         await sender.shutdown()
         await runner.cleanup()
@@ -65,7 +61,7 @@ def text_request() -> RequestData:
 @pytest.mark.parametrize("make", [text_request, document_request], ids=["form", "multipart"])
 async def test_the_server_reads_the_same_fields_as_from_httpx(make):
     theirs = await received_by(HTTPXRequest, make())
-    ours = await received_by(AiohttpRequest, make())
+    ours = await received_by(BotApiRequest, make())
     assert ours[0] == theirs[0] == 200
     assert ours[1] == theirs[1]
     assert ours[2]["fields"] == theirs[2]["fields"]
@@ -81,7 +77,7 @@ async def test_a_silent_server_is_timed_out():
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    sender = AiohttpRequest(read_timeout=0.2)
+    sender = BotApiRequest(read_timeout=0.2)
     await sender.initialize()
     try:
         with pytest.raises(TimedOut):
@@ -99,17 +95,17 @@ async def test_a_refused_connection_is_a_network_error():
     port = with_nobody.sockets[0].getsockname()[1]
     with_nobody.close()
     await with_nobody.wait_closed()
-    sender = AiohttpRequest()
+    sender = BotApiRequest()
     await sender.initialize()
     try:
-        with pytest.raises(NetworkError, match="aiohttp.ClientConnectorError"):
+        with pytest.raises(NetworkError, match="ConnectFailed: cannot connect to 127.0.0.1"):
             await sender.do_request(f"http://127.0.0.1:{port}/bot/getMe", "POST")
     finally:
         await sender.shutdown()
 
 
 async def test_not_initialized_or_shut_down_says_so():
-    sender = AiohttpRequest()
+    sender = BotApiRequest()
     with pytest.raises(RuntimeError, match="not initialized"):
         await sender.do_request("http://127.0.0.1:9/bot/getMe", "POST")
     await sender.initialize()
@@ -121,37 +117,55 @@ async def test_not_initialized_or_shut_down_says_so():
 
 
 def test_timeouts_follow_python_telegram_bots_defaults():
-    sender = AiohttpRequest()
-    plain = sender.timeout(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, carries_file=False)
-    assert (plain.total, plain.connect, plain.sock_connect, plain.sock_read) == (None, 6.0, 5.0, 5.0)
+    sender = BotApiRequest()
+    plain = sender.timeouts(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, carries_file=False)
+    assert plain == Timeouts(connect=5.0, pool=1.0, write=5.0, read=5.0)
     assert sender.read_timeout == 5.0
 
 
 def test_timeouts_given_for_one_request_win():
-    sender = AiohttpRequest()
-    polling = sender.timeout(31.0, DEFAULT_NONE, 2.0, None, carries_file=False)
-    assert (polling.sock_read, polling.sock_connect, polling.connect) == (31.0, 2.0, None)
-    endless = AiohttpRequest(read_timeout=None).timeout(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE,
+    sender = BotApiRequest()
+    polling = sender.timeouts(31.0, DEFAULT_NONE, 2.0, None, carries_file=False)
+    assert polling == Timeouts(connect=2.0, pool=None, write=5.0, read=31.0)
+    endless = BotApiRequest(read_timeout=None).timeouts(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE,
                                                         carries_file=False)
-    assert endless.sock_read is None
+    assert endless.read is None
 
 
-def test_a_file_bounds_the_whole_request_by_its_send_time():
-    sender = AiohttpRequest()
-    upload = sender.timeout(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, carries_file=True)
-    assert upload.total == MEDIA_WRITE_TIMEOUT_S + 5.0 + 6.0
-    given = sender.timeout(DEFAULT_NONE, 60.0, DEFAULT_NONE, DEFAULT_NONE, carries_file=True)
-    assert given.total == 60.0 + 5.0 + 6.0
-    unbounded = sender.timeout(None, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, carries_file=True)
-    assert unbounded.total is None
+def test_a_file_gets_its_send_time_unless_one_is_given():
+    sender = BotApiRequest()
+    upload = sender.timeouts(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, carries_file=True)
+    assert upload.write == MEDIA_WRITE_TIMEOUT_S and upload.read == 5.0
+    assert sender.timeouts(DEFAULT_NONE, 60.0, DEFAULT_NONE, DEFAULT_NONE, carries_file=True).write == 60.0
+    assert sender.timeouts(DEFAULT_NONE, None, DEFAULT_NONE, DEFAULT_NONE, carries_file=True).write is None
 
 
 def test_body_is_form_fields_or_multipart():
-    assert body(None, None) is None
-    assert body({}, {}) is None
+    assert body(None, None) == (None, None)
+    assert body({}, {}) == (None, None)
     fields = {"chat_id": "7", "text": "Hi & bye, 100% 😀 +1 ä/ß?=", "reply_markup": '{"inline_keyboard": [[]]}'}
-    form = body(fields, None)
-    assert form.content_type == "application/x-www-form-urlencoded"
-    assert form._value == aiohttp.FormData(fields)()._value  # the bytes aiohttp's own form gives
-    assert isinstance(body({"chat_id": "7"}, {"document": ("a.json", b"{}", "application/json")}),
-                      aiohttp.FormData)
+    assert body(fields, None) == ("application/x-www-form-urlencoded",
+                                  b"chat_id=7&text=Hi+%26+bye%2C+100%25+%F0%9F%98%80+%2B1+%C3%A4%2F%C3%9F%3F%3D"
+                                  b"&reply_markup=%7B%22inline_keyboard%22%3A+%5B%5B%5D%5D%7D")
+    kind, _ = body({"chat_id": "7"}, {"document": ("a.json", b"{}", "application/json")})
+    assert kind.startswith("multipart/form-data; boundary=")
+
+
+def test_multipart_escapes_names_and_reads_a_file_handle():
+    document = ('a"b\r\n.json', io.BytesIO(b"{}"), "application/json")
+    kind, data = multipart({'say "hi"': "Привет"}, {"document": document})
+    boundary = kind.split("boundary=")[1].encode()
+    assert data.startswith(b"--" + boundary + b"\r\n") and data.endswith(b"\r\n--" + boundary + b"--\r\n")
+    assert b'name="say %22hi%22"\r\n\r\n' + "Привет".encode() in data
+    assert b'name="document"; filename="a%22b%0D%0A.json"\r\nContent-Type: application/json\r\n\r\n{}' in data
+
+
+async def test_a_file_with_odd_names_reaches_the_server_as_from_httpx():
+    def odd() -> RequestData:
+        return RequestData([RequestParameter.from_input("caption", "a\r\nb"), RequestParameter.from_input(
+            "document", InputFile(io.BytesIO(b"x" * 300_000), filename='we "say".txt', read_file_handle=False))])
+
+    theirs = await received_by(HTTPXRequest, odd())
+    ours = await received_by(BotApiRequest, odd())
+    assert ours[2]["fields"] == theirs[2]["fields"]
+    assert ours[2]["fields"]["document"][2] == b"x" * 300_000

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The bottom rooms (the process clock, the configuration) are single modules anything may import; they import
 # nothing of ours.
 BOTTOM = ["clock", "config"]
-LAYERS = ["bot", "handlers", "services", "prompts", "memory", "llm", *BOTTOM]
+LAYERS = ["bot", "handlers", "services", "prompts", "memory", "llm", "net", *BOTTOM]
 # memory/'s top-level modules hold the plain types every part may import; the store imports only them.
 PLAIN = "memory"
 

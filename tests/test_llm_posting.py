@@ -1,15 +1,19 @@
-"""llm/posting.py: a chat request sent through the SDK client's HTTP client is the request `client.post` sends, and
-fails with the errors `client.post` raises."""
+"""llm/posting.py: a chat request sent through the SDK client's HTTP client, or through the bot's own (net/), is the
+request `client.post` sends, and fails with the errors `client.post` raises."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import httpx2
 import openai
 import pytest
+from aiohttp import web
 
 from llm.posting import Poster
+from net.connections import Pool
+from tests.harness import serve_post
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "Привет"}], "temperature": 0.5}
 TIMEOUT = httpx2.Timeout(5.0)
@@ -35,7 +39,7 @@ async def test_the_request_is_the_one_the_sdks_post_sends():
     client = client_for(answer)
     lean = await Poster(client, "/chat/completions").post(BODY, TIMEOUT, stream=False)
     sdk = await sdk_post(client)
-    assert lean.json() == sdk.json() == {"ok": True}
+    assert json.loads(lean.content) == sdk.json() == {"ok": True}
     [by_poster, by_sdk] = seen
     assert by_poster.url == by_sdk.url == "http://model.test/v1/chat/completions"
     assert by_poster.content == by_sdk.content and json.loads(by_poster.content) == BODY
@@ -79,3 +83,91 @@ async def test_a_failed_connection_and_a_timeout_are_the_sdks_errors():
     assert not isinstance(refused.value, openai.APITimeoutError)
     with pytest.raises(openai.APITimeoutError):
         await Poster(client_for(stall), "/chat/completions").post(BODY, TIMEOUT, stream=False)
+
+
+async def serving(handler) -> tuple[web.AppRunner, str]:
+    """Serve `handler` for POST /v1/chat/completions on a free port; return the runner and the base URL."""
+    runner, address = await serve_post("/v1/chat/completions", handler)
+    return runner, address + "/v1"
+
+
+def real_client(base_url: str) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+
+
+async def test_through_the_pool_the_server_gets_the_request_the_sdk_sends():
+    seen: list[tuple[dict, bytes]] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        seen.append(({name.lower(): value for name, value in request.headers.items()}, await request.read()))
+        return web.json_response({"ok": True})
+
+    runner, base_url = await serving(answer)
+    client, pool = real_client(base_url), Pool()
+    try:
+        lean = await Poster(client, "/chat/completions", pool).post(BODY, TIMEOUT, stream=False)
+        await sdk_post(client)
+    finally:
+        await pool.close()
+        await client.close()
+        await runner.cleanup()
+    assert json.loads(lean.content) == {"ok": True} and lean.status == 200
+    [(by_pool, body), (by_sdk, sdk_body)] = seen
+    assert body == sdk_body and json.loads(body) == BODY
+    unsent = {"accept-encoding", "connection", "x-stainless-read-timeout"}  # httpx's and the SDK's extras
+    assert by_pool == {name: value for name, value in by_sdk.items() if name not in unsent}
+    assert by_pool["authorization"] == "Bearer sk-test"
+
+
+@pytest.mark.parametrize("status, body", [
+    (400, {"error": {"message": "Unrecognized request argument supplied: stream_options", "code": None}}),
+    (404, {"error": {"message": "The model `m` does not exist"}}),
+    (500, "upstream crashed"),
+])
+@pytest.mark.parametrize("stream", [False, True])
+async def test_through_the_pool_a_refusal_is_the_sdks_own_error(status, body, stream):
+    async def answer(request: web.Request) -> web.Response:
+        if isinstance(body, str):
+            return web.Response(status=status, text=body, headers={"retry-after": "3"})
+        return web.json_response(body, status=status, headers={"retry-after": "3"})
+
+    runner, base_url = await serving(answer)
+    client, pool = real_client(base_url), Pool()
+    try:
+        with pytest.raises(openai.APIStatusError) as lean:
+            await Poster(client, "/chat/completions", pool).post(BODY, TIMEOUT, stream=stream)
+        with pytest.raises(openai.APIStatusError) as sdk:
+            await sdk_post(client)
+    finally:
+        await pool.close()
+        await client.close()
+        await runner.cleanup()
+    assert type(lean.value) is type(sdk.value) and lean.value.status_code == status
+    assert (lean.value.message, lean.value.body) == (sdk.value.message, sdk.value.body)
+    assert lean.value.response.headers["retry-after"] == "3"
+
+
+async def test_through_the_pool_no_server_and_a_silent_one_are_the_sdks_errors():
+    nobody = await asyncio.start_server(lambda *_: None, "127.0.0.1", 0)
+    port = nobody.sockets[0].getsockname()[1]
+    nobody.close()
+    await nobody.wait_closed()
+    pool = Pool()
+    with pytest.raises(openai.APIConnectionError) as refused:
+        await Poster(real_client(f"http://127.0.0.1:{port}/v1"), "/chat/completions", pool).post(
+            BODY, TIMEOUT, stream=False)
+    assert not isinstance(refused.value, openai.APITimeoutError)
+
+    held: list[asyncio.StreamWriter] = []
+    silent = await asyncio.start_server(lambda reader, writer: held.append(writer), "127.0.0.1", 0)
+    port = silent.sockets[0].getsockname()[1]
+    try:
+        with pytest.raises(openai.APITimeoutError):
+            await Poster(real_client(f"http://127.0.0.1:{port}/v1"), "/chat/completions", pool).post(
+                BODY, httpx2.Timeout(0.2), stream=False)
+    finally:
+        await pool.close()
+        for writer in held:
+            writer.close()
+        silent.close()
+        await silent.wait_closed()

@@ -18,6 +18,7 @@ from llm.client import ChatModel, ModelUnavailable, Tally
 from llm.responses import read_chunks
 from llm.thinking import reasoning_of, reasoning_tokens
 from llm.wire import STREAM_ERROR, ChunkReader, Deltas, Event, EventReader, JsonView, read_json, stream_error
+from net.connections import Pool
 from tests.timeouts import scaled
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi there"}]
@@ -292,13 +293,17 @@ async def lean_reading(chat: ChatModel, stream: bool = True) -> Reading:
     return reading
 
 
-@pytest.fixture(params=["httpx2", "aiohttp"])
+@pytest.fixture(params=["httpx2", "aiohttp", "pool"])
 async def chat(model, request):
-    """A ChatModel on the SDK's default HTTP client, and on the aiohttp one the bot uses (llm/servers.py)."""
+    """A ChatModel on the SDK's default HTTP client, on the aiohttp one, and on the bot's own pool (net/), which
+    llm/servers.py gives chat requests."""
     http = {"http_client": openai.DefaultAioHttpClient()} if request.param == "aiohttp" else {}
     client = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0, **http)
-    yield ChatModel(client, "gpt-4o-mini", attempt_timeout=2.0, budget=4.0, backoff=0.02)
+    pool = Pool() if request.param == "pool" else None
+    yield ChatModel(client, "gpt-4o-mini", attempt_timeout=2.0, budget=4.0, backoff=0.02, pool=pool)
     await client.close()
+    if pool is not None:
+        await pool.close()
 
 
 def cut(mode: str):

@@ -153,7 +153,9 @@ async def test_a_voice_note_through_the_real_process_with_the_file_url_derived_a
     env, telegram, model
 ):
     model.transcript = "hello from my voice"
-    model.stream_chunk_chars, model.stream_chunk_interval = 4, 0.05
+    # 0.7 s of stream: its first words come in the second read at the latest, and the first draft leaves 0.15 s
+    # after them, long before the end.
+    model.stream_chunk_chars, model.stream_chunk_interval = 4, 0.1
     env["STREAM_INTERVAL_MS"] = "200"
     assert env["TELEGRAM_FILE_BASE_URL"] == ""  # derived from TELEGRAM_API_BASE_URL
     process = await start_bot(env)

@@ -1,31 +1,36 @@
-"""The HTTP client under python-telegram-bot: its BaseRequest over aiohttp, the stack the model's SDK uses too.
+"""The HTTP client under python-telegram-bot: its BaseRequest over this bot's own small HTTP/1.1 client (net/).
 
 python-telegram-bot sends through httpx by default (HTTPXRequest). On this bot's event loop, httpx, httpcore,
-anyio and h11 took about half the CPU of a streamed reply (issue 42: ~7 Bot API requests a reply, with its
-drafts); aiohttp's C parser over a plain asyncio transport does the same work for a fraction. It behaves as
-HTTPXRequest does: its timeouts (5 s each, 1 s to wait for a free connection, 20 s to send a file), its errors
-(TimedOut, NetworkError), and the body as python-telegram-bot encodes it: form fields, or multipart with files.
+anyio and h11 took about half the CPU of a streamed reply (issue 42), and aiohttp's session, which came next,
+still some 0.6 ms of CPU a request run cold: net/connections.py does the same for about a third of that. It
+behaves as HTTPXRequest does: its timeouts (5 s each, 1 s to wait for a free connection, 20 s to send a file),
+its errors (TimedOut, NetworkError), and the body as python-telegram-bot encodes it: form fields, or multipart
+with files.
 """
 
 from __future__ import annotations
 
+import uuid
+from typing import BinaryIO
 from urllib.parse import urlencode
 
-import aiohttp
-from aiohttp.payload import BytesPayload
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from net.connections import Pool, Timeouts
+from net.http1 import HttpError
+
 FORM = "application/x-www-form-urlencoded"
 MEDIA_WRITE_TIMEOUT_S = 20.0  # python-telegram-bot's own, for a request that carries a file
 
 
-class AiohttpRequest(BaseRequest):
-    """python-telegram-bot's transport to the Bot API, over one aiohttp session of `connection_pool_size`."""
+class BotApiRequest(BaseRequest):
+    """python-telegram-bot's transport to the Bot API, over one pool of at most `connection_pool_size`
+    connections."""
 
-    __slots__ = ("_limit", "_timeouts", "_session")
+    __slots__ = ("_limit", "_timeouts", "_pool")
 
     def __init__(
         self,
@@ -36,28 +41,23 @@ class AiohttpRequest(BaseRequest):
         pool_timeout: float | None = 1.0,
     ) -> None:
         self._limit = connection_pool_size
-        self._timeouts = {"read": read_timeout, "write": write_timeout, "connect": connect_timeout,
-                          "pool": pool_timeout}
-        self._session: aiohttp.ClientSession | None = None
+        self._timeouts = Timeouts(connect=connect_timeout, pool=pool_timeout, write=write_timeout, read=read_timeout)
+        self._pool: Pool | None = None
 
     @property
     def read_timeout(self) -> float | None:
         """The read timeout of a request that names none."""
-        return self._timeouts["read"]
+        return self._timeouts.read
 
     async def initialize(self) -> None:
-        """Open the session (again, after a shutdown)."""
-        if self._session is None or self._session.closed:
-            # No cookies: the Bot API sets none, and a jar would only cost a lookup a request.
-            self._session = aiohttp.ClientSession(
-                connector=aiohttp.TCPConnector(limit=self._limit), cookie_jar=aiohttp.DummyCookieJar(),
-                headers={"User-Agent": self.USER_AGENT},
-            )
+        """Open the pool (again, after a shutdown)."""
+        if self._pool is None or self._pool.closed:
+            self._pool = Pool(self._limit, headers={"User-Agent": self.USER_AGENT})
 
     async def shutdown(self) -> None:
-        """Close the session and its connections."""
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
+        """Close the pool's connections."""
+        if self._pool is not None:
+            await self._pool.close()
 
     async def do_request(
         self,
@@ -70,57 +70,62 @@ class AiohttpRequest(BaseRequest):
         pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         """Return the status and body of one request to the Bot API."""
-        if self._session is None or self._session.closed:
-            raise RuntimeError("This AiohttpRequest is not initialized!")
+        if self._pool is None or self._pool.closed:
+            raise RuntimeError("This BotApiRequest is not initialized!")
         files = request_data.multipart_data if request_data else None
         fields = request_data.json_parameters if request_data else None
-        timeout = self.timeout(read_timeout, write_timeout, connect_timeout, pool_timeout, bool(files))
+        content_type, content = body(fields, files)
+        timeouts = self.timeouts(read_timeout, write_timeout, connect_timeout, pool_timeout, bool(files))
         try:
-            async with self._session.request(
-                method, url, data=body(fields, files), timeout=timeout, allow_redirects=False
-            ) as response:
-                return response.status, await response.read()
-        except TimeoutError as error:  # aiohttp's timeouts are TimeoutErrors too
+            response = await self._pool.request(method, url, {"Content-Type": content_type} if content_type else {},
+                                                 content, timeouts)
+            return response.status, await response.read()
+        except TimeoutError as error:  # the pool's timeouts are TimeoutErrors too
             raise TimedOut from error
-        except aiohttp.ClientError as error:
-            raise NetworkError(f"aiohttp.{type(error).__name__}: {error}") from error
+        except HttpError as error:
+            raise NetworkError(f"{type(error).__name__}: {error}") from error
 
-    def timeout(
-        self, read: ODVInput[float], write: ODVInput[float], connect: ODVInput[float], pool: ODVInput[float],
-        carries_file: bool,
-    ) -> aiohttp.ClientTimeout:
-        """Return aiohttp's timeouts for one request: those given, the session's for the rest.
-
-        aiohttp has no timeout for sending the body; a request that carries a file gets its send time (20 s
-        by default) as a bound on the whole request, on top of its connect and read times.
-        """
-        given = {"read": read, "write": write, "connect": connect, "pool": pool}
-        chosen = {name: self._timeouts[name] if isinstance(value, DefaultValue) else value
-                  for name, value in given.items()}
+    def timeouts(self, read: ODVInput[float], write: ODVInput[float], connect: ODVInput[float],
+                 pool: ODVInput[float], carries_file: bool) -> Timeouts:
+        """Return the timeouts of one request: those given, the transport's for the rest; a request that
+        carries a file gets MEDIA_WRITE_TIMEOUT_S to send it unless it names a write timeout."""
+        mine = self._timeouts
         if carries_file and isinstance(write, DefaultValue):
-            chosen["write"] = MEDIA_WRITE_TIMEOUT_S
-        connect_s, pool_s = chosen["connect"], chosen["pool"]
-        # aiohttp's `connect` covers waiting for a free connection and opening one.
-        total_connect = None if connect_s is None or pool_s is None else connect_s + pool_s
-        whole = None
-        if carries_file and None not in (chosen["write"], chosen["read"], total_connect):
-            whole = chosen["write"] + chosen["read"] + total_connect  # type: ignore[operator]
-        return aiohttp.ClientTimeout(total=whole, connect=total_connect, sock_connect=connect_s,
-                                     sock_read=chosen["read"])
+            write = MEDIA_WRITE_TIMEOUT_S
+        return Timeouts(
+            connect=mine.connect if isinstance(connect, DefaultValue) else connect,
+            pool=mine.pool if isinstance(pool, DefaultValue) else pool,
+            write=mine.write if isinstance(write, DefaultValue) else write,
+            read=mine.read if isinstance(read, DefaultValue) else read,
+        )
 
 
-def body(fields: dict[str, str] | None, files: dict | None) -> aiohttp.FormData | BytesPayload | None:
-    """Return the request's body as python-telegram-bot encodes it: form fields, or multipart with its files.
+def body(fields: dict[str, str] | None, files: dict | None) -> tuple[str | None, bytes | None]:
+    """Return the request's content type and body as python-telegram-bot encodes it: form fields, or multipart
+    with its files; (None, None) with neither."""
+    if files:
+        return multipart(fields or {}, files)
+    if fields:
+        return FORM, urlencode(fields).encode()
+    return None, None
 
-    Fields alone are encoded here, the bytes aiohttp's FormData gives for them: handed a dict, aiohttp first
-    looks for a payload type that fits it, fails, then builds a multipart writer it throws away (a sixth of
-    each request's CPU, issue 42).
-    """
-    if not files:
-        return BytesPayload(urlencode(fields).encode(), content_type=FORM) if fields else None
-    form = aiohttp.FormData(quote_fields=False)
-    for name, value in (fields or {}).items():
-        form.add_field(name, value)
+
+def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes | BinaryIO, str]]) -> tuple[str, bytes]:
+    """Return multipart/form-data's content type and body: each field, then each file with its name and type."""
+    boundary = uuid.uuid4().hex
+    parts = []
+    for name, value in fields.items():
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(name)}"\r\n\r\n'.encode()
+                     + value.encode())
     for name, (filename, content, mimetype) in files.items():
-        form.add_field(name, content, filename=filename, content_type=mimetype)
-    return form
+        if not isinstance(content, bytes):  # a file handle (python-telegram-bot 21.5 may pass one)
+            content = content.read()
+        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(name)}"; '
+                f'filename="{_quoted(filename)}"\r\nContent-Type: {mimetype}\r\n\r\n')
+        parts.append(head.encode() + content)
+    return f"multipart/form-data; boundary={boundary}", b"\r\n".join(parts) + f"\r\n--{boundary}--\r\n".encode()
+
+
+def _quoted(name: str) -> str:
+    """A field or file name inside the quotes of Content-Disposition, escaped as browsers (and httpx) do."""
+    return name.replace("\\", "\\\\").replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
