@@ -10,7 +10,6 @@ retries of its own: llm/servers.py)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx2
@@ -19,6 +18,7 @@ import openai
 from llm.responses import PoolReply, Reply, SdkReply
 from net.connections import Pool, Timeouts
 from net.http1 import HttpError
+from net.json_bytes import dumps
 
 
 class Poster:
@@ -44,7 +44,7 @@ class Poster:
 
     async def post(self, body: dict[str, Any], timeout: httpx2.Timeout, stream: bool) -> Reply:
         """Send `body`; return the answer, its body unread when `stream` (closing it is the caller's)."""
-        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        content = dumps(body)
         reply = await (self._through_pool(content, timeout, stream) if self.pool is not None
                        else self._through_sdk(content, timeout, stream))
         if reply.status >= 400:

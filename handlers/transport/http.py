@@ -15,12 +15,13 @@ from typing import BinaryIO
 from urllib.parse import urlencode
 
 from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import ODVInput
+from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
 from net.connections import Pool, Timeouts
 from net.http1 import HttpError
+from net.json_bytes import loads
 
 FORM = "application/x-www-form-urlencoded"
 MEDIA_WRITE_TIMEOUT_S = 20.0  # python-telegram-bot's own, for a request that carries a file
@@ -84,6 +85,12 @@ class BotApiRequest(BaseRequest):
             raise TimedOut from error
         except HttpError as error:
             raise NetworkError(f"{type(error).__name__}: {error}") from error
+
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> JSONDict:
+        """Return the Bot API's answer as python-telegram-bot reads it, read by orjson where it can be (a
+        getUpdates answer, every reply's; net/json_bytes.py)."""
+        return loads(payload, BaseRequest.parse_json_payload)
 
     def timeouts(self, read: ODVInput[float], write: ODVInput[float], connect: ODVInput[float],
                  pool: ODVInput[float], carries_file: bool) -> Timeouts:
