@@ -6,8 +6,10 @@ process per reply over `--replies` replies, for:
 
 - httpx2: the openai SDK's default client (`openai.AsyncOpenAI`), reading the body the lean way (llm/client.py);
 - aiohttp: the same with the SDK's `DefaultAioHttpClient`, as llm/servers.py builds it;
-- paced: the same, the connection read at most every ANSWER_PACE_S (llm/responses.py), as the bot reads a
-  reply once its words come;
+- paced: the same, the connection read at most every ANSWER_PACE_S (llm/responses.py), as the bot read a
+  reply once its words came until issue 42's seventh part;
+- net, net paced: the bot's own client (net/connections.py), which llm/servers.py gives chat requests now,
+  reading each piece as it comes, and paced;
 - floor: a bare asyncio Protocol that only counts what arrives: what a hundred wake-ups of the loop cost;
 
 each on asyncio's own event loop and on uvloop (bot.py's). Between two chunks the client has nothing to do, so
@@ -33,7 +35,9 @@ import openai
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from llm.responses import ANSWER_PACE_S  # noqa: E402 - after the path that finds it
+from llm.posting import Poster  # noqa: E402 - after the path that finds them
+from llm.responses import ANSWER_PACE_S, read_chunks  # noqa: E402
+from net.connections import Pool  # noqa: E402
 
 CHUNKS, INTERVAL = 100, 1 / 40
 CHUNK = json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
@@ -72,17 +76,15 @@ def cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def sdk_reply(client: openai.AsyncOpenAI, pace: float) -> None:
-    """Read one streamed reply through the SDK's client, as llm/client.py does."""
-    from llm.responses import read_chunks  # the bot's own reader
-
-    response = await client.post("/chat/completions", body={"model": "m", "messages": [], "stream": True},
-                                 cast_to=httpx2.Response, stream=True)
+async def one_reply(client: openai.AsyncOpenAI, pool: Pool | None, pace: float) -> None:
+    """Read one streamed reply as llm/client.py does: through the bot's own client (`pool`), else the SDK's."""
+    reply = await Poster(client, "/chat/completions", pool).post(
+        {"model": "m", "messages": [], "stream": True}, httpx2.Timeout(30.0), stream=True)
     try:
-        async for _ in read_chunks(response, (lambda: pace) if pace else None):
+        async for _ in read_chunks(reply, (lambda: pace) if pace else None):
             pass
     finally:
-        await response.aclose()
+        await reply.aclose()
 
 
 class Counting(asyncio.Protocol):
@@ -106,19 +108,23 @@ async def floor_reply(port: int) -> None:
 
 async def measure(stack: str, port: int, replies: int) -> float:
     """Return the CPU milliseconds of one reply, median over `replies` (after one to warm up)."""
-    client = None
+    client, pool = None, None
     if stack != "floor":
         http = openai.DefaultAioHttpClient() if stack in ("aiohttp", "paced") else None
         client = openai.AsyncOpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", max_retries=0,
                                     **({"http_client": http} if http else {}))
+        pool = Pool() if stack.startswith("net") else None
+    pace = ANSWER_PACE_S if stack in ("paced", "net paced") else 0.0
     costs = []
     for number in range(replies + 1):
         started = cpu()
-        await (floor_reply(port) if client is None else sdk_reply(client, ANSWER_PACE_S if stack == "paced" else 0.0))
+        await (floor_reply(port) if client is None else one_reply(client, pool, pace))
         if number:
             costs.append((cpu() - started) * 1000)
     if client is not None:
         await client.close()
+    if pool is not None:
+        await pool.close()
     return statistics.median(costs)
 
 
@@ -131,10 +137,10 @@ def main() -> int:
         port = int(server.stdout.readline())  # type: ignore[union-attr]
         print(f"one reply of {CHUNKS} chunks at {1 / INTERVAL:.0f} a second; client CPU per reply, median of "
               f"{args.replies}; {socket.gethostname()}")
-        for stack in ("httpx2", "aiohttp", "paced", "floor"):
+        for stack in ("httpx2", "aiohttp", "paced", "net", "net paced", "floor"):
             on_asyncio = asyncio.run(measure(stack, port, args.replies))
             on_uvloop = uvloop.run(measure(stack, port, args.replies))
-            print(f"{stack:<9} asyncio {on_asyncio:6.1f} ms   uvloop {on_uvloop:6.1f} ms   "
+            print(f"{stack:<10} asyncio {on_asyncio:6.1f} ms   uvloop {on_uvloop:6.1f} ms   "
                   f"({on_uvloop / CHUNKS * 1000:.0f} µs a chunk on uvloop)")
     finally:
         server.terminate()

@@ -45,9 +45,9 @@ class Reply(Protocol):
 
     async def next_piece(self) -> bytes | None: ...
 
-    def pause_reading(self) -> bool: ...
-
-    def resume_reading(self) -> None: ...
+    async def rest(self, seconds: float) -> None:
+        """Leave the connection unread for `seconds` where it can be paused and its body is not all in: the
+        next piece holds what came meanwhile."""
 
     async def aclose(self) -> None: ...
 
@@ -68,11 +68,8 @@ class PoolReply:
     async def next_piece(self) -> bytes | None:
         return await self.response.next_piece()
 
-    def pause_reading(self) -> bool:
-        return self.response.pause_reading()
-
-    def resume_reading(self) -> None:
-        self.response.resume_reading()
+    async def rest(self, seconds: float) -> None:
+        self.response.rest(seconds)  # a timer reads the socket again; the next piece waits for it
 
     async def aclose(self) -> None:
         self.response.close()
@@ -89,7 +86,6 @@ class SdkReply:
         self.response, self.request = response, response.request
         self.status, self.http11 = response.status_code, response.http_version == "HTTP/1.1"
         self._pieces: AsyncIterator[bytes] | None = None
-        self._paused: Pausable | None = None
 
     @property
     def content(self) -> bytes:
@@ -103,16 +99,16 @@ class SdkReply:
         except StopAsyncIteration:
             return None
 
-    def pause_reading(self) -> bool:
-        self._paused = pausable(self.response)
-        if self._paused is not None:
-            self._paused.pause_reading()
-        return self._paused is not None
-
-    def resume_reading(self) -> None:
-        if self._paused is not None and self._paused.transport is not None:
-            self._paused.resume_reading()
-        self._paused = None
+    async def rest(self, seconds: float) -> None:
+        connection = pausable(self.response) if seconds > 0 else None
+        if connection is None:
+            return
+        connection.pause_reading()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            if connection.transport is not None:
+                connection.resume_reading()
 
     async def aclose(self) -> None:
         if self._pieces is not None:
@@ -176,7 +172,7 @@ async def read_chunks(reply: Reply, pace: Callable[[], float] | None = None) -> 
                                 pass
                 return
             if pace is not None:
-                await paused(reply, pace())
+                await reply.rest(pace())
         chunks = list(reader.close())
         if chunks:
             yield chunks
@@ -184,16 +180,6 @@ async def read_chunks(reply: Reply, pace: Callable[[], float] | None = None) -> 
         raise openai.APITimeoutError(request=reply.request) from error
     except READ_FAILURES as error:
         raise openai.APIConnectionError(request=reply.request) from error
-
-
-async def paused(reply: Reply, seconds: float) -> None:
-    """Leave the reply's connection unread for `seconds`, where it can be paused and its body is not all in."""
-    if seconds <= 0 or not reply.pause_reading():
-        return
-    try:
-        await asyncio.sleep(seconds)
-    finally:
-        reply.resume_reading()
 
 
 def answer_of(reply: Reply) -> JsonView:

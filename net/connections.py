@@ -171,6 +171,7 @@ class Response:
         self.connection: Connection | None = connection
         self._parser = parser
         self._read_timeout = read_timeout
+        self._resting: asyncio.TimerHandle | None = None  # the timer that reads the socket again (`rest`)
         coding = parser.headers.get("content-encoding", "").strip().lower()
         # No request here asks for a compressed answer; one that comes anyway is read (gzip, deflate).
         self._decoder = zlib.decompressobj(47) if coding in ("gzip", "x-gzip", "deflate") else None
@@ -221,11 +222,28 @@ class Response:
         return True
 
     def resume_reading(self) -> None:
+        if self._resting is not None:
+            self._resting.cancel()
+            self._resting = None
         if self.connection is not None and self.connection.transport is not None and not self.connection.closed:
             self.connection.transport.resume_reading()
 
+    def rest(self, seconds: float) -> bool:
+        """Stop reading the socket for `seconds`, after which a timer reads it again: the next `next_piece` gets
+        what came meanwhile, at one wake-up of the process (sleeping, then resuming, would take two). False,
+        with nothing paused, when the body is all in."""
+        if seconds <= 0 or not self.pause_reading():
+            return False
+        if self._resting is not None:
+            self._resting.cancel()
+        self._resting = asyncio.get_running_loop().call_later(seconds, self.resume_reading)
+        return True
+
     def close(self) -> None:
         """Give the connection back for another request when this answer was read to its end; else close it."""
+        if self._resting is not None:
+            self._resting.cancel()
+            self._resting = None
         connection, self.connection = self.connection, None
         if connection is None:
             return

@@ -11,9 +11,9 @@ import gzip
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
-import trustme
 
 from net.connections import BadResponse, ConnectFailed, ConnectionBroken, HttpTimeout, Pool, Response, Timeouts
 from tests.timeouts import scaled
@@ -519,6 +519,52 @@ async def test_a_paused_answer_gets_no_pieces_until_it_is_resumed(paused):
         assert pool._count == 1 and response.connection is None  # the connection went back to the pool
 
 
+async def test_a_resting_answer_is_read_again_by_its_timer_with_all_that_came_meanwhile():
+    more, sent = asyncio.Event(), asyncio.Event()
+
+    async def handle(peer: Peer) -> None:
+        await peer.request()
+        peer.writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
+        await more.wait()
+        for word in (b"second", b"third!"):
+            peer.writer.write(b"6\r\n" + word + b"\r\n")
+            await peer.writer.drain()
+        peer.writer.write(b"0\r\n\r\n")
+        sent.set()
+        await peer.until_closed()
+
+    async with serving(handle) as server, pooled() as pool:
+        response = await get(pool, server.url())
+        assert await response.next_piece() == b"first"
+        connection = response.connection
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        assert response.rest(SHORT) is True and not connection.transport.is_reading()
+        more.set()
+        await sent.wait()
+        await turns()
+        assert not connection.pieces  # nothing is read before the timer
+        assert await response.next_piece() == b"secondthird!"  # all of it at one read
+        assert loop.time() - started >= SHORT * 0.9
+        assert await response.next_piece() is None
+        assert response.rest(SHORT) is False and response._resting is None  # all in: nothing to rest for
+
+
+async def test_an_answer_closed_while_resting_cancels_its_timer():
+    async def handle(peer: Peer) -> None:
+        await peer.request()
+        peer.writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
+        await peer.until_closed()
+
+    async with serving(handle) as server, pooled() as pool:
+        response = await get(pool, server.url())
+        assert await response.next_piece() == b"first"
+        assert response.rest(60.0) is True
+        timer = response._resting
+        response.close()
+        assert timer.cancelled() and response._resting is None and response.connection is None
+
+
 async def test_a_gzipped_body_is_decoded():
     packed = gzip.compress(TEXT * 50)
     answer = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s" % (len(packed), packed)
@@ -586,18 +632,21 @@ async def test_only_http_and_https_urls_are_sent(url):
         assert pool._count == 0
 
 
-def certified(authority: trustme.CA) -> ssl.SSLContext:
-    """A server's TLS settings, with a certificate for localhost that `authority` signed."""
+# A test authority and the certificate for localhost it signed, both valid until 2126 (made once with openssl:
+# `req -x509` for the authority, `x509 -req` with subjectAltName DNS:localhost for the server).
+TLS = Path(__file__).parent / "fixtures" / "tls"
+
+
+def certified() -> ssl.SSLContext:
+    """A server's TLS settings, with the test authority's certificate for localhost."""
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    authority.issue_cert("localhost").configure_cert(context)
+    context.load_cert_chain(TLS / "localhost.pem", TLS / "localhost.key")
     return context
 
 
 async def test_https_verifies_the_server_and_keeps_its_connection():
-    authority = trustme.CA()
-    trusting = ssl.create_default_context()
-    authority.configure_trust(trusting)
-    async with serving(answering(OK), certified(authority)) as server, pooled(ssl_context=trusting) as pool:
+    trusting = ssl.create_default_context(cafile=TLS / "ca.pem")
+    async with serving(answering(OK), certified()) as server, pooled(ssl_context=trusting) as pool:
         for _ in range(2):
             response = await pool.request("GET", f"https://localhost:{server.port}/bot/getMe", {}, None, PATIENT)
             assert (response.status, await response.read()) == (200, b"hello")
@@ -605,7 +654,7 @@ async def test_https_verifies_the_server_and_keeps_its_connection():
 
 
 async def test_https_to_a_server_nobody_vouches_for_is_connect_failed():
-    async with serving(answering(OK), certified(trustme.CA())) as server, pooled() as pool:  # certifi's authorities
+    async with serving(answering(OK), certified()) as server, pooled() as pool:  # certifi's authorities
         with pytest.raises(ConnectFailed, match="CERTIFICATE_VERIFY_FAILED"):
             await pool.request("GET", f"https://localhost:{server.port}/", {}, None, PATIENT)
         assert pool._count == 0
