@@ -485,20 +485,28 @@ async def test_an_answer_read_after_the_pool_closed_closes_its_connection():
 
 # ----- streams -----
 
-@pytest.mark.parametrize("paused", [True, False], ids=["paused", "not-paused"])
-async def test_a_paused_answer_gets_no_pieces_until_it_is_resumed(paused):
-    more, sent = asyncio.Event(), asyncio.Event()
+def first_then(more: asyncio.Event, sent: asyncio.Event, *words: bytes) -> Handler:
+    """A handler answering with a chunked body: "first" at once, then each of `words` (one chunk each, each
+    written on its own) once `more` is set, and the end; `sent` is set when all is written."""
 
     async def handle(peer: Peer) -> None:
         await peer.request()
         peer.writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
         await more.wait()
-        peer.writer.write(b"6\r\nsecond\r\n0\r\n\r\n")
+        for word in words:
+            peer.writer.write(b"%x\r\n%s\r\n" % (len(word), word))
+            await peer.writer.drain()
+        peer.writer.write(b"0\r\n\r\n")
         await peer.writer.drain()
         sent.set()
         await peer.until_closed()
+    return handle
 
-    async with serving(handle) as server, pooled() as pool:
+
+@pytest.mark.parametrize("paused", [True, False], ids=["paused", "not-paused"])
+async def test_a_paused_answer_gets_no_pieces_until_it_is_resumed(paused):
+    more, sent = asyncio.Event(), asyncio.Event()
+    async with serving(first_then(more, sent, b"second")) as server, pooled() as pool:
         response = await get(pool, server.url())
         assert await response.next_piece() == b"first"
         connection = response.connection
@@ -521,19 +529,7 @@ async def test_a_paused_answer_gets_no_pieces_until_it_is_resumed(paused):
 
 async def test_a_resting_answer_is_read_again_by_its_timer_with_all_that_came_meanwhile():
     more, sent = asyncio.Event(), asyncio.Event()
-
-    async def handle(peer: Peer) -> None:
-        await peer.request()
-        peer.writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
-        await more.wait()
-        for word in (b"second", b"third!"):
-            peer.writer.write(b"6\r\n" + word + b"\r\n")
-            await peer.writer.drain()
-        peer.writer.write(b"0\r\n\r\n")
-        sent.set()
-        await peer.until_closed()
-
-    async with serving(handle) as server, pooled() as pool:
+    async with serving(first_then(more, sent, b"second", b"third!")) as server, pooled() as pool:
         response = await get(pool, server.url())
         assert await response.next_piece() == b"first"
         connection = response.connection
