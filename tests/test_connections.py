@@ -128,6 +128,17 @@ async def pooled(**settings) -> AsyncIterator[Pool]:
         await pool.close()
 
 
+def writing(data: bytes) -> Handler:
+    """A handler that reads one request, writes `data` (an answer, or the start of one) and waits for the client
+    to close the connection."""
+
+    async def handle(peer: Peer) -> None:
+        await peer.request()
+        peer.writer.write(data)
+        await peer.until_closed()
+    return handle
+
+
 def answering(answer: bytes, close: bool = False) -> Handler:
     """A handler answering every request on a connection with `answer` (ending its half of the connection after
     the first one, with `close`) until the client closes the connection."""
@@ -360,12 +371,7 @@ async def test_a_server_that_never_answers_is_a_read_timeout():
 
 
 async def test_a_body_that_stops_coming_is_a_read_timeout():
-    async def handle(peer: Peer) -> None:
-        await peer.request()
-        peer.writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel")
-        await peer.until_closed()
-
-    async with serving(handle) as server, pooled() as pool:
+    async with serving(writing(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel")) as server, pooled() as pool:
         response = await get(pool, server.url(), Timeouts(read=SHORT))
         assert await response.next_piece() == b"hel"
         with pytest.raises(HttpTimeout) as caught:
@@ -547,12 +553,8 @@ async def test_a_resting_answer_is_read_again_by_its_timer_with_all_that_came_me
 
 
 async def test_an_answer_closed_while_resting_cancels_its_timer():
-    async def handle(peer: Peer) -> None:
-        await peer.request()
-        peer.writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
-        await peer.until_closed()
-
-    async with serving(handle) as server, pooled() as pool:
+    first = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n"
+    async with serving(writing(first)) as server, pooled() as pool:
         response = await get(pool, server.url())
         assert await response.next_piece() == b"first"
         assert response.rest(60.0) is True
