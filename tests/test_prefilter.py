@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.text import prefilter
-from memory.text.prefilter import could_match, first_match, folded, matches, needed, substitute
+from memory.text.prefilter import Shortlist, could_match, first_match, folded, matches, needed, substitute
 from tests.rules_golden import CORPORA, corpus_texts
 
 fold = folded.__wrapped__  # uncached, for the sweeps over every character
@@ -160,6 +160,8 @@ def _patterns_of_the_rules() -> dict[int, re.Pattern[str]]:
         elif isinstance(value, (tuple, list)):
             for item in value:
                 collect(item)
+        elif isinstance(value, Shortlist):
+            collect(value.rows)
 
     for name in ("memory.rules", "memory.style", "memory.time", "memory.secrets"):
         package = importlib.import_module(name)
@@ -191,3 +193,55 @@ def test_texts_asked_about_in_turn_each_get_their_own_answer():
         assert could_match(stayed, second) and not could_match(went, second)
     assert could_match(went, "".join(["i ", "went"]))  # a new text equal to none asked about: folded afresh
     assert not could_match(went, "".join(["i ", "want"]))
+
+
+def test_a_shortlist_gives_the_rows_whose_pattern_could_match_in_their_order():
+    went, walked = re.compile(r"\bi went\b", re.I), re.compile(r"\b(?:walked|went)\b", re.I)
+    anything = re.compile(r"\w+")  # no words can be told: it always runs
+    rows = [("went", went), ("any", anything), ("walked", walked), ("went again", went)]
+    shortlist = Shortlist(rows, lambda row: row[1])
+    assert [name for name, _ in shortlist.possible("And then I WENT home")] == ["went", "any", "walked", "went again"]
+    assert [name for name, _ in shortlist.possible("we walked")] == ["any", "walked"]
+    assert [name for name, _ in shortlist.possible("")] == ["any"]
+    assert Shortlist([went]).possible("nothing here") == []
+    assert Shortlist([]).possible("i went") == []
+
+
+def test_a_shortlist_answers_each_text_as_could_match_does_in_turn():
+    went, stayed = re.compile(r"\bwent\b", re.I), re.compile(r"\bstayed\b", re.I)
+    shortlist = Shortlist([went, stayed])
+    for _ in range(2):  # asked in turn with could_match about other texts: the kept view never answers for another
+        assert shortlist.possible("I WENT out") == [went]
+        assert could_match(stayed, "I stayed in")
+        assert shortlist.possible("".join(["i ", "stayed"])) == [stayed]
+
+
+def _shortlists_of_the_project() -> list[Shortlist]:
+    from memory.style import candidates
+
+    found = [candidates._complete_table(), candidates._phrase_table()]  # built on first use
+    for name in ("memory.rules", "memory.style", "memory.time", "memory.secrets", "memory.reminders"):
+        package = importlib.import_module(name)
+        for module in pkgutil.iter_modules(package.__path__):
+            found += [value for value in vars(importlib.import_module(f"{name}.{module.name}")).values()
+                      if isinstance(value, Shortlist)]
+    return found
+
+
+def test_every_shortlist_of_the_project_gives_what_asking_each_pattern_gives_on_the_corpora():
+    shortlists = _shortlists_of_the_project()
+    assert len(shortlists) >= 12
+    texts = [text for name in CORPORA for text in corpus_texts(name)]
+    texts += [text.upper() for text in texts]
+    for shortlist in shortlists:
+        picked = shortlist._pattern or (lambda row: row)
+        for text in texts:
+            assert shortlist.possible(text) == [row for row in shortlist.rows if could_match(picked(row), text)], text
+
+
+def test_learning_a_modules_patterns_builds_its_shortlists(monkeypatch):
+    module = types.ModuleType("rules_for_the_test")
+    module.TRIGGERS = Shortlist([re.compile(r"\bkestrel\b")])
+    prefilter.learn_patterns([module])
+    monkeypatch.setattr(prefilter, "needed", lambda pattern: pytest.fail("read again"))
+    assert module.TRIGGERS.possible("a kestrel") == list(module.TRIGGERS.rows)

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import memory
 from memory.text import prefilter
-from memory.text.prefilter import Unsupported, could_match, folded, needed, parse
+from memory.text.prefilter import Shortlist, Unsupported, could_match, folded, needed, parse
 from tests.rules_golden import CORPORA, corpus_texts
 
 fold = folded.__wrapped__  # uncached
@@ -97,6 +97,8 @@ def _patterns_of_the_project() -> list[re.Pattern[str]]:
         elif isinstance(value, dict) and depth < 3:
             for item in (*value.keys(), *value.values()):
                 collect(item, depth + 1)
+        elif isinstance(value, Shortlist):
+            collect(value.rows, depth)
 
     for module in pkgutil.walk_packages(memory.__path__, "memory."):
         for value in vars(importlib.import_module(module.name)).values():

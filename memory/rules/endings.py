@@ -15,12 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from datetime import date
+from operator import itemgetter
 
 from memory.changes import END, Change
 from memory.rules import change_patterns as c
 from memory.rules import fact_patterns as p
 from memory.rules.guards import clause_before, clause_start, inside_quotes, statements
-from memory.text.prefilter import first_match, matches
+from memory.text.prefilter import Shortlist, first_match, matches
 from memory.time.past import past_day
 
 MAX_SENTENCE = 400  # longer "sentences" are pasted text, not news of the user's life
@@ -35,6 +36,9 @@ FAMILIES = (
     (c.PET_LOST, "ended", ("pet",)),
     (c.CANCELLED, "ended", ("plans",)),
 )
+# Each trigger with how and slots, in that order, asked about all at once (memory/text/prefilter.py)
+TRIGGERS = Shortlist([(trigger, how, slots) for triggers, how, slots in FAMILIES for trigger in triggers],
+                     itemgetter(0))
 
 
 def extract_endings(text: str, today: date) -> list[Change]:
@@ -54,17 +58,16 @@ def extract_endings(text: str, today: date) -> list[Change]:
 
 def _findings(sentence: str) -> Iterator[tuple[int, str, str, tuple[str, ...]]]:
     """Yield (where the trigger starts, the words naming what ended, how, slots) for every trigger."""
-    for triggers, how, slots in FAMILIES:
-        for trigger in triggers:
-            for match in matches(trigger, sentence):
-                if not _own(trigger, sentence, match):
-                    continue
-                if trigger in c.PET_LOST and c.FOUND_AGAIN.search(sentence, match.end()):
-                    continue  # "убежала в парке, но через полчаса нашлась"
-                about = _about(match)
-                if trigger in NAMED and about and not _named(about):
-                    continue  # "ушла из офиса", "I left work early": no organisation or place is named
-                yield match.start(), about, how, slots
+    for trigger, how, slots in TRIGGERS.possible(sentence):
+        for match in trigger.finditer(sentence):
+            if not _own(trigger, sentence, match):
+                continue
+            if trigger in c.PET_LOST and c.FOUND_AGAIN.search(sentence, match.end()):
+                continue  # "убежала в парке, но через полчаса нашлась"
+            about = _about(match)
+            if trigger in NAMED and about and not _named(about):
+                continue  # "ушла из офиса", "I left work early": no organisation or place is named
+            yield match.start(), about, how, slots
     yield from _deaths(sentence)
 
 

@@ -7,13 +7,21 @@ live in feeling_patterns.py.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 from memory.facts import slug
 from memory.rules import fact_patterns as p
 from memory.rules import feeling_patterns as feel
 from memory.rules import kin_patterns as kin
 from memory.rules.guards import Found, clause_start, words_after
-from memory.text.prefilter import first_match, matches
+from memory.text.prefilter import Shortlist, first_match, matches
+
+# (slot, trigger): what the user dislikes, then likes; these and the states' triggers are asked about all at once
+# (memory/text/prefilter.py)
+LIKING = Shortlist([("dislikes", trigger) for trigger in feel.DISLIKE_TRIGGERS]
+                   + [("likes", trigger) for trigger in feel.LIKE_TRIGGERS], itemgetter(1))
+STATES_EN = Shortlist(feel.STATE_TRIGGERS_EN)
+FEELINGS_RU = Shortlist((feel.FEELING_TRIGGER_RU, feel.AILMENT_TRIGGER_RU, feel.ACHE_TRIGGER_RU))
 
 
 def likes(sentence: str) -> Found:
@@ -22,11 +30,10 @@ def likes(sentence: str) -> Found:
         thing = match.group("thing")
         if not any(word.lower() in feel.OBJECT_REJECT_START | feel.FAN_NOT_THINGS for word in thing.split()):
             yield match.start(), f"likes:{slug(thing)}", thing
-    for slot, triggers in (("dislikes", feel.DISLIKE_TRIGGERS), ("likes", feel.LIKE_TRIGGERS)):
-        for trigger in triggers:
-            for match in matches(trigger, sentence):
-                for thing in _things(words_after(sentence, match.end())):
-                    yield match.start(), f"{slot}:{slug(thing)}", thing
+    for slot, trigger in LIKING.possible(sentence):
+        for match in trigger.finditer(sentence):
+            for thing in _things(words_after(sentence, match.end())):
+                yield match.start(), f"{slot}:{slug(thing)}", thing
 
 
 def _things(rest: str) -> list[str]:
@@ -67,8 +74,8 @@ def states(sentence: str) -> Found:
     """Yield current moods and conditions: "I'm so tired", "я устала", "мне грустно", "у меня температура"."""
     if first_match(feel.HABITUAL, sentence):
         return  # "летом мне плохо": how the user usually is, not how they are now
-    for trigger in feel.STATE_TRIGGERS_EN:
-        for match in matches(trigger, sentence):
+    for trigger in STATES_EN.possible(sentence):
+        for match in trigger.finditer(sentence):
             after = words_after(sentence, match.end())
             if not feel.STATE_NOT_AFTER.match(after) and not feel.GERUND_SUBJECT.match(after):  # not "tired of"
                 state = " ".join(match.group("state").lower().split())
@@ -90,8 +97,8 @@ def states(sentence: str) -> Found:
             continue  # "она устала"
         if not feel.STATE_NOT_AFTER.match(words_after(sentence, match.end())):  # not "устала от тебя"
             yield match.start(), f"state:{slug(feel.RU_STATES[state])}", state
-    for trigger in (feel.FEELING_TRIGGER_RU, feel.AILMENT_TRIGGER_RU, feel.ACHE_TRIGGER_RU):
-        for match in matches(trigger, sentence):
+    for trigger in FEELINGS_RU.possible(sentence):
+        for match in trigger.finditer(sentence):
             if trigger is feel.ACHE_TRIGGER_RU and not clause_start(sentence, match.start()):
                 continue  # "у мамы болит голова"
             if not feel.FEELING_NOT_AFTER.match(words_after(sentence, match.end())):  # not "мне плохо видно"

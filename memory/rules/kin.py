@@ -7,13 +7,20 @@ live in kin_patterns.py.
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 from memory.facts import slug
 from memory.rules import fact_patterns as p
 from memory.rules import kin_patterns as kin
 from memory.rules import names
 from memory.rules.guards import Found, clause_before, clause_start, words_after
-from memory.text.prefilter import first_match, matches
+from memory.text.prefilter import Shortlist, first_match, matches
+
+# (trigger, whether it goes on along a list), for relatives and animals with an owner, and for those without
+OWNED = Shortlist(((kin.POSSESSIVE_EN, False), (kin.HAVE_EN, True), (kin.POSSESSIVE_RU, False), (kin.HAVE_RU, True),
+                   (kin.WITH_RU, True), (kin.OWN_RU, False), (kin.ADOPTED_EN, True), (kin.ADOPTED_RU, True)),
+                  itemgetter(0))
+UNOWNED = Shortlist(((kin.BARE_HAVE_RU, True),), itemgetter(0))
 
 
 def kin_and_pets(sentence: str) -> Found:
@@ -26,9 +33,7 @@ def kin_and_pets(sentence: str) -> Found:
         if kind:
             yield match.start("head"), f"{kind}:{canonical}", kin.ru_nominative(head) or head
     yield from _parent_of(sentence)
-    yield from _listed(sentence, ((kin.POSSESSIVE_EN, False), (kin.HAVE_EN, True), (kin.POSSESSIVE_RU, False),
-                                  (kin.HAVE_RU, True), (kin.WITH_RU, True), (kin.OWN_RU, False), (kin.ADOPTED_EN, True),
-                                  (kin.ADOPTED_RU, True)))
+    yield from _listed(sentence, OWNED)
 
 
 def unowned_kin(sentence: str) -> Found:
@@ -39,13 +44,13 @@ def unowned_kin(sentence: str) -> Found:
     if first_match(kin.DEATH, sentence) or first_match(kin.IDIOMS, sentence):
         return
     yield from _bare_named(sentence)
-    yield from _listed(sentence, ((kin.BARE_HAVE_RU, True),))
+    yield from _listed(sentence, UNOWNED)
 
 
-def _listed(sentence: str, triggers: tuple[tuple[re.Pattern[str], bool], ...]) -> Found:
+def _listed(sentence: str, triggers: Shortlist[tuple[re.Pattern[str], bool]]) -> Found:
     """Yield the animals and relatives after each trigger; a `listing` trigger goes on along "A, B and C"."""
-    for trigger, listing in triggers:
-        for match in matches(trigger, sentence):
+    for trigger, listing in triggers.possible(sentence):
+        for match in trigger.finditer(sentence):
             if not _owner_is_user(trigger, sentence, match):
                 continue
             position = match.end()

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from operator import itemgetter
 
 from memory.rules import fact_patterns as p
 from memory.rules import feeling_patterns as feel
 from memory.rules import kin_patterns as kin
 from memory.rules.fact_patterns import WORD, I, words
-from memory.text.prefilter import matches
+from memory.text.prefilter import Shortlist
 from memory.text.word_forms import nominative
 
 STATED, ASKED = "stated", "asked"  # "меня зовут Саша" / "зови меня Саша": an asked-for name wins
@@ -29,7 +30,7 @@ STATED, ASKED = "stated", "asked"  # "меня зовут Саша" / "зови 
 # capitalised or end the clause; `case` is the case Russian puts the name in after the words, where it is not
 # the nominative ("зови меня Лёлей"). "просто"/"just" may stand before the name ("зови меня просто Саша").
 _CALL_RU = r"(?:зови|зовите|называй|называйте|(?:можешь|можете|можно)\s+(?:меня\s+)?(?:звать|называть))"
-NAME_PATTERNS: list[tuple[re.Pattern[str], str, bool, str | None]] = [
+NAME_PATTERNS: Shortlist[tuple[re.Pattern[str], str, bool, str | None]] = Shortlist([
     (re.compile(rf"\bменя\s+зовут\s+(?:просто\s+)?(?P<name>{WORD})", I), STATED, False, None),
     (re.compile(rf"\bмо[её]\s+имя\s*[-—:]?\s*(?P<name>{WORD})", I), STATED, False, None),
     (re.compile(rf"\bmy\s+name\s*(?:is|'s|’s)\s+(?:just\s+)?(?P<name>{WORD})", I), STATED, False, None),
@@ -44,7 +45,7 @@ NAME_PATTERNS: list[tuple[re.Pattern[str], str, bool, str | None]] = [
     # "Меня Олегом звать", "меня Женей зовут", "зовут меня Ильёй".
     (re.compile(rf"\bменя\s+(?P<name>{WORD})\s+(?:зовут|звать)\b", I), STATED, True, "ablt"),
     (re.compile(rf"\bзовут\s+меня\s+(?:просто\s+)?(?P<name>{WORD})", I), STATED, False, "ablt"),
-]
+], itemgetter(0))
 # "Hi, I'm Anna!" / "Я Аня.": a whole sentence that is only a greeting and a capitalised name.
 INTRODUCTION = re.compile(
     r"^\W*(?:(?:hi|hello|hey|hiya|привет|приветик|здравствуй(?:те)?|добрый\s+(?:день|вечер)|доброе\s+утро)"
@@ -112,8 +113,8 @@ def name_matches(sentence: str) -> Iterator[tuple[re.Match[str], str, str]]:
 
     `kind` is STATED or ASKED; a name comes back in the nominative ("зови меня Лёлей" -> "Лёля").
     """
-    for pattern, kind, strict, case in NAME_PATTERNS:
-        for match in matches(pattern, sentence):
+    for pattern, kind, strict, case in NAME_PATTERNS.possible(sentence):
+        for match in pattern.finditer(sentence):
             word = match.group("name")
             rest = sentence[match.end() : match.end() + 200]
             if not could_be_name(word) or INVITATION.match(rest) or CO_INVITER.match(rest):

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 from itertools import islice
+from operator import itemgetter
 
 from memory.facts import Extraction, Fact, Relation, normalize_facts
 from memory.rules import fact_patterns as p
@@ -24,7 +25,7 @@ from memory.rules import names
 from memory.rules.feelings import likes, states
 from memory.rules.guards import Found, clause_before, clause_start, inside_quotes, is_claim, statements, words_after
 from memory.rules.kin import kin_and_pets, unowned_kin
-from memory.text.prefilter import first_match, matches
+from memory.text.prefilter import Shortlist, first_match, matches
 from memory.text.word_forms import place_nominative
 
 # slot -> (category, importance)
@@ -37,6 +38,12 @@ SLOTS = {
 # A message states a handful of facts; past this many candidates it is a pasted wall of text, and judging
 # every one of them would only cost time on the event loop.
 MAX_CANDIDATES = 64
+# Where the user lives (True) or comes from (False), with each trigger that says so; asked about all at once, as
+# are the triggers of age and status (memory/text/prefilter.py).
+PLACE_TRIGGERS = Shortlist([(True, trigger) for trigger in p.LIVE_TRIGGERS + [p.LIVED_TRIGGER]]
+                           + [(False, trigger) for trigger in p.FROM_TRIGGERS], itemgetter(1))
+AGE_TRIGGERS = Shortlist(p.AGE_TRIGGERS)
+STATUS_TRIGGERS = Shortlist(p.STATUS_TRIGGERS, itemgetter(1))
 
 
 def extract_name(text: str) -> str | None:
@@ -110,8 +117,8 @@ def _is_own_name(sentence: str, position: int) -> bool:
 
 def _ages(sentence: str) -> Found:
     """Yield the age in "мне 25 лет", "I'm 25", "I'm 25 years old", "I just turned 30"."""
-    for pattern in p.AGE_TRIGGERS:
-        for match in matches(pattern, sentence):
+    for pattern in AGE_TRIGGERS.possible(sentence):
+        for match in pattern.finditer(sentence):
             rest = words_after(sentence, match.end())
             tail_ok = not p.AGE_NOT_AFTER.match(rest) if match.group("unit") else p.AGE_CLAUSE_END.match(rest)
             hedged = p.AGE_NOT_BEFORE.search(clause_before(sentence, match.start()))  # "скоро мне 30"
@@ -123,34 +130,33 @@ def _ages(sentence: str) -> Found:
 
 def _places(sentence: str) -> Found:
     """Yield city/country where the user lives or moved to, and hometown where they come from."""
-    for home, triggers in ((True, p.LIVE_TRIGGERS + [p.LIVED_TRIGGER]), (False, p.FROM_TRIGGERS)):
-        for trigger in triggers:
-            for match in matches(trigger, sentence):
-                needs_subject = "subj" in trigger.groupindex and not match.group("subj")
-                if needs_subject and not clause_start(sentence, match.start()):
-                    continue  # "брат переехал в Москву": the past tense has no person, so it needs "я"
-                start = match.start("at") if "at" in trigger.groupindex else match.start()
-                rest = words_after(sentence, match.end())
-                place, used = _place(rest, known_only=not home and bool(p.FROM_RU.search(match.group())))
-                if not place or p.NEXT_IS_PAST_VERB.match(rest[used:]):
-                    continue  # "я из Москвы приехала": where they came from today
-                after = rest[used:]
-                if trigger is p.LIVED_TRIGGER and (not (match.group("always") or p.LIVED_TAIL.match(after))
-                                                   or first_match(p.LIVED_ENDED, after)):
-                    continue  # "I've lived in Paris and Rome", "… for 5 years, then moved": places of the past
-                if "at" in trigger.groupindex and feel.GERUND_SUBJECT.match(after):
-                    continue  # "I'm worried, living in Leeds is expensive"
-                if not home:
-                    known = place.lower() in p.EN_PLACES or place.lower() in p.RU_PLACES
-                    plain_from = trigger is p.FROM_TRIGGERS[0]  # "I'm from Google support"
-                    colloquial = p.FROM_WITH_RU.search(match.group())  # "я с Питера еду" says where from today
-                    if not (colloquial or plain_from and not known) or p.PLACE_CLAUSE_END.match(after):
-                        yield start, "hometown", place
-                elif not p.TEMPORARY_STAY.match(after):
-                    yield start, "country" if place in p.COUNTRIES else "city", place
-                    country, _ = _place(after.lstrip(" ,"), known_only=True)
-                    if after.startswith(",") and country in p.COUNTRIES:
-                        yield start, "country", country  # "I live in Berlin, Germany"
+    for home, trigger in PLACE_TRIGGERS.possible(sentence):
+        for match in trigger.finditer(sentence):
+            needs_subject = "subj" in trigger.groupindex and not match.group("subj")
+            if needs_subject and not clause_start(sentence, match.start()):
+                continue  # "брат переехал в Москву": the past tense has no person, so it needs "я"
+            start = match.start("at") if "at" in trigger.groupindex else match.start()
+            rest = words_after(sentence, match.end())
+            place, used = _place(rest, known_only=not home and bool(p.FROM_RU.search(match.group())))
+            if not place or p.NEXT_IS_PAST_VERB.match(rest[used:]):
+                continue  # "я из Москвы приехала": where they came from today
+            after = rest[used:]
+            if trigger is p.LIVED_TRIGGER and (not (match.group("always") or p.LIVED_TAIL.match(after))
+                                               or first_match(p.LIVED_ENDED, after)):
+                continue  # "I've lived in Paris and Rome", "… for 5 years, then moved": places of the past
+            if "at" in trigger.groupindex and feel.GERUND_SUBJECT.match(after):
+                continue  # "I'm worried, living in Leeds is expensive"
+            if not home:
+                known = place.lower() in p.EN_PLACES or place.lower() in p.RU_PLACES
+                plain_from = trigger is p.FROM_TRIGGERS[0]  # "I'm from Google support"
+                colloquial = p.FROM_WITH_RU.search(match.group())  # "я с Питера еду" says where from today
+                if not (colloquial or plain_from and not known) or p.PLACE_CLAUSE_END.match(after):
+                    yield start, "hometown", place
+            elif not p.TEMPORARY_STAY.match(after):
+                yield start, "country" if place in p.COUNTRIES else "city", place
+                country, _ = _place(after.lstrip(" ,"), known_only=True)
+                if after.startswith(",") and country in p.COUNTRIES:
+                    yield start, "country", country  # "I live in Berlin, Germany"
 
 
 def _place(rest: str, known_only: bool) -> tuple[str | None, int]:
@@ -306,8 +312,8 @@ def _jobs_ru(sentence: str) -> Found:
 
 def _statuses(sentence: str) -> Found:
     """Yield marital_status, diet and retirement: "I'm married", "я замужем", "I'm vegan", "я на пенсии"."""
-    for key, trigger in p.STATUS_TRIGGERS:
-        for match in matches(trigger, sentence):
+    for key, trigger in STATUS_TRIGGERS.possible(sentence):
+        for match in trigger.finditer(sentence):
             if p.STATUS_END.match(words_after(sentence, match.end())):
                 yield match.start(), key, " ".join(match.group("status").split())
 

@@ -11,10 +11,11 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from memory.style import aspects as a
 from memory.style import style_patterns as p
-from memory.text.prefilter import could_match, first_match, matches
+from memory.text.prefilter import Shortlist, first_match, matches
 
 GAP = 60  # how far (characters) back from a phrase its request word may stand
 
@@ -146,8 +147,8 @@ def _address_lead(sentence: str, at: int) -> tuple[int, bool, bool]:
 
 def _complete_requests(sentence: str) -> Iterator[Wish]:
     """Yield the wishes whose pattern is a whole request: "stop using emoji", "не называй меня зайкой"."""
-    for aspect, pattern, value, lasting in _complete_table():
-        for match in matches(pattern, sentence):
+    for aspect, pattern, value, lasting in _complete_table().possible(sentence):
+        for match in pattern.finditer(sentence):
             found = value(match)
             if found:
                 # "I'd rather you didn't use emoji": a stated preference before a request makes it last.
@@ -161,12 +162,12 @@ def _complete_requests(sentence: str) -> Iterator[Wish]:
 def warm() -> None:
     """Build the tables of requests and phrases and read their patterns' prefilter words now, not on a first
     message (0.17 s of CPU)."""
-    for pattern in [row[1] for row in _complete_table()] + [row[1] for row in _phrase_table()]:
-        could_match(pattern, "")
+    _complete_table().possible("")
+    _phrase_table().possible("")
 
 
 @lru_cache(maxsize=1)
-def _complete_table() -> list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None], bool]]:
+def _complete_table() -> Shortlist[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None], bool]]:
     """Return (aspect, pattern, value of a match, lasting by form) for every complete request."""
     table = []
 
@@ -183,7 +184,7 @@ def _complete_table() -> list[tuple[str, re.Pattern[str], Callable[[re.Match[str
     add("tone", [(pattern, lasting, value) for pattern, value, lasting in a.TONE_COMPLETE], None)
     add("avoid_words", a.AVOID_WORDS, _avoided_words)
     add("avoid_topics", a.AVOID_TOPICS, _avoided_topic)
-    return table
+    return Shortlist(table, itemgetter(1))
 
 
 def _avoided_words(match: re.Match[str]) -> str | None:
@@ -214,7 +215,8 @@ def _requested_phrases(sentence: str) -> Iterator[Wish]:
     one's request: "отвечай покороче и без эмодзи".
     """
     found = sorted(
-        ((match, aspect, value) for aspect, pattern, value in _phrase_table() for match in matches(pattern, sentence)),
+        ((match, aspect, value) for aspect, pattern, value in _phrase_table().possible(sentence)
+         for match in pattern.finditer(sentence)),
         key=lambda item: item[0].start(),
     )
     shared: tuple[int, str] | None = None
@@ -287,13 +289,13 @@ def _turned(aspect: str, value: str) -> str | None:
 
 
 @lru_cache(maxsize=1)
-def _phrase_table() -> list[tuple[str, re.Pattern[str], Callable[[re.Match[str], str], str | None]]]:
+def _phrase_table() -> Shortlist[tuple[str, re.Pattern[str], Callable[[re.Match[str], str], str | None]]]:
     """Return (aspect, pattern, value of a match in its sentence) for every phrase that needs a request."""
 
     def compiled(pattern: str) -> re.Pattern[str]:
         return re.compile(p.B + r"(?:" + pattern + r")" + p.E, p.I)
 
-    return [
+    return Shortlist([
         ("emoji", a.WITHOUT_EMOJI, lambda m, s: "без эмодзи" if p.CYRILLIC.search(m.group()) else "no emoji"),
         ("emoji", a.EMOJI_WORD, _emoji_amount),
         ("length", compiled(p.alternatives(a.SHORT_RU)), lambda m, s: "коротко"),
@@ -302,7 +304,7 @@ def _phrase_table() -> list[tuple[str, re.Pattern[str], Callable[[re.Match[str],
         ("length", compiled(a.LONG_EN), lambda m, s: "detailed answers"),
         ("tone", a.TONE_CHAIN, _tone),
         ("language", a.LANGUAGE, _language),
-    ]
+    ], itemgetter(1))
 
 
 def _emoji_amount(match: re.Match[str], sentence: str) -> str | None:

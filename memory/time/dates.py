@@ -36,8 +36,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from operator import itemgetter
 
-from memory.text.prefilter import matches
+from memory.text.prefilter import Shortlist
 from memory.time import date_patterns as p
 
 REFERENCE_DAYS = 31
@@ -151,46 +152,56 @@ def find_mentions(text: str, now: datetime) -> list[Mention]:
 
 def _parts(text: str, now: datetime) -> Iterator[Part]:
     """Yield every Part that any pattern finds in `text`, overlapping ones included."""
-    today = now.date()
-    for match in matches(p.RU_DAY, text):
-        word = match.group().lower()
-        shift = 2 if word.startswith("послезавтра") else 1 if word.startswith("завтра") else 0
-        yield Part(match.start(), match.end(), "day", day=today + timedelta(days=shift))
-    for match in matches(p.EN_DAY, text):
-        word = " ".join(match.group().lower().split())
-        shift = 2 if "after" in word else 1 if word.startswith("tom") or word.startswith("tm") else 0
-        marker = p.MARKERS.get(word.split()[-1], "") if word.startswith(("this", "tonight")) else ""
-        yield Part(match.start(), match.end(), "day", day=today + timedelta(days=shift), marker=marker)
-    for pattern in (p.RU_WEEKDAY, p.EN_WEEKDAY):
-        for match in matches(pattern, text):
-            yield _weekday_part(match)
-    for pattern in (p.RU_DAY_MONTH, p.EN_DAY_MONTH, p.EN_MONTH_DAY, p.NUMERIC_DATE, p.ISO_DATE):
-        for match in matches(pattern, text):
-            part = _calendar_part(match, today)
+    for pattern, read in READERS.possible(text):
+        for match in pattern.finditer(text):
+            part = read(match, now)
             if part:
                 yield part
-    for pattern in (p.RU_DAY_OF_MONTH, p.EN_DAY_OF_MONTH):
-        for match in matches(pattern, text):
-            day = _day_of_month(int(match.group("day")), today)
-            yield Part(match.start(), match.end(), "day" if day else "void", day=day)
-    for pattern in (p.RU_RELATIVE, p.EN_RELATIVE):
-        for match in matches(pattern, text):
-            yield _relative_part(match, now)
-    for pattern in (p.RU_PART_OF_DAY, p.EN_PART_OF_DAY):
-        for match in matches(pattern, text):
-            word = match.group().lower().split()[-1]
-            yield Part(match.start(), match.end(), "marker", marker=p.MARKERS.get(word, ""))
-    for pattern in (p.RU_CLOCK, p.EN_CLOCK, p.AMPM_CLOCK, p.BARE_CLOCK):
-        for match in matches(pattern, text):
-            part = _clock_part(match)
-            if part:
-                yield part
-    for match in matches(p.NOON, text):
-        yield Part(match.start(), match.end(), "clock", clock=(12, 0), exact=True)
-    for match in matches(p.VOID, text):
-        yield Part(match.start(), match.end(), "void")
-    for match in matches(p.WEEK, text):
-        yield Part(match.start(), match.end(), "week", mode="this" if match.group("this") else "next")
+
+
+# The readers: each returns the Part its pattern's match is (None when it is none), resolved against `now`.
+
+
+def _ru_day(match: re.Match[str], now: datetime) -> Part:
+    """Return the Part for "сегодня", "завтра", "послезавтра"."""
+    word = match.group().lower()
+    shift = 2 if word.startswith("послезавтра") else 1 if word.startswith("завтра") else 0
+    return Part(match.start(), match.end(), "day", day=now.date() + timedelta(days=shift))
+
+
+def _en_day(match: re.Match[str], now: datetime) -> Part:
+    """Return the Part for "today", "tonight", "tomorrow", "the day after tomorrow"."""
+    word = " ".join(match.group().lower().split())
+    shift = 2 if "after" in word else 1 if word.startswith("tom") or word.startswith("tm") else 0
+    marker = p.MARKERS.get(word.split()[-1], "") if word.startswith(("this", "tonight")) else ""
+    return Part(match.start(), match.end(), "day", day=now.date() + timedelta(days=shift), marker=marker)
+
+
+def _day_of_month_part(match: re.Match[str], now: datetime) -> Part:
+    """Return the Part for "15-го", "on the 15th": this month's, or next month's once it has passed."""
+    day = _day_of_month(int(match.group("day")), now.date())
+    return Part(match.start(), match.end(), "day" if day else "void", day=day)
+
+
+def _part_of_day(match: re.Match[str], now: datetime) -> Part:
+    """Return the Part for "вечером", "in the morning"."""
+    word = match.group().lower().split()[-1]
+    return Part(match.start(), match.end(), "marker", marker=p.MARKERS.get(word, ""))
+
+
+def _noon(match: re.Match[str], now: datetime) -> Part:
+    """Return the Part for "в полдень", "at noon"."""
+    return Part(match.start(), match.end(), "clock", clock=(12, 0), exact=True)
+
+
+def _void(match: re.Match[str], now: datetime) -> Part:
+    """Return a Part that is no date: it keeps the words from being read as part of one."""
+    return Part(match.start(), match.end(), "void")
+
+
+def _week(match: re.Match[str], now: datetime) -> Part:
+    """Return the Part for "на этой неделе", "next week"."""
+    return Part(match.start(), match.end(), "week", mode="this" if match.group("this") else "next")
 
 
 def _choose(parts: list[Part]) -> list[Part]:
@@ -215,7 +226,7 @@ def _joined(text: str, groups: list[list[Part]], index: int) -> bool:
     return index + 1 < len(groups) and bool(p.JOINED.match(text[group[-1].end : groups[index + 1][0].start]))
 
 
-def _weekday_part(match: re.Match[str]) -> Part:
+def _weekday_part(match: re.Match[str], now: datetime) -> Part:
     """Return the Part for "в пятницу", "this Friday", "next Friday"; past and recurring ones are void."""
     mod = " ".join((match.group("mod") or "").lower().split())
     weekday = p.WEEKDAYS[match.group("weekday").lower()]
@@ -225,8 +236,9 @@ def _weekday_part(match: re.Match[str]) -> Part:
     return Part(match.start(), match.end(), "weekday", weekday=weekday, mode=mode)
 
 
-def _calendar_part(match: re.Match[str], today: date) -> Part | None:
+def _calendar_part(match: re.Match[str], now: datetime) -> Part | None:
     """Return the Part for "12 декабря", "December 12", "12.12.2026"; None when it is no date at all."""
+    today = now.date()
     month_word = match.group("month")
     if month_word.isdigit():
         month = int(month_word)
@@ -289,7 +301,7 @@ def _relative_part(match: re.Match[str], now: datetime) -> Part:
     return Part(match.start(), match.end(), "void")  # years: too far to be a plan's date
 
 
-def _clock_part(match: re.Match[str]) -> Part | None:
+def _clock_part(match: re.Match[str], now: datetime) -> Part | None:
     """Return the Part for "в 10", "в 10:30 вечера", "at 3pm", "15:00"; None when the number is no hour."""
     groups = match.groupdict()
     hour_text, minute_text, sep = groups["hour"], groups.get("minute"), groups.get("sep")
@@ -391,3 +403,21 @@ def _add_months(day: date, months: int) -> date | None:
     """Return the same day `months` later, or None when that month is too short (31 January + 1 month)."""
     month = day.month - 1 + months
     return _date(day.year + month // 12, month % 12 + 1, day.day)
+
+
+# (pattern, its reader: the Part a match is, or None when it is none), in the order their Parts are preferred when
+# two of the same length start together; all asked about at once (memory/text/prefilter.py).
+READERS = Shortlist([
+    (p.RU_DAY, _ru_day),
+    (p.EN_DAY, _en_day),
+    (p.RU_WEEKDAY, _weekday_part), (p.EN_WEEKDAY, _weekday_part),
+    *((pattern, _calendar_part) for pattern in (p.RU_DAY_MONTH, p.EN_DAY_MONTH, p.EN_MONTH_DAY, p.NUMERIC_DATE,
+                                                p.ISO_DATE)),
+    (p.RU_DAY_OF_MONTH, _day_of_month_part), (p.EN_DAY_OF_MONTH, _day_of_month_part),
+    (p.RU_RELATIVE, _relative_part), (p.EN_RELATIVE, _relative_part),
+    (p.RU_PART_OF_DAY, _part_of_day), (p.EN_PART_OF_DAY, _part_of_day),
+    *((pattern, _clock_part) for pattern in (p.RU_CLOCK, p.EN_CLOCK, p.AMPM_CLOCK, p.BARE_CLOCK)),
+    (p.NOON, _noon),
+    (p.VOID, _void),
+    (p.WEEK, _week),
+], itemgetter(0))
