@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import ssl
 from contextlib import suppress
+from functools import lru_cache
 from typing import AsyncIterator, Callable, Protocol
 
 import anyio
@@ -193,8 +194,10 @@ def answer_of(reply: Reply) -> JsonView:
         ) from error
 
 
+@lru_cache(maxsize=16)
 def timeouts(seconds: float, stream: bool) -> httpx2.Timeout:
     """Return the HTTP client's timeouts for one request: `seconds` for each step, except a stream's reads,
     which ChatModel._stream_once's silence timer watches (llm/client.py); a read timeout of the client's own
-    would set a timer afresh for every piece that arrives."""
+    would set a timer afresh for every piece that arrives. The same few, made once (httpx2 checks its
+    arguments against a protocol each time: some 3 µs a request)."""
     return httpx2.Timeout(seconds, read=None if stream else seconds)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 
 import pytest
 from aiohttp import web
-from telegram import InputFile
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 from telegram._utils.defaultvalue import DEFAULT_NONE
 from telegram.error import NetworkError, TimedOut
 from telegram.request import HTTPXRequest, RequestData
@@ -16,6 +17,7 @@ from telegram.request._requestparameter import RequestParameter
 
 from handlers.transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, body, multipart
 from net.connections import Timeouts
+from tests.doubles.telegram_api import TelegramDouble
 from tests.harness import serve_post
 
 
@@ -50,23 +52,14 @@ def document_request() -> RequestData:
     ])
 
 
-def text_request() -> RequestData:
-    return RequestData([
-        RequestParameter.from_input("chat_id", 7),
-        RequestParameter.from_input("text", "Привет & <b>hi</b> = 1+1 ✨"),
-        RequestParameter.from_input("reply_markup", {"inline_keyboard": [[{"text": "Да", "callback_data": "y"}]]}),
-    ])
-
-
-@pytest.mark.parametrize("make", [text_request, document_request], ids=["form", "multipart"])
-async def test_the_server_reads_the_same_fields_as_from_httpx(make):
-    theirs = await received_by(HTTPXRequest, make())
-    ours = await received_by(BotApiRequest, make())
+async def test_the_server_reads_the_same_file_fields_as_from_httpx():
+    theirs = await received_by(HTTPXRequest, document_request())
+    ours = await received_by(BotApiRequest, document_request())
     assert ours[0] == theirs[0] == 200
     assert ours[1] == theirs[1]
     assert ours[2]["fields"] == theirs[2]["fields"]
     assert ours[2]["agent"] == theirs[2]["agent"]
-    assert "text" in ours[2]["fields"] or ours[2]["fields"]["document"][0] == "memory-7.json"
+    assert ours[2]["fields"]["document"][0] == "memory-7.json"
 
 
 async def test_a_silent_server_is_timed_out():
@@ -140,15 +133,42 @@ def test_a_file_gets_its_send_time_unless_one_is_given():
     assert sender.timeouts(DEFAULT_NONE, None, DEFAULT_NONE, DEFAULT_NONE, carries_file=True).write is None
 
 
-def test_body_is_form_fields_or_multipart():
-    assert body(None, None) == (None, None)
-    assert body({}, {}) == (None, None)
-    fields = {"chat_id": "7", "text": "Hi & bye, 100% 😀 +1 ä/ß?=", "reply_markup": '{"inline_keyboard": [[]]}'}
-    assert body(fields, None) == ("application/x-www-form-urlencoded",
-                                  b"chat_id=7&text=Hi+%26+bye%2C+100%25+%F0%9F%98%80+%2B1+%C3%A4%2F%C3%9F%3F%3D"
-                                  b"&reply_markup=%7B%22inline_keyboard%22%3A+%5B%5B%5D%5D%7D")
-    kind, _ = body({"chat_id": "7"}, {"document": ("a.json", b"{}", "application/json")})
+def parameters(**values) -> RequestData:
+    return RequestData([RequestParameter.from_input(name, value) for name, value in values.items()])
+
+
+def test_body_is_json_or_multipart():
+    assert body(None) == (None, None)
+    assert body(RequestData()) == (None, None)
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("Undo", callback_data="u:1")]])
+    kind, data = body(parameters(chat_id=7, text="Hi & bye, 100% 😀 +1 ä/ß?=\n\"q\"", reply_markup=markup,
+                                 allowed_updates=["message"], disable_notification=True))
+    assert kind == "application/json"
+    assert json.loads(data) == {"chat_id": 7, "text": "Hi & bye, 100% 😀 +1 ä/ß?=\n\"q\"",
+                                "reply_markup": {"inline_keyboard": [[{"text": "Undo", "callback_data": "u:1"}]]},
+                                "allowed_updates": ["message"], "disable_notification": True}
+    kind, _ = body(parameters(chat_id=7, document=InputFile(b"{}", filename="a.json")))
     assert kind.startswith("multipart/form-data; boundary=")
+
+
+async def test_the_bot_api_double_reads_json_as_it_reads_httpxs_form():
+    async def sent(request_class) -> dict:
+        telegram = TelegramDouble()
+        await telegram.start()
+        telegram.push_text(7, "hi")  # the chat is known to the double
+        sender = request_class()
+        await sender.initialize()
+        try:
+            data = parameters(chat_id=7, text="Привет &amp; <b>100%</b> 😀", parse_mode="HTML",
+                              reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Undo", callback_data="u")]]))
+            status, answer = await sender.do_request(f"{telegram.base_url}{telegram.token}/sendMessage", "POST", data)
+            assert status == 200, answer
+            return telegram.calls[-1][1]
+        finally:
+            await sender.shutdown()
+            await telegram.close()
+
+    assert await sent(BotApiRequest) == await sent(HTTPXRequest)
 
 
 def test_multipart_escapes_names_and_reads_a_file_handle():
