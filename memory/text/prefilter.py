@@ -136,7 +136,8 @@ class Shortlist(Generic[R]):
     def possible(self, text: str) -> list[R]:
         """Return the rows whose pattern can match somewhere in `text`, in the order they were given."""
         always, words = self._index or self._build()
-        view = _LAST[1] if _LAST[0] is text else _remember(text)
+        last = _LAST  # read once: see could_match
+        view = last[1] if last[0] is text else _remember(text)
         found = set(always)
         for word, rows in words:
             if word in view:
@@ -146,13 +147,17 @@ class Shortlist(Generic[R]):
         rows = self.rows
         return [rows[number] for number in sorted(found)]
 
+    def pattern_of(self, row: R) -> re.Pattern[str]:
+        """Return the pattern `row` holds."""
+        return row if self._pattern is None else self._pattern(row)  # type: ignore[return-value]
+
     def _build(self) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]:
         """Read the patterns' words (learned once, as could_match learns them) into: the rows that always run, and
         each word with the rows that need it."""
         always: list[int] = []
         needing: dict[str, list[int]] = {}
         for number, row in enumerate(self.rows):
-            pattern = row if self._pattern is None else self._pattern(row)
+            pattern = self.pattern_of(row)
             known = _KNOWN.get(id(pattern))
             words = known[1] if known is not None and known[0] is pattern else _learn(pattern)
             if words is None:
