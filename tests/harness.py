@@ -123,3 +123,12 @@ async def serve_post(path: str, handler) -> tuple[web.AppRunner, str]:
     await site.start()
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     return runner, f"http://127.0.0.1:{port}"
+
+
+async def closed_port() -> int:
+    """Return a loopback port that was just listened on and is closed now: a connection to it is refused."""
+    server = await asyncio.start_server(lambda *_: None, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    server.close()
+    await server.wait_closed()
+    return port

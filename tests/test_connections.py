@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from net.connections import BadResponse, ConnectFailed, ConnectionBroken, HttpTimeout, Pool, Response, Timeouts
+from tests.harness import closed_port
 from tests.timeouts import scaled
 
 PATIENT = Timeouts(connect=scaled(5), pool=scaled(5), write=scaled(5), read=scaled(5))  # for what must not time out
@@ -394,10 +395,7 @@ async def test_a_body_the_server_does_not_take_is_a_write_timeout_and_its_connec
 
 
 async def test_a_refused_connection_is_connect_failed():
-    nobody = await asyncio.start_server(lambda *_: None, "127.0.0.1", 0)
-    port = nobody.sockets[0].getsockname()[1]
-    nobody.close()
-    await nobody.wait_closed()
+    port = await closed_port()
     async with pooled() as pool:
         with pytest.raises(ConnectFailed, match=f"cannot connect to 127.0.0.1:{port}"):
             await get(pool, f"http://127.0.0.1:{port}/")

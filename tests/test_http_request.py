@@ -18,7 +18,7 @@ from telegram.request._requestparameter import RequestParameter
 from handlers.transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, body, multipart
 from net.connections import Timeouts
 from tests.doubles.telegram_api import TelegramDouble
-from tests.harness import serve_post
+from tests.harness import closed_port, serve_post
 
 
 async def received_by(request_class, data: RequestData) -> tuple[int, bytes, dict]:
@@ -84,10 +84,7 @@ async def test_a_silent_server_is_timed_out():
 
 
 async def test_a_refused_connection_is_a_network_error():
-    with_nobody = await asyncio.start_server(lambda *_: None, "127.0.0.1", 0)
-    port = with_nobody.sockets[0].getsockname()[1]
-    with_nobody.close()
-    await with_nobody.wait_closed()
+    port = await closed_port()
     sender = BotApiRequest()
     await sender.initialize()
     try:

@@ -13,7 +13,7 @@ from aiohttp import web
 
 from llm.posting import Poster
 from net.connections import Pool
-from tests.harness import serve_post
+from tests.harness import closed_port, serve_post
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "Привет"}], "temperature": 0.5}
 TIMEOUT = httpx2.Timeout(5.0)
@@ -148,10 +148,7 @@ async def test_through_the_pool_a_refusal_is_the_sdks_own_error(status, body, st
 
 
 async def test_through_the_pool_no_server_and_a_silent_one_are_the_sdks_errors():
-    nobody = await asyncio.start_server(lambda *_: None, "127.0.0.1", 0)
-    port = nobody.sockets[0].getsockname()[1]
-    nobody.close()
-    await nobody.wait_closed()
+    port = await closed_port()
     pool = Pool()
     with pytest.raises(openai.APIConnectionError) as refused:
         await Poster(real_client(f"http://127.0.0.1:{port}/v1"), "/chat/completions", pool).post(
