@@ -74,10 +74,12 @@ from services.companion import Companion, CompanionSettings
 from services.forgetting import Forgetter
 from services.limits import LimitSettings
 from services.memory_page import MemoryPage, PageSettings
+from services.memory_quality import MemoryQuality
 from services.outreach import Outreach, OutreachSettings
 from services.reminders import Reminders, ReminderSettings
 from services.transcriber import Transcriber
 from services.voice import Listener
+from services.why import Why
 
 log = logging.getLogger("bot")
 # The rooms whose patterns go through the prefilter (memory/text/prefilter.py); warm_up reads them all at start.
@@ -171,6 +173,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
     recaller = FactRecaller(store, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
     forgetter = Forgetter(store, clock)
+    why = Why(store, forgetter)
     extractor = LLMExtractor(
         chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, upkeep=True),
         load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
@@ -191,7 +194,9 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
                           meter=meter),
         reminders=Reminders(store, model, config.subset(ReminderSettings), clock, load_prompt("reminder.md"),
                             reminder_sender(bot, store)),
-        memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter),
+        memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter, why),
+        why=why,
+        quality=MemoryQuality(store),
         web=WebServer(config.port),
         servers=tuple(servers),
     )

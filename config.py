@@ -466,6 +466,10 @@ class Config:
     stream_replies: bool = setting(
         "STREAM_REPLIES", "on", SWITCH, "`on`: in private chats the reply is shown as a Telegram draft while the"
         " model writes it; `off`: \"typing…\" only", then=lambda word: word == "on")
+    why_button: bool = setting(
+        "WHY_BUTTON", "off", SWITCH, "`on`: a small 🧠 button under each reply lists the memories its prompt held, as"
+        " `/why` does in reply to it (each with ✗ \"this is wrong\"); `off`: `/why` only",
+        then=lambda word: word == "on")
     stream_interval_s: float = setting(
         "STREAM_INTERVAL_MS", 1000, whole(50, 60_000), "the draft is updated at most this often (the first one"
         " 0.15 s after the first words; later gaps grow by half of this after each draft, up to twice it)",

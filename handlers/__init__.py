@@ -26,6 +26,7 @@ from handlers.reminder_commands import reminder_button, reminders_command
 from handlers.settings import checkins_command, timezone_command
 from handlers.talk import on_edit, on_text, try_again
 from handlers.usage_commands import stats_command, usage_command
+from handlers.why_commands import why_button, why_command
 from services.media import IMAGE_MIME_TYPES
 
 # A forward is someone else's words: its "/forget" is no command of the user's, only context to answer.
@@ -55,6 +56,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("usage", usage_command, filters=PRIVATE))
     app.add_handler(CommandHandler("reminders", reminders_command, filters=PRIVATE))
     app.add_handler(CommandHandler("stats", stats_command, filters=COMMANDS))  # admins only; others: unknown
+    app.add_handler(CommandHandler("why", why_command, filters=COMMANDS))  # in a group: only what the group may see
     app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=COMMANDS & ~filters.ChatType.PRIVATE))
     app.add_handler(CallbackQueryHandler(forget_answer, pattern=f"^({FORGET_ALL}|{FORGET_MATCHING}|{FORGET_CANCEL})$"))
     app.add_handler(CallbackQueryHandler(profile_button, pattern="^pf:"))
@@ -62,6 +64,7 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(forget_button, pattern="^fg:"))
     app.add_handler(CallbackQueryHandler(try_again, pattern="^ta:"))
     app.add_handler(CallbackQueryHandler(reminder_button, pattern="^rm:"))
+    app.add_handler(CallbackQueryHandler(why_button, pattern="^wy:"))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & (~filters.COMMAND | PASSED_ON), on_text))
     app.add_handler(MessageHandler(EDITS, on_edit))
     app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))

@@ -23,9 +23,11 @@ from memory.store.meter import UsageMeter
 from services.companion import Companion
 from services.forgetting import Forgetter
 from services.memory_page import MemoryPage
+from services.memory_quality import MemoryQuality
 from services.outreach import Outreach
 from services.reminders import Reminders
 from services.voice import Listener
+from services.why import Why
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,6 +50,8 @@ class Services:
     outreach: Outreach  # writes first: follow-ups, birthdays, check-ins
     reminders: Reminders  # the reminders users ask for: set within the turn, delivered on time
     memory_page: MemoryPage  # the memory page's reads and changes
+    why: Why  # what each reply's prompt held of memory, and ✗ on a memory of it
+    quality: MemoryQuality  # memory's own figures, for /stats
     web: WebServer  # listens on PORT in webhook mode, and with WEBAPP_URL in polling mode too
     servers: tuple[ModelServer, ...]  # the chat's model server first, then upkeep's and embeddings' own
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT

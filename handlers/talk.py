@@ -21,6 +21,7 @@ from handlers.transport.streaming import DraftStream
 from handlers.usage_commands import limit_line
 from llm.client import ModelUnavailable
 from memory.heard import OWN_WORDS, Heard
+from memory.scopes import Scope
 from services.companion import Speaker
 from services.media import session_words
 
@@ -98,8 +99,13 @@ async def on_edit(update: Update, context: Context) -> None:
     if not content:
         return
     speaker = speaker_of(message, user)
-    learned = await context.bot_data.companion.edit(speaker, message.message_id, content)
-    if not learned or message.chat.type != ChatType.PRIVATE:
+    private = message.chat.type == ChatType.PRIVATE
+    scope = await context.bot_data.companion.scope_of(speaker, message.chat.id, message.chat.title, private,
+                                                      meet=False)
+    if scope is None:  # a group where they never spoke to the bot: nothing of theirs there to correct
+        return
+    learned = await context.bot_data.companion.edit(speaker, message.message_id, content, scope)
+    if not learned or not private:
         return
     confirmed = to_confirm(learned, bool((await context.bot_data.store.settings(speaker.id)).get("notify")))
     if confirmed:
@@ -112,9 +118,12 @@ async def try_again(update: Update, context: Context) -> None:
     query = update.callback_query
     if query is None or query.message is None:
         return
-    user = query.from_user
+    user, chat = query.from_user, query.message.chat
+    speaker = Speaker(user.id, user.first_name, user.language_code)
+    scope = await context.bot_data.companion.scope_of(speaker, chat.id, chat.title, chat.type == ChatType.PRIVATE,
+                                                      meet=False)
     pressed = TRY_AGAIN.fullmatch(query.data or "")
-    waiting = await context.bot_data.store.last_unanswered(user.id) if pressed else None
+    waiting = await context.bot_data.store.last_unanswered(scope.key) if pressed and scope else None
     if waiting is None or waiting[0] != int(pressed[1]):  # type: ignore[index]
         await query.answer(text("button_expired", user.language_code))
         return
@@ -122,8 +131,8 @@ async def try_again(update: Update, context: Context) -> None:
     with contextlib.suppress(TelegramError):  # pressed: the button goes (a new apology brings a new one)
         await query.edit_message_reply_markup(None)
     update_id, content, kind = waiting
-    await answer_turn(context, Speaker(user.id, user.first_name, user.language_code), query.message.chat,
-                      query.message.message_id, update_id, session_words(kind, content), kind=kind)
+    await answer_turn(context, speaker, chat, query.message.message_id, update_id, session_words(kind, content),
+                      kind=kind)
 
 
 async def answer_turn(
@@ -133,20 +142,23 @@ async def answer_turn(
 ) -> None:
     """Run the turn of update `update_id` for `speaker` and send what comes of it into `chat` (a draft numbered
     `draft_id` in a private chat); a model outage gets the apology with a Try again button. The speaker's memory
-    pass waits until the reply is delivered, and their idle delay counts from then."""
+    pass waits until the reply is delivered, and their idle delay counts from then. In a group the turn speaks
+    to the speaker's memory in that group alone (memory/scopes.py)."""
     services = context.bot_data
     private = chat.type == ChatType.PRIVATE
+    scope = await services.companion.scope_of(speaker, chat.id, chat.title, private)
+    assert scope is not None  # met now when new
     draft = services.drafts.open(context.bot, chat.id, draft_id) if private else None
-    with services.keeper.conversation(speaker.id):
-        await _run_turn(context, speaker, chat, update_id, words, draft, private, kind=kind, image=image,
+    with services.keeper.conversation(scope.key):
+        await _run_turn(context, speaker, chat, update_id, words, draft, scope, kind=kind, image=image,
                         over_limit=over_limit, heard=heard, chat_message_id=chat_message_id)
 
 
 async def _run_turn(
     context: Context, speaker: Speaker, chat: Chat, update_id: int, words: str, draft: DraftStream | None,
-    private: bool, *, kind: str, image: str | None, over_limit: str | None, heard: Heard, chat_message_id: int | None,
+    scope: Scope, *, kind: str, image: str | None, over_limit: str | None, heard: Heard, chat_message_id: int | None,
 ) -> None:
-    services, language = context.bot_data, speaker.language_code
+    services, language, private = context.bot_data, speaker.language_code, scope.private
     # Only the user's own words ask for a reminder: never a forward, a sticker, or the quote beside them.
     own = heard.forwarded_from is None and kind in OWN_KINDS
     reminders = await hear_reminders(context, speaker, chat, words, update_id, own)
@@ -158,7 +170,7 @@ async def _run_turn(
                 answer = await services.companion.reply(
                     speaker, words, update_id, kind=kind, image=image, on_text=draft.show if draft else None,
                     private=private, over_limit=over_limit, heard=heard, chat_message_id=chat_message_id,
-                    reminders=reminders,
+                    reminders=reminders, scope=scope,
                 )
             finally:
                 if draft is not None:  # no draft may arrive after the answer or the apology
@@ -169,12 +181,12 @@ async def _run_turn(
             return
     if answer is not None and answer.unlearned is not None:
         if answer.text:
-            await send_text(context.bot, chat.id, answer.text)
+            await _send_reply(context, chat.id, answer.text, scope, answer.reply_id)
         await send_unlearned(context.bot, chat.id, answer.unlearned, language, private)
     elif answer is not None and answer.limited is not None:
         if answer.limited.notice:
             await send_text(context.bot, chat.id, limit_line(answer.limited, services.clock(), language))
-        after_turn(services, context.job_queue, speaker.id, answer.unread, False)  # the extractor still reads it
+        after_turn(services, context.job_queue, scope.key, answer.unread, False)  # the extractor still reads it
     elif answer is not None:
         reply = answer.text
         if answer.unseen_photo:
@@ -182,8 +194,18 @@ async def _run_turn(
         confirmed = to_confirm(answer.learned, answer.notify)
         if confirmed and not private:  # no Undo buttons outside the user's private chat
             reply += "\n\n" + note_text(confirmed, language)
-        await send_text(context.bot, chat.id, reply)
+        await _send_reply(context, chat.id, reply, scope, answer.reply_id)
         if confirmed and private:
             await send_note(context.bot, chat.id, confirmed, language)
-        after_turn(services, context.job_queue, speaker.id, answer.unread, bool(answer.learned))
+        after_turn(services, context.job_queue, scope.key, answer.unread, bool(answer.learned))
 
+
+async def _send_reply(context: Context, chat_id: int, reply: str, scope: Scope, reply_id: int | None) -> None:
+    """Send the reply (with the 🧠 button under it where WHY_BUTTON is on) and record which Telegram message carried
+    it, so that a "/why" in reply to it finds it."""
+    brain = None
+    if context.bot_data.config.why_button and reply_id is not None:
+        brain = keyboard([[("🧠", f"wy:r:{reply_id}")]])
+    sent = await send_text(context.bot, chat_id, reply, reply_markup=brain)
+    if reply_id is not None and sent is not None:
+        await context.bot_data.store.mark_sent(scope.key, reply_id, sent)

@@ -23,6 +23,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "/checkins – may I write first (off or on)\n"
         "/reminders – your reminders (ask: \"remind me tomorrow at 9 to…\")\n"
         "/usage – what you used today\n"
+        "/why – what my last reply had in mind (or send it in reply to one of mine)\n"
         "/help – this message",
         "ru": "Просто пиши мне, как другу.\n"
         "/profile – что я о тебе помню\n"
@@ -33,8 +34,29 @@ TEXTS: dict[str, dict[str, str]] = {
         "/checkins – можно ли мне писать первым (off или on)\n"
         "/reminders – твои напоминания (попроси: «напомни завтра в 9 …»)\n"
         "/usage – сколько ты потратил(а) сегодня\n"
+        "/why – что было у меня в памяти для последнего ответа (или ответь так на любой мой)\n"
         "/help – эта подсказка",
     },
+    "why_title": {"en": "What I had in mind for “{reply}”:", "ru": "Что было у меня в памяти для «{reply}»:"},
+    "why_nothing": {"en": "Nothing about you: that reply used no memories.",
+                    "ru": "Ничего о тебе: в этом ответе я не опирался на память."},
+    "why_wishes": {"en": "How you want me to talk:", "ru": "Как ты просил(а) с тобой говорить:"},
+    "why_facts": {"en": "Always in mind:", "ru": "Всегда в памяти:"},
+    "why_recalled": {"en": "Recalled for that message:", "ru": "Вспомнил к тому сообщению:"},
+    "why_topics": {"en": "Our earlier conversations:", "ru": "Наши прошлые разговоры:"},
+    "why_reminders": {"en": "Your reminders:", "ru": "Твои напоминания:"},
+    "why_gone": {"en": "(no longer remembered here)", "ru": "(здесь этого уже нет в памяти)"},
+    "why_hint": {"en": "Tap ✗ on anything that's wrong, and I'll stop using it (Undo works for 15 minutes).",
+                 "ru": "Нажми ✗ на том, что неверно, и я перестану на это опираться (отменить можно 15 минут)."},
+    "why_not_reply": {"en": "Send /why in reply to one of my messages, or on its own for my last reply.",
+                      "ru": "Отправь /why ответом на моё сообщение или просто так — для моего последнего ответа."},
+    "why_unknown": {"en": "I no longer know what that reply had in mind: it is older than our recent conversation.",
+                    "ru": "Я уже не знаю, на что опирался тот ответ: он старше нашего недавнего разговора."},
+    "why_marked_short": {"en": "Marked wrong", "ru": "Отмечено как неверное"},
+    "why_marked": {"en": "Marked wrong, I won't use it again: {value}",
+                   "ru": "Отметил как неверное и больше не буду на это опираться: {value}"},
+    "why_marked_topic": {"en": "a line about an earlier conversation", "ru": "строчка о прошлом разговоре"},
+    "why_restored": {"en": "Put back: I remember it again.", "ru": "Вернул: снова помню."},
     "model_down": {
         "en": "Sorry, I can't think straight right now. Press Try again in a minute, or just write again.",
         "ru": "Прости, у меня сейчас не получается ответить. Нажми «Ещё раз» через минуту или просто напиши снова.",
@@ -331,6 +353,16 @@ TEXTS: dict[str, dict[str, str]] = {
         "Больше всех сегодня (по токенам):\n{heaviest}\n"
         "Фактов: {facts}\nБаза данных: {size}\nОшибок модели за 24 ч: {errors}",
     },
+    "stats_memory": {
+        "en": "Memory in 24 h: learned {learned} facts ({sources}), marked wrong ✗ {wrong}\n"
+        "Undone by their user within 7 days: {undone} of the {settled} facts learned 7–37 days ago\n"
+        "Memories per reply: {per_reply} (over {replies} replies of 24 h)",
+        "ru": "Память за 24 ч: запомнено фактов {learned} ({sources}), отмечено неверным ✗ {wrong}\n"
+        "Исправлено или удалено пользователем за 7 дней: {undone} из {settled} фактов, запомненных 7–37 дней назад\n"
+        "Воспоминаний на ответ: {per_reply} (по {replies} ответам за 24 ч)",
+    },
+    "stats_sources": {"en": "rules {rule}, extractor {llm}, page {page}",
+                      "ru": "правила {rule}, извлечение {llm}, страница {page}"},
     "stats_line": {
         "en": "{user}: {tokens} tokens, {messages} messages", "ru": "{user}: токенов {tokens}, сообщений {messages}",
     },

@@ -15,6 +15,7 @@ from memory.store.meter import Stats
 from memory.usage import day_start
 from services.companion import Limited
 from services.limits import LimitSettings, today
+from services.memory_quality import Quality
 
 
 def time_left(now: datetime, later: datetime, language_code: str | None) -> str:
@@ -42,6 +43,20 @@ def human_size(size: int) -> str:
     if size < 1024 * 1024:
         return f"{math.ceil(size / 1024)} KiB"
     return f"{size / (1024 * 1024):.1f} MiB"
+
+
+def memory_text(quality: Quality, language_code: str | None) -> str:
+    """Return /stats' lines on memory itself: learned by source, ✗, undone within 7 days, memories per reply."""
+    figures = quality.figures
+    share = f" ({figures.undone_share:.0%})" if figures.undone_share is not None else ""
+    return text(
+        "stats_memory", language_code, learned=str(sum(figures.learned.values())),
+        sources=text("stats_sources", language_code, **{source: str(figures.learned.get(source, 0))
+                                                           for source in ("rule", "llm", "page")}),
+        wrong=str(figures.wrong), undone=f"{figures.undone}{share}", settled=str(figures.settled),
+        per_reply="–" if quality.memories_per_reply is None else f"{quality.memories_per_reply:.1f}",
+        replies=str(quality.replies),
+    )
 
 
 def stats_text(stats: Stats, zone: str, language_code: str | None) -> str:
@@ -88,4 +103,6 @@ async def stats_command(update: Update, context: Context) -> None:
         return
     now = services.clock()
     stats = await services.meter.stats(now, day_start(now, services.config.tz))
-    await message.reply_text(stats_text(stats, services.config.timezone, user.language_code))
+    quality = await services.quality.measure(now)
+    await message.reply_text(stats_text(stats, services.config.timezone, user.language_code) + "\n\n"
+                             + memory_text(quality, user.language_code))

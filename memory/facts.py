@@ -49,6 +49,7 @@ class Fact:
     # words said ("2026-11-30"); the store adds when memory learned it (ended_at).
     ended: str | None = None
     ended_on: str | None = None
+    shared: bool = False  # the user lets it follow them from their private memory into groups (memory/scopes.py)
     # Filled in by the store:
     id: int | None = None
     created_at: datetime | None = None
@@ -129,6 +130,8 @@ def clean_fact(fact: Fact) -> Fact | None:
     if not value or not KEY_PATTERN.match(key) or gives_orders(value, mentions=key in STYLE_LISTS):
         return None
     category = fact.category if fact.category in CATEGORIES else "other"
+    if category == "style" and not key.startswith("style:"):  # "debt" filed as a wish is a fact, not a way to talk
+        category = "other"
     if key == "style:address":  # Russian ты or вы, whatever way the model put it ("на «ты»", "Ты")
         value = next((form for form in ("ты", "вы") if form == comparable(value.removeprefix("на "))), "")
         if not value:

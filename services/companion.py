@@ -10,12 +10,13 @@ from zoneinfo import ZoneInfo
 
 from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import Topic, conversation_start, recalled_topics
-from memory.facts import Extraction, Fact, choose_for_prompt, memory_enabled
+from memory.facts import Extraction, Fact, choose_for_prompt, memory_enabled, style_wishes
 from memory.heard import FORWARD, OWN_WORDS, Heard, forwarded_text, split_quote, with_quote
 from memory.recall.recaller import FactRecaller
 from memory.rules.change_rules import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
+from memory.scopes import Scope, private_scope, visible_in_group
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.store.turn_rows import Turn
@@ -26,11 +27,12 @@ from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
 from prompts.budget import fit_with_carried_lines
 from prompts.echo import echo_free_draft, strip_echo
-from prompts.system import beyond_core, build_system_message
+from prompts.system import REMINDER_LINES, beyond_core, build_system_message, said_by
 from services.forgetting import Forgetter, Unlearned
 from services.limits import LimitSettings, limit_reached
 from services.media import session_text, with_image
 from services.reminders import NO_REMINDERS, ForTurn
+from services.why import Used
 
 log = logging.getLogger(__name__)
 EDITABLE_KINDS = ("text", "photo")  # what the user typed (a caption too); never a forward, a transcript or a sticker
@@ -69,6 +71,7 @@ class Answer:
     unseen_photo: bool = False  # a photo was answered from its caption alone: the model did not see it
     limited: Limited | None = None  # set (and `text` empty) when a daily limit kept the model from answering
     unlearned: Unlearned | None = None  # the message asked to forget: the bot's own line says what came of it
+    reply_id: int | None = None  # the stored reply's id, by which a "why?" finds what its prompt held (mark_sent)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,19 @@ class Companion:
         """False once photos are known not to reach the model (VISION=off, or the server refuses or drops them)."""
         return self.model.features.images is not False
 
+    async def scope_of(self, speaker: Speaker, chat_id: int, title: str | None, private: bool, *,
+                       meet: bool = True) -> Scope | None:
+        """Return whose memory the speaker's message in chat `chat_id` speaks to: their private one in their private
+        chat; in a group their memory there (given one when `meet`, else None if they have none yet). A chat that
+        posts as itself (an anonymous admin) has one memory of its own, which is already that group's alone."""
+        if private:
+            return private_scope(speaker.id)
+        if speaker.id < 0:
+            return Scope(speaker.id, speaker.id, chat_id, title)
+        key = (await self.store.member_key(speaker.id, chat_id, title, self.clock()) if meet
+               else await self.store.known_member(speaker.id, chat_id))
+        return None if key is None else Scope(key, speaker.id, chat_id, title)
+
     @staticmethod
     def _plan(text: str, local_now: datetime, turn: Turn) -> Plan:
         """Return what the message changes in memory (endings, corrections, forget requests); a bug in a rule
@@ -152,6 +168,7 @@ class Companion:
         heard: Heard = OWN_WORDS,
         chat_message_id: int | None = None,
         reminders: ForTurn = NO_REMINDERS,
+        scope: Scope | None = None,
     ) -> Answer | None:
         """Return the answer to `text` (the stored one if a crash cut this update's turn short), or None.
 
@@ -168,8 +185,12 @@ class Companion:
         own words teach). A message kept as kind "forward" (a retry of one) is someone else's too.
         `chat_message_id` is Telegram's id of the message, by which a later edit of it finds it (`edit`).
         `reminders`: the user's reminders the model may see and what the message did to them (services/reminders.py).
+        `scope`: whose memory the message speaks to (memory/scopes.py; `scope_of`): the speaker's private one by
+        default. In a group the turn holds only that group's memory of them, what they chose to share, and the
+        group's own recent conversation; nothing else of their private memory reaches the prompt.
         Raises ModelUnavailable when the model cannot answer; the user's message stays in the session.
         """
+        scope = scope or private_scope(speaker.id)
         now = self.clock()
         forwarded = heard.forwarded_from is not None or kind == FORWARD
         kept = session_text(kind, text)
@@ -178,7 +199,7 @@ class Companion:
         elif not forwarded:
             kept = with_quote(heard.quote, kept)
         turn = await self.store.begin_turn(
-            user_id=speaker.id,
+            user_id=scope.key,
             first_name=speaker.first_name,
             language_code=speaker.language_code,
             text=kept,
@@ -186,37 +207,66 @@ class Companion:
             update_id=update_id,
             history_limit=self.config.history_limit,
             kind=kind,
-            private=private,
+            private=private and scope.private,
             checkin_at=now + timedelta(hours=self.config.checkin_after_hours),
             chat_message_id=chat_message_id,
+            payer=scope.owner,
         )
         if turn is None:
             return None
         if turn.stored_reply is not None:  # a crash came between storing this reply and sending it
             return Answer(turn.stored_reply, turn.unread, [], False)
-        zone = local_zone(turn.settings, turn.facts, self.config.timezone)
-        over_limit = over_limit or await limit_reached(self.meter, self.config.limits, speaker.id, now, zone)
+        if not scope.private:  # the user's own switches (/memory off) hold in groups too; their zone does not show
+            turn = replace(turn, settings=await self.store.settings(scope.owner))
+        shared = [] if scope.private else await self.store.shared_facts(scope.owner)
+        zone = self._zone(scope, turn.settings, visible_in_group(turn.facts, shared))
+        over_limit = over_limit or await limit_reached(self.meter, self.config.limits, scope.owner, now, zone)
         heeds = kind != "sticker" and not forwarded  # only the user's own words change memory
         plan = self._plan(text, now.astimezone(zone), turn) if heeds else Plan()
         if plan.forgets:  # done at once, past a daily limit or with /memory off too; nothing is learned from it
             return await self._forget(speaker, turn, text, plan, now, zone, on_text if not over_limit else None,
-                                      answers=not over_limit, reminders=reminders)
+                                      answers=not over_limit, reminders=reminders, scope=scope, shared=shared)
         if over_limit:
             local_day = now.astimezone(zone).date().isoformat()
-            notice = await self.store.claim_limit_notice(speaker.id, local_day, over_limit)
+            notice = await self.store.claim_limit_notice(scope.owner, local_day, over_limit)
             return Answer("", turn.unread, limited=Limited(over_limit, next_reset(now, zone), notice))
         # With /memory off nothing new is learned; what is already known is still used.
         learns = memory_enabled(turn.settings) and heeds
         found = self._rule_facts(text, now.astimezone(zone)) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
         if found.facts or (learns and (plan.endings or plan.corrections)):
-            learned = await self._save_found(speaker.id, turn.message_id, found, now, zone, plan)
+            learned = await self._save_found(scope.key, turn.message_id, found, now, zone, plan)
             if learned or plan.endings:
-                known = await self.store.facts(speaker.id)
+                known = await self.store.facts(scope.key)
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
-                zone = local_zone(turn.settings, known, self.config.timezone)  # they may have named their city
-        answer, seen = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text, reminders)
-        return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen)
+                zone = self._zone(scope, turn.settings, visible_in_group(known, shared))  # they may have named a city
+        turn, known, name = await self._seen_from(scope, turn, known, name, shared)
+        answer, seen, reply_id = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text,
+                                                    reminders, scope)
+        return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen,
+                      reply_id=reply_id)
+
+    def _zone(self, scope: Scope, settings: dict, facts: list[Fact]) -> ZoneInfo:
+        """Return the zone of the turn: the user's own in private; in a group only what the group may know (a city
+        they said there or shared), else BOT_TIMEZONE, since the prompt's clock names it in front of everyone."""
+        return local_zone(settings if scope.private else {}, facts, self.config.timezone)
+
+    async def _seen_from(
+        self, scope: Scope, turn: Turn, known: list[Fact], name: str | None, shared: list[Fact]
+    ) -> tuple[Turn, list[Fact], str | None]:
+        """Return the turn, the facts and the name as the prompt sees them: in private as they are; in a group the
+        member's memory there and what they shared (visible_in_group), and the group's own recent conversation as
+        the session, each member's words marked with their name, so that the reply follows the room."""
+        if scope.private or scope.chat_id is None:
+            return turn, known, name
+        said = await self.store.group_history(scope.chat_id, self.config.history_limit)
+        if said:
+            turn = replace(turn, history=[
+                {"role": message.role, "content": message.content if message.role == "assistant"
+                 else said_by(message.speaker, message.content)} for message in said
+            ], times=[message.at for message in said], ids=[message.id for message in said])
+        name = name or next((fact.value for fact in shared if fact.key == "name"), None)
+        return turn, visible_in_group(known, shared), name
 
     async def _save_found(
         self, user_id: int, message_id: int, found: Extraction, now: datetime, zone: ZoneInfo, plan: Plan | None = None
@@ -231,48 +281,53 @@ class Companion:
             plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
         )
 
-    async def edit(self, speaker: Speaker, chat_message_id: int, text: str) -> list[Fact] | None:
+    async def edit(self, speaker: Speaker, chat_message_id: int, text: str, scope: Scope | None = None
+                   ) -> list[Fact] | None:
         """Apply the user's edit of their message `chat_message_id` (`text`: its new words) and return the facts it
         taught anew; None when that message is older than the session or was never kept: then nothing changes.
 
         The session keeps the edited words (the extractor reads them if it has not read the message yet). The rules
         run on the edit as on a new message: what it restates with a new value corrects the old one, and what the
-        rules had learned from the original that the edit no longer says goes. Nothing is answered.
+        rules had learned from the original that the edit no longer says goes. Nothing is answered. `scope`: the
+        memory the message spoke to (the speaker's private one by default).
         """
-        found = await self.store.session_message(speaker.id, chat_message_id, self.config.history_limit)
+        key = (scope or private_scope(speaker.id)).key
+        found = await self.store.session_message(key, chat_message_id, self.config.history_limit)
         if found is None or found[2] not in EDITABLE_KINDS:
             return None
         message_id, content, kind = found
-        await self.store.edit_message(speaker.id, message_id, with_quote(split_quote(content)[0],
-                                                                         session_text(kind, text)))
-        settings, known = await self.store.settings(speaker.id), await self.store.facts(speaker.id)
+        await self.store.edit_message(key, message_id, with_quote(split_quote(content)[0], session_text(kind, text)))
+        settings = await self.store.settings(await self.store.owner_of(key))
+        known = await self.store.facts(key)
         if not memory_enabled(settings):
             return []
         now = self.clock()
         zone = local_zone(settings, known, self.config.timezone)
         rules = self._rule_facts(text, now.astimezone(zone))
-        learned = await self._save_found(speaker.id, message_id, rules, now, zone)
+        learned = await self._save_found(key, message_id, rules, now, zone)
         stated = {(fact.key, fact.value.casefold()) for fact in rules.facts}
-        unsaid = [fact.id for fact in await self.store.facts(speaker.id) if fact.source == "rule"
+        unsaid = [fact.id for fact in await self.store.facts(key) if fact.source == "rule"
                   and fact.source_message_id == message_id and (fact.key, fact.value.casefold()) not in stated]
         if unsaid:
-            await self.forgetter.delete_facts(speaker.id, unsaid)
+            await self.forgetter.delete_facts(key, unsaid)
         return learned
 
     async def _answer(
         self, speaker: Speaker, turn: Turn, text: str, known: list[Fact], name: str | None, now: datetime,
         zone: ZoneInfo, image: str | None, on_text: Callable[[DraftReader], float | None] | None,
-        reminders: ForTurn = NO_REMINDERS,
-    ) -> tuple[str, bool]:
-        """Complete the turn with system message zero rebuilt, store the reply; return it and whether the model
-        saw the image."""
+        reminders: ForTurn = NO_REMINDERS, scope: Scope | None = None,
+    ) -> tuple[str, bool, int]:
+        """Complete the turn with system message zero rebuilt, store the reply with what the prompt held of memory;
+        return it, whether the model saw the image, and the reply's id."""
+        scope = scope or private_scope(speaker.id)
         # The most important facts always, then what recall adds for this message: the prompt's start stays
         # the same from message to message, for servers that reuse a prompt's prefix.
         facts = choose_for_prompt(known, now, self.config.memory_prompt_facts)
-        recalled = beyond_core(await self.recaller.choose(speaker.id, text, known, now), facts)
+        recalled = beyond_core(await self.recaller.choose(scope.key, text, known, now), facts)
+        topics_of: dict[int, list[Topic]] = {}  # each system message built, by its id: the topic lines it holds
 
         def system_with(topics: list[Topic]) -> dict:
-            return build_system_message(
+            message = build_system_message(
                 self.persona,
                 name,
                 facts,
@@ -286,34 +341,44 @@ class Companion:
                 recalled=recalled,
                 reminders=reminders.listed,
                 reminder_note=reminders.note,
+                group=None if scope.private else scope.title or "",
             )
+            topics_of[id(message)] = topics
+            return message
 
         messages = fit_with_carried_lines(
             system_with, lambda first: self._earlier(turn, first), turn.history, self.config.prompt_max_tokens
         )
+        named = [fact for fact in known if fact.key == "name" and fact.value == name]  # "Their name" is a memory too
+        used = Used.of(named + facts, recalled, style_wishes(known), topics_of[id(messages[0])],
+                       reminders.listed[:REMINDER_LINES])
         tally = Tally()
         answer, seen = await self._complete_unechoed(messages, image, on_text, tally)
-        await self.store.add_reply(
-            speaker.id, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens
+        reply_id = await self.store.add_reply(
+            scope.key, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens,
+            used=used.to_json(), payer=scope.owner,
         )
-        return answer, seen
+        return answer, seen, reply_id
 
     async def _forget(
         self, speaker: Speaker, turn: Turn, text: str, plan: Plan, now: datetime, zone: ZoneInfo,
         on_text: Callable[[DraftReader], float | None] | None, answers: bool, reminders: ForTurn = NO_REMINDERS,
+        scope: Scope | None = None, shared: list[Fact] | None = None,
     ) -> Answer:
-        """Carry out a forget request; when `answers`, the model answers what else the message says ("…, как
-        дела?"), and only that."""
+        """Carry out a forget request (in a group: of what that group's memory holds of them); when `answers`, the
+        model answers what else the message says ("…, как дела?"), and only that."""
+        scope = scope or private_scope(speaker.id)
         unlearned = await self.forgetter.forget_said(turn, text, plan)
-        answer = ""
+        answer, reply_id = "", None
         if unlearned.rest and answers:
             if unlearned.forgotten is not None:  # the session as it is now: scrubbed, the request as its mark
-                history = await self.store.timed_history(speaker.id, self.config.history_limit)
+                history = await self.store.timed_history(scope.key, self.config.history_limit)
                 turn = replace(turn, history=[{"role": role, "content": content} for role, content, _ in history],
-                               times=[at for _, _, at in history], facts=await self.store.facts(speaker.id))
-            answer, _ = await self._answer(speaker, turn, unlearned.rest, turn.facts, turn.name, now, zone, None,
-                                           on_text, reminders)
-        return Answer(answer, turn.unread, unlearned=unlearned)
+                               times=[at for _, _, at in history], facts=await self.store.facts(scope.key))
+            seen_turn, known, name = await self._seen_from(scope, turn, turn.facts, turn.name, shared or [])
+            answer, _, reply_id = await self._answer(speaker, seen_turn, unlearned.rest, known, name, now, zone, None,
+                                                     on_text, reminders, scope)
+        return Answer(answer, turn.unread, unlearned=unlearned, reply_id=reply_id)
 
     def _earlier(self, turn: Turn, first: int = 0) -> list[Topic]:
         """Return the topic lines of earlier conversations for this turn's "Last time you talked" block, when the

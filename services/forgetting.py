@@ -25,6 +25,8 @@ enters:
 - The Undo button of a "✎ remembered" note: `fact_of` finds the fact it was shown for, `delete_fact` deletes it;
   handlers/notes.undo_button.
 - An edited message that no longer says what the rules learned from it: `delete_facts`, from Companion.edit.
+- ✗ on a memory of a reply's "why" list (/why, services/why.py): `retire`, with Undo as a forget's; the fact is
+  recorded as marked wrong, its value kept as its history (memory_events), the session left as it is.
 - The purge that makes a forget final: `purge`, every minute (handlers/jobs.purge_forgotten_job). An Undo record
   past its UNDO_MINUTES goes, and with it the last of what it kept.
 """
@@ -39,6 +41,7 @@ from typing import Callable, Sequence
 
 from memory.changes import Forgotten
 from memory.facts import Fact, facts_matching
+from memory.store.event_rows import WRONG
 from memory.store.memory_store import Store
 from memory.store.turn_rows import Turn
 from memory.unlearn.plan import Plan
@@ -120,6 +123,18 @@ class Forgetter:
                  forgotten.messages)
         return forgotten
 
+    async def retire(self, user_id: int, facts: Sequence[Fact], topic_ids: Sequence[int]) -> Forgotten:
+        """Retire `facts` and the topic lines `topic_ids` of the user's memory as marked wrong by them (✗): they
+        leave the prompts, the fact's value stays in its history, and Undo puts them back within UNDO_MINUTES.
+        What the user said stays in the session: a wrong memory is the bot's mistake, not their words."""
+        forgotten = await self.store.forget(
+            user_id, [fact.id for fact in facts if fact.id is not None], lambda text: text, self.clock(),
+            timedelta(minutes=UNDO_MINUTES), event=WRONG, topic_ids=list(topic_ids),
+        )
+        log.info("memory: %d facts and %d topic lines marked wrong by their user", len(forgotten.facts),
+                 len(topic_ids))
+        return forgotten
+
     async def undo(self, user_id: int, undo_id: int) -> list[Fact] | None:
         """Put back what the forget `undo_id` removed, if it is the user's and still kept; return the facts."""
         restored = await self.store.restore_forgotten(user_id, undo_id, self.clock())
@@ -137,7 +152,7 @@ class Forgetter:
 
     async def delete_facts(self, user_id: int, fact_ids: list[int]) -> int:
         """Delete those of `fact_ids` that are the user's, for good (no Undo record); return how many went."""
-        return await self.store.delete_facts(user_id, fact_ids)
+        return await self.store.delete_facts(user_id, fact_ids, self.clock())
 
     async def delete_topic(self, user_id: int, topic_id: int) -> bool:
         """Delete one of the user's topic lines; False when it is not theirs or gone."""

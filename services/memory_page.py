@@ -17,10 +17,24 @@ from zoneinfo import ZoneInfo
 from memory.continuity import Topic
 from memory.facts import Correction, Extraction, Fact, Relation, comparable, is_style
 from memory.reminder import Reminder
+from memory.scopes import Scope, private_scope
 from memory.store.memory_store import Store
 from memory.time.schedule import city_of, local_zone, plan_followup, user_zone
 from services.forgetting import Forgetter
 from services.page_input import Refused, edited_fact, new_fact, settings_changes
+from services.why import Explanation, Why
+
+REPLIES = 10  # replies the page lists with what each used (the session keeps about this many)
+
+
+@dataclass(frozen=True)
+class GroupMemory:
+    """What the bot keeps of the user in one group: what they said there and what it learned from it."""
+
+    title: str | None
+    facts: list[Fact]
+    topics: list[Topic]
+    replies: list[Explanation] = field(default_factory=list)  # its newest replies to them there, newest first
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,8 @@ class Snapshot:
     topics: list[Topic]
     settings: dict
     reminders: list[Reminder] = field(default_factory=list)  # the active ones, soonest first
+    replies: list[Explanation] = field(default_factory=list)  # the newest replies in private, with what each used
+    groups: list[GroupMemory] = field(default_factory=list)  # their memory in each group, in the order first met
 
 
 @dataclass(frozen=True)
@@ -48,20 +64,27 @@ class MemoryPage:
     """Reads and changes one user's memory for the page; a refusal is raised as Refused."""
 
     def __init__(
-        self, store: Store, config: PageSettings, clock: Callable[[], datetime], forgetter: Forgetter
+        self, store: Store, config: PageSettings, clock: Callable[[], datetime], forgetter: Forgetter, why: Why
     ) -> None:
         self.store = store
         self.config = config
         self.clock = clock
         self.forgetter = forgetter
+        self.why = why
 
     async def snapshot(self, user_id: int) -> Snapshot:
-        """Return the user's name, facts, relations, topic lines (newest first), settings and active reminders
-        (soonest first)."""
+        """Return the user's name, facts, relations, topic lines (newest first), settings, active reminders
+        (soonest first), the newest replies with what each used, and their memory in each group."""
         facts, relations = await self.store.fact_graph(user_id)
+        groups = []
+        for member in await self.store.memberships(user_id):
+            scope = Scope(member.key, user_id, member.chat_id, member.title)
+            groups.append(GroupMemory(member.title, await self.store.facts(member.key),
+                                      await self.store.topics(member.key), await self.why.earlier(scope, REPLIES)))
         return Snapshot(
             await self.store.user_name(user_id), facts, relations, await self.store.topics(user_id),
             await self.store.settings(user_id), await self.store.reminders(user_id),
+            await self.why.earlier(private_scope(user_id), REPLIES), groups,
         )
 
     async def edit(self, user_id: int, fact_id: int, changes: dict) -> Fact:
@@ -86,15 +109,26 @@ class MemoryPage:
         same = [f for f in known if f.key == fact.key or comparable(f.value) == comparable(fact.value)]
         return (same or [fact])[0], False
 
-    async def delete_fact(self, user_id: int, fact_id: int) -> None:
-        """Delete one of the user's facts (or style wishes)."""
-        if not await self.forgetter.delete_fact(user_id, fact_id):
+    async def share(self, user_id: int, fact_id: int, shared: bool) -> Fact:
+        """Let one of the user's private facts (or wishes) follow them into the groups they talk in, or not; return
+        it as stored."""
+        if not await self.store.set_shared(user_id, fact_id, shared):
             raise Refused("not_found")
+        return _by_id(await self.store.facts(user_id), fact_id)
+
+    async def delete_fact(self, user_id: int, fact_id: int) -> None:
+        """Delete one of the user's facts (or style wishes), in private or one learned in a group."""
+        for key in await self._memories(user_id):
+            if await self.forgetter.delete_fact(key, fact_id):
+                return
+        raise Refused("not_found")
 
     async def delete_topic(self, user_id: int, topic_id: int) -> None:
-        """Delete one of the user's topic lines."""
-        if not await self.forgetter.delete_topic(user_id, topic_id):
-            raise Refused("not_found")
+        """Delete one of the user's topic lines, in private or of a conversation in a group."""
+        for key in await self._memories(user_id):
+            if await self.forgetter.delete_topic(key, topic_id):
+                return
+        raise Refused("not_found")
 
     async def delete_reminder(self, user_id: int, reminder_id: int) -> None:
         """Cancel one of the user's active reminders: it is never sent again."""
@@ -121,12 +155,16 @@ class MemoryPage:
         """Erase everything kept about the user, as /forget does; return (messages, facts) deleted."""
         return await self.forgetter.erase(user_id)
 
+    async def _memories(self, user_id: int) -> list[int]:
+        """Return the keys of the user's memories: their private one, then theirs in each group."""
+        return [user_id, *(member.key for member in await self.store.memberships(user_id))]
+
     async def _save(self, user_id: int, facts: list[Fact], extraction: Extraction) -> list[Fact]:
         now = self.clock()
         zone: ZoneInfo = local_zone(await self.store.settings(user_id), facts, self.config.timezone)
         return await self.store.save_facts(
             user_id, extraction, now, self.config.memory_max_facts,
-            plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
+            plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours), via="page",
         )
 
 

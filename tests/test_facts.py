@@ -147,3 +147,8 @@ def test_a_merged_list_is_capped_like_any_value():
 def test_the_russian_address_is_ty_or_vy_or_nothing(value, kept):
     cleaned = clean_fact(Fact("style", "style:address", value))
     assert (cleaned.value if cleaned else None) == kept
+
+
+def test_a_fact_filed_as_a_wish_without_a_style_key_is_an_ordinary_fact():
+    assert clean_fact(Fact("style", "debt", "owes 300,000")).category == "other"
+    assert clean_fact(Fact("style", "style:tone", "no fluff")).category == "style"

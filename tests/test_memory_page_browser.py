@@ -179,3 +179,28 @@ async def test_a_reminder_is_shown_as_text_with_its_rule_and_deleted(browser, bo
     assert (await store.reminder(ANN, weekly.id)).state == "cancelled"
     assert await page.evaluate("document.body.dataset.pwned") is None
     assert errors == [] and foreign == []
+
+
+async def test_each_earlier_reply_shows_what_it_had_in_mind_and_a_group_its_own_memory(browser, bot, telegram):
+    app = bot[0]
+    telegram.push_text(ANN, f"@{telegram.bot_username} I have a parrot named Kesha", chat_id=-1001000000101,
+                       chat_type="supergroup")
+    await telegram.wait_for_sent(-1001000000101, 1)
+    telegram.push_text(ANN, "how are you?")
+    await telegram.wait_for_sent(ANN, 2)
+    page, errors, foreign = await open_page(browser, bot, telegram)
+    replies = page.locator("#replies li.reply")
+    assert await replies.count() == 2
+    newest = replies.first
+    assert "how are you?" in await newest.locator(".text").text_content()
+    used = await newest.locator("li.used").all_text_contents()
+    assert any("Rex" in line and "always in mind" in line for line in used)
+    assert not any("Kesha" in line for line in used)  # said in the group: never in a private prompt
+    group = page.locator("section[id^=group-]")
+    assert "In the group" in await group.locator("h2").text_content()
+    assert "Kesha" in await group.locator("li.fact .value").first.text_content()
+    assert "Kesha" not in " ".join(await page.locator("#facts li.fact .value").all_text_contents())
+    await row(page, "Rex").locator("input.share-input").check()
+    await page.locator("#status", has_text="follows you into groups").wait_for(timeout=scaled(5_000))
+    assert [fact.value for fact in await app.bot_data.store.shared_facts(ANN)] == ["dog Rex"]
+    assert errors == [] and foreign == []

@@ -13,6 +13,7 @@ from memory.facts import Extraction, Fact
 from services.forgetting import Forgetter
 from services.memory_page import MemoryPage, PageSettings
 from services.page_input import Refused
+from services.why import Why
 from tests.conftest import fetch
 
 ANN, BOB = 1001, 1002
@@ -23,7 +24,8 @@ HOUR = timedelta(hours=1)
 @pytest.fixture
 def page(store):
     config = Config(telegram_token="1:x", openai_api_key="k", timezone="Europe/Berlin")
-    return MemoryPage(store, config.subset(PageSettings), lambda: NOW, Forgetter(store, lambda: NOW))
+    forgetter = Forgetter(store, lambda: NOW)
+    return MemoryPage(store, config.subset(PageSettings), lambda: NOW, forgetter, Why(store, forgetter))
 
 
 async def test_a_fact_typed_for_a_new_user_gives_them_a_row_and_a_second_time_is_known(page, store):

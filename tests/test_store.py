@@ -252,7 +252,7 @@ async def test_a_turn_brings_back_the_session_and_the_facts_exactly_as_stored(st
     await store.save_facts(1, Extraction(facts), T0, 100)
     log: list = []
     last = await store._run(statements_of(store._begin_turn(
-        1, "Ann", "en", "the last one", T0 + timedelta(hours=1), 600, 4, "text", True, None, None), log))
+        1, "Ann", "en", "the last one", T0 + timedelta(hours=1), 600, 4, "text", True, None, None, 1), log))
     stored = await fetch(store, "SELECT id, role, content, created_at FROM messages WHERE user_id = ?"
                                 " ORDER BY id DESC LIMIT 4", (1,))
     stored.reverse()

@@ -114,8 +114,8 @@ async def test_facts_are_per_user(store):
 async def test_deleting_a_fact_needs_its_owner(store):
     await save(store, fact("city", "Kazan"), user_id=1)
     [city] = await store.facts(1)
-    assert await store.delete_facts(2, [city.id]) == 0
-    assert await store.delete_facts(1, [city.id, 999]) == 1
+    assert await store.delete_facts(2, [city.id], T0) == 0
+    assert await store.delete_facts(1, [city.id, 999], T0) == 1
     assert await store.facts(1) == []
 
 
@@ -185,9 +185,9 @@ async def test_style_wishes_are_never_evicted_by_the_cap(store):
 async def test_deleting_the_name_fact_clears_the_name_the_bot_uses(store):
     [name] = await save(store, fact("name", "Шура", "personal"))
     assert await store.user_name(1) == "Шура"
-    assert await store.delete_facts(1, [name.id]) == 1
+    assert await store.delete_facts(1, [name.id], T0) == 1
     assert await store.user_name(1) is None
-    assert await store.delete_facts(2, [name.id]) == 0  # another user's id deletes nothing
+    assert await store.delete_facts(2, [name.id], T0) == 0  # another user's id deletes nothing
 
 
 async def test_a_conversation_line_is_written_rewritten_and_the_oldest_go_past_the_cap(store):

@@ -368,7 +368,7 @@ async def test_undo_brings_a_relation_back_only_when_both_facts_exist(store):
     await remember_laika(store)
     laika, city = await by_key(store, "pet:laika"), await by_key(store, "city")
     forgotten = await Forgetter(store, Clock(T0 + 3 * H)).forget(1, [laika])
-    assert await store.delete_facts(1, [city.id]) == 1
+    assert await store.delete_facts(1, [city.id], T0) == 1
     assert await store.restore_forgotten(1, forgotten.undo_id, T0 + 3 * H) == [laika.id]
     facts, relations = await store.fact_graph(1)
     assert [fact.key for fact in facts] == ["pet:laika"] and relations == []

@@ -264,3 +264,43 @@ def test_beyond_core_keeps_recalls_order_and_leaves_out_the_core():
     tea, trip = Fact("interests", "likes:tea", "чай", id=9), Fact("plans", "plan:trip", "поездка", id=11)
     assert beyond_core([trip, core[1], tea, core[0]], core) == [trip, tea]
     assert beyond_core(core, core) == []
+
+
+@pytest.mark.parametrize("category, key, label", [
+    ("personal", "city", "city"),
+    ("career", "job_title", "job title"),
+    ("family", "ex_partner", "ex partner"),
+    ("other", "debt", "debt"),
+    ("pets", "pet:murka", "pet"),
+    ("style", "style:address", "address them in Russian with"),
+    ("style", "style:no_lists", "no lists"),
+    ("style", "debt", "debt"),  # the extractor filed a fact as a wish: its own words, never an empty label
+    ("style", "style:", "style"),
+    ("other", "долг", "долг"),
+    ("other", "___:ex", "ex"),
+    ("other", "___", "other"),
+    ("", "___", "about them"),
+])
+def test_every_line_has_a_readable_label_even_for_a_key_the_bot_does_not_know(category, key, label):
+    from prompts.system import label_of
+
+    assert label_of(Fact(category, key, "x")) == label
+
+
+def test_no_line_of_system_message_zero_starts_with_an_empty_label():
+    facts = [Fact("other", "debt", "owes 300,000", id=1), Fact("family", "ex_partner", "Dima", id=2)]
+    wish = [Fact("style", "ex_partner", "Dima", id=3)]
+    content = build(facts=facts, wishes=wish)["content"]
+    assert "- debt: " in content and "- ex partner: " in content
+    assert not [line for line in content.splitlines() if line.startswith("- :") or line.startswith("- ")
+                and line[2:].startswith(":")]
+
+
+def test_a_group_turn_says_it_is_a_public_room_and_whose_words_are_whose():
+    from prompts.system import said_by
+
+    content = build(group="Friends", display_name="Olya")["content"]
+    assert "## In a group" in content and '"Friends"' in content and "everyone in it reads" in content
+    assert '"Olya"' in content and "private" in content
+    assert "## In a group" not in build()["content"]
+    assert said_by("Olya", "hi") == "[Olya] hi" and said_by(None, "hi") == "[someone] hi"

@@ -23,7 +23,7 @@ DATABASE = "the database"  # the backends under every owner, with their own book
 
 OWNERS = {
     "users": MEMORY, "messages": MEMORY, "facts": MEMORY, "fact_history": MEMORY, "fact_relations": MEMORY,
-    "topics": MEMORY, "forgotten": MEMORY, "reminders": MEMORY,
+    "topics": MEMORY, "forgotten": MEMORY, "reminders": MEMORY, "members": MEMORY, "memory_events": MEMORY,
     "usage": METER,
     "inbox": TRANSPORT, "send_budget": TRANSPORT,
     "schema_version": DATABASE,  # PostgreSQL's record of the migrations applied (SQLite's is PRAGMA user_version)

@@ -13,7 +13,7 @@ import logging
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
-from telegram import Update
+from telegram import InlineKeyboardMarkup, Update
 from telegram.error import NetworkError, TimedOut
 from telegram.ext import Application, ExtBot
 
@@ -168,11 +168,17 @@ class InboxBot(ExtBot):
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates
 
-    async def send_unread(self, chat_id: int, text: str, parse_mode: str | None = None) -> None:
-        """sendMessage, Telegram's answer left unread: nothing looks at a sent reply's Message, and reading the
-        answer into one (python-telegram-bot's de_json of the whole message) costs more than the request's own
-        work here. Errors are send_message's."""
-        await self._post("sendMessage", {"chat_id": chat_id, "text": text, "parse_mode": parse_mode})
+    async def send_unread(self, chat_id: int, text: str, parse_mode: str | None = None,
+                          reply_markup: InlineKeyboardMarkup | None = None) -> int | None:
+        """sendMessage, Telegram's answer left unread but for the message's id: reading the answer into a Message
+        (python-telegram-bot's de_json of the whole message) costs more than the request's own work here, and only
+        the id is needed ("/why" in reply to it finds the reply). Errors are send_message's."""
+        data: dict[str, Any] = {"chat_id": chat_id, "text": text, "parse_mode": parse_mode}
+        if reply_markup is not None:
+            data["reply_markup"] = reply_markup
+        result = await self._post("sendMessage", data)
+        message_id = result.get("message_id") if isinstance(result, dict) else None
+        return message_id if isinstance(message_id, int) else None
 
     async def _post(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
         """Mask getUpdates' answer before the library reads it, and keep it: the inbox records that, not a

@@ -50,15 +50,25 @@ async def send_formatted(send: Callable[..., Awaitable[object]], piece: str) -> 
     return True
 
 
-async def send_text(bot: Bot, chat_id: int, text: str) -> None:
-    """Send `text` as one or more HTML messages; a piece Telegram cannot parse goes again as plain text."""
+async def send_text(bot: Bot, chat_id: int, text: str, reply_markup: InlineKeyboardMarkup | None = None) -> int | None:
+    """Send `text` as one or more HTML messages, `reply_markup` under the last; a piece Telegram cannot parse goes again
+    as plain text. Return the id of the first message sent (None where Telegram's answer did not say)."""
     # Telegram shows no NUL and the HTML conversion drops it, so a piece made only of NULs (an echoed
     # "\x00" * 5000) would become an empty message, which Telegram refuses: drop them before splitting.
     # The app's bot (handlers/transport/inbox.py) sends without reading Telegram's answer into a Message.
     send = getattr(bot, "send_unread", bot.send_message)
-    for chunk in split_message(text.replace("\x00", "")):
-        if await send_formatted(functools.partial(send, chat_id), chunk):
+    sent: list[int | None] = []
+
+    async def send_piece(*args: object, **kwargs: object) -> None:
+        result = await send(chat_id, *args, **kwargs)
+        sent.append(result if isinstance(result, int) else getattr(result, "message_id", None))
+
+    pieces = split_message(text.replace("\x00", ""))
+    for index, chunk in enumerate(pieces):
+        last = {"reply_markup": reply_markup} if reply_markup is not None and index == len(pieces) - 1 else {}
+        if await send_formatted(functools.partial(send_piece, **last), chunk):
             log.warning("Telegram could not parse a formatted reply; it went as plain text")
+    return sent[0] if sent else None
 
 
 @contextlib.asynccontextmanager

@@ -150,10 +150,17 @@ class MemoryApi(Api):
 
 
 class FactApi(Api):
-    """PATCH api/facts/<id> takes {"value"} and/or {"when"}; DELETE api/facts/<id>."""
+    """PATCH api/facts/<id> takes {"value"} and/or {"when"}, or {"shared": bool} (it follows the user into groups, or
+    not); DELETE api/facts/<id>."""
 
     async def patch(self, fact_id: str) -> None:
-        fact = await self.page.edit(self.user.id, int(fact_id), self.body())
+        body = self.body()
+        if "shared" in body:
+            if set(body) != {"shared"} or not isinstance(body["shared"], bool):
+                raise Refused("bad_type", "shared")
+            fact = await self.page.share(self.user.id, int(fact_id), body["shared"])
+        else:
+            fact = await self.page.edit(self.user.id, int(fact_id), body)
         self.answer({"fact": fact_json(fact)})
 
     async def delete(self, fact_id: str) -> None:

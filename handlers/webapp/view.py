@@ -9,8 +9,11 @@ from handlers.settings import zone_and_origin
 from handlers.texts import CATEGORY_NAMES, language_of, text
 from memory.facts import Fact, is_style, memory_enabled
 from memory.reminder import Reminder
-from services.memory_page import Snapshot
+from services.memory_page import GroupMemory, Snapshot
 from services.page_input import HAND_CATEGORIES
+from services.why import Explanation
+
+REPLY_CHARS = 200  # of an earlier reply, the page shows its opening
 
 
 def fact_json(fact: Fact) -> dict:
@@ -18,7 +21,28 @@ def fact_json(fact: Fact) -> dict:
     return {
         "id": fact.id, "category": fact.category, "key": fact.key, "value": fact.value, "when": fact.when,
         "past": fact.ended is not None, "ended": fact.ended, "ended_on": fact.ended_on,
-        "learned": fact.created_at.isoformat() if fact.created_at else None,
+        "learned": fact.created_at.isoformat() if fact.created_at else None, "shared": fact.shared,
+    }
+
+
+def reply_json(explanation: Explanation) -> dict:
+    """Return one earlier reply as the page lists it: when, its opening, and each memory its prompt held (a value
+    of null: no longer kept there)."""
+    said = " ".join(explanation.reply.content.split())
+    return {
+        "id": explanation.reply.id, "at": explanation.reply.at.isoformat(),
+        "text": said if len(said) <= REPLY_CHARS else said[: REPLY_CHARS - 1] + "…",
+        "memories": [{"kind": line.kind, "id": line.id, "value": line.value} for line in explanation.lines],
+    }
+
+
+def group_json(group: GroupMemory) -> dict:
+    """Return what the bot keeps of the user in one group, under the group's title."""
+    return {
+        "title": group.title, "facts": [fact_json(fact) for fact in group.facts],
+        "topics": [{"id": topic.id, "text": topic.text, "ended_at": topic.ended_at.isoformat()}
+                   for topic in group.topics if topic.id is not None],
+        "replies": [reply_json(reply) for reply in group.replies],
     }
 
 
@@ -50,7 +74,7 @@ def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, 
         "category_names": CATEGORY_NAMES[language],
         "categories": list(HAND_CATEGORIES),
         "facts": [fact_json(fact) for fact in snapshot.facts if not is_style(fact)],
-        "wishes": [{"id": fact.id, "key": fact.key, "value": fact.value,
+        "wishes": [{"id": fact.id, "key": fact.key, "value": fact.value, "shared": fact.shared,
                     "text": wish_line(fact, language_code).removeprefix("✎ ")}
                    for fact in snapshot.facts if is_style(fact)],
         "relations": [{"source": ids[r.source_key], "target": ids[r.target_key], "relation": r.relation}
@@ -59,5 +83,7 @@ def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, 
         "topics": [{"id": topic.id, "text": topic.text, "ended_at": topic.ended_at.isoformat()}
                    for topic in snapshot.topics if topic.id is not None],
         "settings": settings_json(snapshot.settings, snapshot.facts, default_zone, proactive, language_code),
+        "replies": [reply_json(reply) for reply in snapshot.replies],
+        "groups": [group_json(group) for group in snapshot.groups],
         "texts": {key: text(key, language_code) for key in ("forget_ask", "forget_yes", "forget_no")},
     }

@@ -225,7 +225,8 @@ class MemoryKeeper:
             if not pending:
                 return saved
             batch = first_conversation(pending, gap)[:most]
-            settings = await self.store.settings(user_id)
+            owner = await self.store.owner_of(user_id)  # a member's memory in a group: their settings, their day
+            settings = await self.store.settings(owner)
             known = await self.store.facts(user_id)
             zone = local_zone(settings, known, self.config.timezone)
             ongoing = None
@@ -252,7 +253,7 @@ class MemoryKeeper:
                 finally:  # an answer that could not be read was still paid for
                     work.tokens += tally.tokens
                     work.estimated = work.estimated or tally.estimated
-                    await self.meter.record_usage(user_id, self.clock(), tokens=tally.tokens, while_stored=True)
+                    await self.meter.record_usage(owner, self.clock(), tokens=tally.tokens, while_stored=True)
             else:  # memory is off, or only the bot's own replies: nothing to learn; mark them read
                 extraction = Extraction()
             said = [message["at"] for message in batch if message["role"] == "user"]

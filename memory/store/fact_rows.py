@@ -21,11 +21,12 @@ from memory.facts import (
 )
 from memory.store.backends import Dialect, Session
 from memory.store.backends import iso as _iso
+from memory.store.event_rows import BY_USER, CORRECTED, LEARNED, REMOVED, REPLACED, record_events
 from memory.store.topic_rows import save_topic
 
 FACT_COLUMNS = (
     "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at,"
-    " ended_at, ended, ended_on"
+    " ended_at, ended, ended_on, shared"
 )
 
 
@@ -35,6 +36,7 @@ def _fact(row: tuple) -> Fact:
         source=row[6], source_message_id=row[7],
         created_at=datetime.fromisoformat(row[8]), updated_at=datetime.fromisoformat(row[9]), when=row[10],
         ended_at=datetime.fromisoformat(row[11]) if row[11] else None, ended=row[12], ended_on=row[13],
+        shared=bool(row[14]),
     )
 
 
@@ -83,6 +85,7 @@ class FactQueries:
         topic: Topic | None = None,
         max_topics: int = 30,
         forgets_seen: int | None = None,
+        via: str | None = None,
     ) -> list[Fact]:
         """Merge facts and relations into the user's memory in one transaction; return the new or changed facts.
 
@@ -95,6 +98,8 @@ class FactQueries:
         forgotten since, nothing is saved (the answer may hold it) and an empty list comes back; the messages
         stay unread for the next pass. The same goes when the user was forgotten altogether (/forget) while
         the pass waited for the model.
+        `via` names where the facts came from when not their own source ("page": typed on the memory page); each
+        fact learned, corrected or replaced is recorded as such (memory/store/event_rows.py).
         """
         stamp = _iso(now)
         saved: list[Fact] = []
@@ -104,7 +109,10 @@ class FactQueries:
             if forgets_seen is not None and await self._forget_count(db, user_id) != forgets_seen:
                 return []
             known = {fact.key: fact for fact in await self._facts(db, user_id)}
-            saved += await self._correct(db, user_id, extraction.corrections, known, stamp, plan)
+            corrected = await self._correct(db, user_id, extraction.corrections, known, stamp, plan)
+            saved += corrected
+            for fact in corrected:
+                await record_events(db, user_id, CORRECTED, via or fact.source, [fact], stamp)
             await self._end(db, user_id, extraction.endings, known, stamp)
             for fact in extraction.facts:
                 fact = with_list_merged(known.get(fact.key), fact)
@@ -121,7 +129,8 @@ class FactQueries:
                         (user_id, fact.category, fact.key, fact.value, fact.importance, fact.confidence,
                          fact.source, fact.source_message_id, stamp, stamp, fact.when, due and _iso(due)),
                     )
-                    fact = replace(fact, id=fact_id)
+                    fact = replace(fact, id=fact_id, created_at=now)
+                    await record_events(db, user_id, LEARNED, via or fact.source, [fact], stamp)
                 elif action == "touch":
                     await db.execute(
                         f"UPDATE facts SET updated_at = ?, importance = {self._dialect.greatest}(importance, ?)"
@@ -139,6 +148,7 @@ class FactQueries:
                          fact.source_message_id, stamp, fact.when, due and _iso(due), old.id),
                     )
                     fact = replace(fact, id=old.id)
+                    await record_events(db, user_id, REPLACED, via or fact.source, [old], stamp)
                 if action in ("insert", "replace"):
                     saved.append(fact)
                     known[fact.key] = fact
@@ -219,20 +229,24 @@ class FactQueries:
             known[ending.key] = replace(old, ended=ending.how, ended_on=ending.on, ended_at=datetime.fromisoformat(
                 stamp), source_message_id=ending.source_message_id)
 
-    async def delete_facts(self, user_id: int, fact_ids: list[int]) -> int:
-        """Delete those of `fact_ids` that belong to the user, in one transaction; return how many went."""
-        deleted = 0
+    async def delete_facts(self, user_id: int, fact_ids: list[int], now: datetime) -> int:
+        """Delete those of `fact_ids` that belong to the user, in one transaction, each recorded as removed by the
+        user at `now`; return how many went."""
+        deleted = []
         async with self._transaction() as db:
             for fact_id in fact_ids:
-                cursor = await db.execute("DELETE FROM facts WHERE id = ? AND user_id = ?", (fact_id, user_id))
-                deleted += cursor.rowcount
+                deleted += [Fact("", "", "", id=row[0], created_at=datetime.fromisoformat(row[1]))
+                            for row in await db.execute_fetchall(
+                                "DELETE FROM facts WHERE id = ? AND user_id = ? RETURNING id, created_at",
+                                (fact_id, user_id))]
+            await record_events(db, user_id, REMOVED, BY_USER, deleted, _iso(now))
             # The name the bot calls them by goes with its fact (an undone "call me …").
             await db.execute(
                 "UPDATE users SET name = NULL WHERE id = ? AND name IS NOT NULL"
                 " AND NOT EXISTS (SELECT 1 FROM facts WHERE user_id = ? AND key = 'name')",
                 (user_id, user_id),
             )
-        return deleted
+        return len(deleted)
 
     async def facts_to_embed(self, user_id: int, model: str) -> list[Fact]:
         """Return the user's facts that have no vector from `model` (new, changed, or made by another model)."""

@@ -12,14 +12,15 @@ from typing import Callable
 
 from memory.changes import Forgotten
 from memory.store.backends import Dialect, Session
+from memory.store.event_rows import BY_USER, REMOVED, WRONG, record_events
 from memory.store.fact_rows import FACT_COLUMNS, _fact, _iso
 
 # Everything a fact row holds but its vector (re-embedded after an Undo) and a machine's claim.
 FACT_ROW = ("id", "category", "key", "value", "importance", "confidence", "source", "source_message_id",
-            "created_at", "updated_at", "when_at", "followup_at", "ended_at", "ended", "ended_on")
+            "created_at", "updated_at", "when_at", "followup_at", "ended_at", "ended", "ended_on", "shared")
 HISTORY_ROW = ("id", "fact_id", "value", "source", "valid_from", "valid_until", "when_at")
 RELATION_ROW = ("id", "source_fact_id", "target_fact_id", "relation", "strength")
-MESSAGE_ROW = ("id", "role", "content", "created_at", "update_id", "reply_to", "kind")
+MESSAGE_ROW = ("id", "role", "content", "created_at", "update_id", "reply_to", "kind", "chat_message_id", "used")
 TOPIC_ROW = ("id", "text", "started_at", "ended_at")
 
 Scrub = Callable[[str], "str | None"]  # a text without what is forgotten (the same text: untouched; None: drop it)
@@ -38,11 +39,13 @@ class ForgetQueries:
 
     async def forget(
         self, user_id: int, fact_ids: list[int], scrub: Scrub, now: datetime, keep: timedelta,
-        edits: dict[int, str | None] | None = None,
+        edits: dict[int, str | None] | None = None, event: str = REMOVED, topic_ids: list[int] | None = None,
     ) -> Forgotten:
         """Delete the user's facts `fact_ids` (their history and relations go with them), pass each of their
         session messages and topic lines through `scrub`, set message id -> content for those in `edits` (None
         drops it), and keep what was removed until `now + keep` for restore_forgotten. One transaction.
+        Each fact is recorded as `event` (REMOVED by the user, or WRONG: marked wrong, its value kept as its history).
+        The topic lines `topic_ids` go too (a line marked wrong), with Undo as the rest.
 
         An extraction pass that read the user's messages before this then saves nothing (FactQueries.save_facts).
         """
@@ -52,7 +55,8 @@ class ForgetQueries:
                 await db.execute(self._dialect.lock_user, (user_id,))
             removed = await self._remove_facts(db, user_id, fact_ids)
             removed["messages"] = await self._scrub(db, user_id, "messages", MESSAGE_ROW, "content", scrub, edits)
-            removed["topics"] = await self._scrub(db, user_id, "topics", TOPIC_ROW, "text", scrub, {})
+            removed["topics"] = await self._scrub(db, user_id, "topics", TOPIC_ROW, "text", scrub,
+                                                  dict.fromkeys(topic_ids or ()))
             await db.execute("UPDATE users SET forgets = forgets + 1 WHERE id = ?", (user_id,))
             await db.execute(
                 "UPDATE users SET name = NULL WHERE id = ? AND name IS NOT NULL"
@@ -62,6 +66,8 @@ class ForgetQueries:
             await db.execute("DELETE FROM forgotten WHERE expires_at <= ?", (stamp,))
             facts = [_fact(tuple(row[column] for column in FACT_COLUMNS.replace(" ", "").split(",")))
                      for row in removed["facts"]]
+            await record_events(db, user_id, event, BY_USER, facts, stamp,
+                                (lambda fact: fact.value) if event == WRONG else (lambda fact: None))
             if not any(removed[part] for part in ("facts", "messages", "topics")):
                 return Forgotten()
             [(undo_id,)] = await db.execute_fetchall(
@@ -77,12 +83,13 @@ class ForgetQueries:
             if self._dialect.lock_user:
                 await db.execute(self._dialect.lock_user, (user_id,))
             rows = await db.execute_fetchall(
-                "DELETE FROM forgotten WHERE id = ? AND user_id = ? AND expires_at > ? RETURNING payload",
+                "DELETE FROM forgotten WHERE id = ? AND user_id = ? AND expires_at > ? RETURNING payload, created_at",
                 (undo_id, user_id, _iso(now)),
             )
             if not rows:
                 return None
-            removed = json.loads(next(iter(rows))[0])
+            payload, forgotten_at = next(iter(rows))
+            removed = json.loads(payload)
             restored = []
             for row in removed["facts"]:
                 columns = tuple(row)
@@ -92,6 +99,11 @@ class ForgetQueries:
                     (user_id, *row.values()),
                 )
                 restored += [fact_id for (fact_id,) in inserted]
+            if restored:  # undone: what the forget recorded of them is taken back too
+                await db.execute(
+                    f"DELETE FROM memory_events WHERE user_id = ? AND event IN ('{REMOVED}', '{WRONG}') AND at >= ?"
+                    f" AND fact_id IN ({_marks(len(restored))})", (user_id, forgotten_at, *restored),
+                )
             await self._put_back_history(db, user_id, removed["history"], restored)
             await self._put_back_relations(db, user_id, removed["relations"])
             await self._restore_texts(db, user_id, "messages", "content", removed["messages"])

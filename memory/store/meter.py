@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from memory.scopes import MEMBER_KEYS
 from memory.store.backends import iso
 from memory.store.database import Backend
 from memory.usage import Spent
@@ -80,8 +81,8 @@ class UsageMeter:
             [(users, active_today, active_week, facts, size)] = await db.execute_fetchall(
                 "SELECT COUNT(*), COALESCE(SUM(CASE WHEN last_seen >= ? THEN 1 ELSE 0 END), 0),"
                 " COALESCE(SUM(CASE WHEN last_seen >= ? THEN 1 ELSE 0 END), 0), (SELECT COUNT(*) FROM facts),"
-                f" ({self._dialect.database_size}) FROM users",
-                (today, week),
+                f" ({self._dialect.database_size}) FROM users WHERE id >= ?",  # not members' memories in groups
+                (today, week, MEMBER_KEYS),
             )
             [spent] = await db.execute_fetchall(f"SELECT {SPENT} FROM usage WHERE at >= ?", (today,))
             [(errors,)] = await db.execute_fetchall(

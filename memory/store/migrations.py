@@ -292,6 +292,49 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX reminders_by_user ON reminders(user_id, state)",
         ),
     ),
+    (
+        14,
+        "what is said in a group stays there, what each reply used, and what became of each fact",
+        (
+            # A member of a group has a memory of their own there: a users row whose id (`key`) is below
+            # memory.scopes.MEMBER_KEYS, never a Telegram id, with its own session, facts and topic lines. What they
+            # say in the group, and what is learned from it, never meets their private memory, nor the reverse.
+            # title: the group's as last seen, for the memory page.
+            """
+            CREATE TABLE members (
+                key INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+                user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                chat_id INTEGER NOT NULL,
+                title TEXT,
+                UNIQUE (user_id, chat_id)
+            )
+            """,
+            "CREATE INDEX members_by_chat ON members(chat_id)",
+            # 1: the user lets this private fact (or wish) follow them into the groups they talk in.
+            "ALTER TABLE facts ADD COLUMN shared INTEGER NOT NULL DEFAULT 0",
+            # A reply's: which memories its prompt held (JSON: ids by kind), for "why did you say that?".
+            "ALTER TABLE messages ADD COLUMN used TEXT",
+            # What became of each fact, for the memory's own figures (/stats, /metrics): learned (source: rule,
+            # llm or page), corrected, replaced by a new value, removed by the user, or marked wrong (value: what
+            # it said, kept as its history). No content but that value; forgetting a user sets user_id and value
+            # to NULL, so the counts stay and say nothing of whose they were.
+            """
+            CREATE TABLE memory_events (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_id INTEGER,
+                fact_id INTEGER NOT NULL,
+                event TEXT NOT NULL CHECK (event IN ('learned', 'corrected', 'replaced', 'removed', 'wrong')),
+                source TEXT NOT NULL,
+                at TEXT NOT NULL,
+                learned_at TEXT NOT NULL,
+                value TEXT
+            )
+            """,
+            "CREATE INDEX memory_events_by_time ON memory_events(at)",
+            "CREATE INDEX memory_events_by_user ON memory_events(user_id)",
+            "CREATE INDEX memory_events_by_learned ON memory_events(learned_at)",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

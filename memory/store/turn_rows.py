@@ -31,6 +31,25 @@ _UNREAD = "SELECT COUNT(*) FROM messages WHERE user_id = ? AND role = 'user' AND
 
 
 @dataclass(frozen=True)
+class StoredReply:
+    """One of the companion's replies, with what its prompt held of memory."""
+
+    id: int
+    content: str
+    at: datetime
+    used: str  # JSON (services/why.py)
+    chat_message_id: int | None
+
+
+REPLY_COLUMNS = "id, content, created_at, used, chat_message_id"
+
+
+def _stored_reply(row: tuple) -> StoredReply:
+    return StoredReply(int(row[0]), row[1], datetime.fromisoformat(row[2]), row[3],
+                       None if row[4] is None else int(row[4]))
+
+
+@dataclass(frozen=True)
 class Turn:
     """What the store knows at the start of a turn: who, since when, and the session so far."""
 
@@ -79,6 +98,7 @@ class TurnQueries:
         private: bool = True,
         checkin_at: datetime | None = None,
         chat_message_id: int | None = None,
+        payer: int | None = None,
     ) -> Turn | None:
         """Record the user's message and return the turn; None if the update id is another user's message's.
 
@@ -86,16 +106,17 @@ class TurnQueries:
         again, with the reply if one was stored. `kind` says what the user sent ('text', 'voice', 'photo',
         'sticker', 'forward'). A message in their private chat unblocks them and moves their check-in to
         `checkin_at`. `chat_message_id` is Telegram's id of the message in its chat, by which an edit finds it.
+        The message counts toward `payer`'s day (the user by default; a member's memory in a group charges them).
         """
         return await self._run(self._begin_turn(
             user_id, first_name, language_code, text, now, update_id, history_limit, kind, private, checkin_at,
-            chat_message_id,
+            chat_message_id, user_id if payer is None else payer,
         ))
 
     def _begin_turn(
         self, user_id: int, first_name: str | None, language_code: str | None, text: str, now: datetime,
         update_id: int | None, history_limit: int, kind: str, private: bool, checkin_at: datetime | None,
-        chat_message_id: int | None,
+        chat_message_id: int | None, payer: int,
     ) -> Script[Turn | None]:
         stamp = _iso(now)
         # One transaction on SQLite, a statement at a time. On PostgreSQL each statement commits on its own, in an
@@ -140,7 +161,7 @@ class TurnQueries:
             inserted = yield (
                 f"WITH message AS ({insert}), counted AS ({count} SELECT ?, ?, 1 FROM message)"
                 f" SELECT id, ({_SESSION_JSON}), ({_UNREAD}) FROM message",
-                (user_id, text, stamp, update_id, kind, chat_message_id, user_id, stamp,
+                (user_id, text, stamp, update_id, kind, chat_message_id, payer, stamp,
                  user_id, max(history_limit - 1, 0), user_id, read_upto),
             )
             if inserted:  # the session before this message, which the statement could not see yet
@@ -150,7 +171,7 @@ class TurnQueries:
         else:
             inserted = yield insert, (user_id, text, stamp, update_id, kind, chat_message_id)
             if inserted:
-                yield count + "VALUES (?, ?, 1)", (user_id, stamp)
+                yield count + "VALUES (?, ?, 1)", (payer, stamp)
         message_id, stored_reply = next((row[0] for row in inserted), 0), None
         if not inserted:
             # Seen before: a crash cut the turn short. Resume it, or resend the reply it stored.
@@ -192,27 +213,80 @@ class TurnQueries:
 
     async def add_reply(
         self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None = None,
-        tokens: int = 0,
-    ) -> None:
-        """Store the assistant's reply to message `reply_to`, the `tokens` it cost, and prune the session to
-        `history_limit` messages."""
-        await self._run(self._add_reply(user_id, text, now, history_limit, reply_to, tokens))
+        tokens: int = 0, used: str | None = None, payer: int | None = None,
+    ) -> int:
+        """Store the assistant's reply to message `reply_to`, what its prompt held of memory (`used`, JSON: see
+        services/why.py), the `tokens` it cost (charged to `payer`, the user by default), and prune the session to
+        `history_limit` messages; return the reply's id."""
+        return await self._run(self._add_reply(user_id, text, now, history_limit, reply_to, tokens, used,
+                                               user_id if payer is None else payer))
 
     def _add_reply(
-        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None, tokens: int
-    ) -> Script[None]:
-        insert = "INSERT INTO messages (user_id, role, content, created_at, reply_to) VALUES (?, 'assistant', ?, ?, ?)"
+        self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None, tokens: int,
+        used: str | None, payer: int,
+    ) -> Script[int]:
+        insert = (
+            "INSERT INTO messages (user_id, role, content, created_at, reply_to, used)"
+            " VALUES (?, 'assistant', ?, ?, ?, ?) RETURNING id"
+        )
         count = "INSERT INTO usage (user_id, at, tokens) VALUES (?, ?, ?)"
-        inserted, counted = (user_id, text, _iso(now), reply_to), (user_id, _iso(now), tokens)
+        inserted, counted = (user_id, text, _iso(now), reply_to, used), (payer, _iso(now), tokens)
         if self._dialect.writes_in_with:  # one round trip; the prune reads the session as it was before the reply
             prune, pruned = TurnQueries._prune_statement(user_id, history_limit, written=1)
             also = f", counted AS ({count})" if tokens else ""
-            yield f"WITH reply AS ({insert}){also} {prune}", (*inserted, *(counted if tokens else ()), *pruned)
-            return
-        yield insert, inserted
+            rows = yield (f"WITH reply AS ({insert}){also}, pruned AS ({prune}) SELECT id FROM reply",
+                          (*inserted, *(counted if tokens else ()), *pruned))
+            return int(rows[0][0])
+        rows = yield insert, inserted
         if tokens:
             yield count, counted
         yield TurnQueries._prune_statement(user_id, history_limit)
+        return int(rows[0][0])
+
+    async def mark_sent(self, user_id: int, reply_id: int, chat_message_id: int) -> None:
+        """Record which Telegram message carried the user's reply `reply_id` (its first part), so that a "/why"
+        sent in reply to it finds it."""
+        async with self._session() as db:
+            await db.execute("UPDATE messages SET chat_message_id = ? WHERE id = ? AND user_id = ?",
+                             (chat_message_id, reply_id, user_id))
+
+    async def reply_used(self, user_id: int, chat_message_id: int | None = None, reply_id: int | None = None
+                         ) -> StoredReply | None:
+        """Return the user's reply that Telegram's `chat_message_id` carried, or their stored reply `reply_id`, or else
+        their newest reply, with what its prompt held; None when it is no longer in the session, or none was kept."""
+        where, params = "", ()
+        if chat_message_id is not None:
+            where, params = "AND chat_message_id = ?", (chat_message_id,)
+        elif reply_id is not None:
+            where, params = "AND id = ?", (reply_id,)
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                f"SELECT {REPLY_COLUMNS} FROM messages WHERE user_id = ? AND role = 'assistant' AND used IS NOT NULL"
+                f" {where} ORDER BY id DESC LIMIT 1",
+                (user_id, *params),
+            )
+        return next((_stored_reply(row) for row in rows), None)
+
+    async def memories_used_since(self, since: datetime) -> list[str]:
+        """Return what each reply since `since` still in a session held of memory (JSON: services/why.py), every
+        user's: the sample /stats averages."""
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                "SELECT used FROM messages WHERE role = 'assistant' AND used IS NOT NULL AND created_at >= ?",
+                (_iso(since),),
+            )
+        return [row[0] for row in rows]
+
+    async def replies_used(self, user_id: int, limit: int) -> list[StoredReply]:
+        """Return the user's newest `limit` replies still in the session with what each prompt held, newest
+        first."""
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                f"SELECT {REPLY_COLUMNS} FROM messages WHERE user_id = ? AND role = 'assistant' AND used IS NOT NULL"
+                " ORDER BY id DESC LIMIT ?",
+                (user_id, limit),
+            )
+        return [_stored_reply(row) for row in rows]
 
     @staticmethod
     async def _prune(db: aiosqlite.Connection, user_id: int, keep: int) -> None:

@@ -134,12 +134,15 @@ class TelegramDouble(BotApiMethods):
     def push_message(self, user_id: int, fields: dict, *, chat_id: int | None = None,
                      chat_type: str = "private", first_name: str = "Ann",
                      username: str | None = None, language_code: str = "en",
-                     reply_to_bot: bool = False, entities: list | None = None) -> int:
-        """Push a message with arbitrary fields (media get plausible file ids); return update_id."""
+                     reply_to_bot: bool = False, entities: list | None = None, reply_to: int | None = None) -> int:
+        """Push a message with arbitrary fields (media get plausible file ids); return update_id. It answers the
+        bot's last message in the chat with `reply_to_bot`, or the message `reply_to` of the chat."""
         user = self._remember_user(user_id, first_name, username, language_code)
         chat = self._remember_chat(user, user_id if chat_id is None else chat_id, chat_type)
         self.blocked.discard(chat["id"])  # writing to the bot unblocks it
         replied = dict(self._last_bot_message(chat["id"])) if reply_to_bot else None
+        if reply_to is not None:
+            replied = dict(self._messages[(chat["id"], reply_to)])
         message = {"message_id": self._next_message_id(chat["id"]), "from": user, "chat": chat,
                    "date": int(time.time())}
         for key, value in fields.items():

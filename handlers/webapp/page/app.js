@@ -241,6 +241,8 @@ function renderMemory() {
   if (graph) parts.push(section("graph", T.links, graph.svg, graph.list));
   if (reminders.length) parts.push(section("reminders", T.reminders, h("ul", {}, ...reminders.map(reminderRow))));
   if (topics.length) parts.push(section("topics", T.topics, h("ul", {}, ...topics.map(topicRow))));
+  if (d.replies.length) parts.push(repliesSection("replies", T.replies, d.replies));
+  d.groups.forEach((g, index) => parts.push(groupSection(g, index)));
   $("#lists").replaceChildren(...parts);
   restoreFocus(focus);
 }
@@ -273,6 +275,7 @@ function factRow(f) {
   li.append(
     h("div", { class: "body" }, h("span", { class: "value", text: f.value }),
       when || past ? h("div", { class: "meta" }, when, past) : null),
+    shareToggle(f),
     iconButton("edit", T.edit, () => startEdit(f.id)),
     iconButton("delete", T.del, () => removeItem("fact", f.id)));
   return li;
@@ -281,7 +284,65 @@ function factRow(f) {
 function wishRow(w) {
   return h("li", { class: "fact", "data-id": w.id },
     h("div", { class: "body" }, h("span", { class: "value", text: w.text || w.value })),
+    shareToggle(w),
     iconButton("delete", S.T.del, () => removeItem("fact", w.id)));
+}
+
+// Whether a private fact (or wish) follows the user into the groups they talk in: off until they turn it on.
+function shareToggle(f) {
+  return h("label", { class: "share", title: S.T.shareHint },
+    h("input", { type: "checkbox", class: "share-input", checked: !!f.shared, onchange: (e) => setShared(f, e.target) }),
+    h("span", { text: S.T.share }));
+}
+
+async function setShared(f, box) {
+  const wanted = box.checked;
+  box.disabled = true;
+  const res = await api("PATCH", `api/facts/${f.id}`, { shared: wanted });
+  box.disabled = false;
+  if (!res.ok) {
+    box.checked = !wanted;
+    say(res.error, true);
+    return;
+  }
+  f.shared = res.data.fact.shared;
+  say(f.shared ? S.T.sharedOn : S.T.sharedOff);
+}
+
+// What the bot keeps of the user in one group: said there, never shown in private prompts, nor in other groups.
+function groupSection(g, index) {
+  const T = S.T;
+  const facts = g.facts.filter((f) => !hiddenNow("fact", f.id));
+  const topics = g.topics.filter((t) => !hiddenNow("topic", t.id));
+  const rows = facts.map((f) => h("li", { class: "fact", "data-id": f.id },
+    h("div", { class: "body" }, h("span", { class: "value", text: f.value })),
+    iconButton("delete", T.del, () => removeItem("fact", f.id))));
+  return section(`group-${index}`, T.inGroup(g.title || T.untitled),
+    h("p", { class: "hint", text: T.groupHint }),
+    rows.length ? h("ul", {}, ...rows) : h("p", { class: "hint", text: T.groupNothing }),
+    topics.length ? h("ul", { class: "topics" }, ...topics.map(topicRow)) : null,
+    g.replies.length ? repliesBlock(g.replies) : null);
+}
+
+// Each earlier reply with what its prompt held of memory, as /why lists it in the chat.
+function repliesSection(id, title, replies) {
+  return section(id, title, h("p", { class: "hint", text: S.T.repliesHint }), repliesBlock(replies));
+}
+
+function repliesBlock(replies) {
+  return h("ol", { class: "replies" }, ...replies.map(replyRow));
+}
+
+function replyRow(r) {
+  const T = S.T;
+  const memories = r.memories.length
+    ? h("ul", { class: "used" }, ...r.memories.map((m) => h("li", { class: m.value === null ? "used muted" : "used", "data-kind": m.kind },
+      h("span", { class: "kind", text: T.kinds[m.kind] || m.kind }),
+      h("span", { class: "value", text: m.value === null ? T.gone : m.value }))))
+    : h("p", { class: "hint", text: T.usedNothing });
+  return h("li", { class: "reply", "data-id": r.id },
+    h("div", { class: "body" }, h("span", { class: "date", text: dayOf(r.at) }), h("span", { class: "text", text: r.text })),
+    memories);
 }
 
 // Its local time in its own zone (named when it is not the user's), the task, and a recurring one's rule as stored.
@@ -422,10 +483,12 @@ function dropItem(kind, id) {
   const d = S.data;
   if (kind === "topic" || kind === "reminder") {
     d[`${kind}s`] = d[`${kind}s`].filter((x) => x.id !== id);
+    if (kind === "topic") for (const g of d.groups) g.topics = g.topics.filter((t) => t.id !== id);
     return;
   }
   d.facts = d.facts.filter((f) => f.id !== id);
   d.wishes = d.wishes.filter((w) => w.id !== id);
+  for (const g of d.groups) g.facts = g.facts.filter((f) => f.id !== id);
   d.relations = d.relations.filter((r) => r.source !== id && r.target !== id);
 }
 
@@ -593,7 +656,10 @@ async function forgetAll() {
 
 function normalize(data) {
   const d = data && typeof data === "object" ? data : {};
-  for (const k of ["facts", "wishes", "relations", "reminders", "topics", "categories"]) if (!Array.isArray(d[k])) d[k] = [];
+  for (const k of ["facts", "wishes", "relations", "reminders", "topics", "categories", "replies", "groups"]) {
+    if (!Array.isArray(d[k])) d[k] = [];
+  }
+  for (const g of d.groups) for (const k of ["facts", "topics", "replies"]) if (!Array.isArray(g[k])) g[k] = [];
   for (const k of ["category_names", "settings", "texts"]) if (!d[k] || typeof d[k] !== "object") d[k] = {};
   return d;
 }
