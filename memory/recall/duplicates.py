@@ -4,17 +4,20 @@ the facts' embeddings. Pure: the facts, `now` and the stored vectors in, the pai
 Two tests, either suffices:
 - **The slot**: two facts of one slot (the key before the colon) that say the same thing in other words: the
   same value up to case, punctuation and ё; the same discriminator in two alphabets ("pet:murka" from the LLM,
-  "pet:мурка" from the rules); or the words of one value found in the other ("кошка Мурка" and "Мурка,
-  британец"), names compared across Cyrillic and Latin, pets and relatives by what they are ("кошка" = "cat").
-  A single-valued slot (city, job_title) holding two facts is a duplicate only when the values say the same;
-  two values that differ are a contradiction, which this does not count.
+  "pet:мурка" from the rules); or the words of one value all found in the other ("Мурка" and "кошка Мурка"),
+  names compared across Cyrillic and Latin, relatives and animals by what they are ("кошка" = "cat"). A
+  single-valued slot (city, job_title) holding two facts is a duplicate only when the values say the same; two
+  values that differ are a contradiction, which this does not count.
 - **The vectors**: the cosine of the two facts' stored embeddings at or above the embedder's own threshold
-  (`DUPLICATE_SIMILARITY`; each model has its own scale of cosines, bench/duplicates.py measured them). It
-  catches translations and synonyms ("Moscow" / "Москва", "программист" / "разработчик").
+  (`DUPLICATE_SIMILARITY`; each model has its own scale of cosines). It catches translations and synonyms
+  ("Moscow" / "Москва", "программист" / "разработчик"), in one single-valued slot or across two slots ("job_title"
+  / "profession"). Not within one multi-valued slot: both texts begin with the slot ("likes: чай", "likes: кофе"),
+  and there the cosine of two different things is as high as of one thing said twice (bench/duplicates.py).
 
 Never a pair, whatever the vectors say: two different single-valued slots (the city and the hometown may both be
-Kazan: two answers to two questions), and two kin facts about different relatives or animals (a sister and a
-brother, a cat and a dog: their vectors sit close, their words differ by one noun).
+Kazan: two answers to two questions); different relatives or animals (a sister and a brother, a son and a
+son-in-law, a cat and a dog); a relative or pet and a fact of another slot ("брат Лёша" and "friend: друг Лёша");
+a like and a dislike (a contradiction).
 
 Left out: style wishes (one fact per aspect by construction, and short wishes about one conversation read alike
 while meaning different things: "коротко" and "без воды"), and a state ("tired") once it is no longer current.
@@ -24,6 +27,7 @@ one, are history kept on purpose, not a duplicate; the same loss remembered twic
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,15 +39,30 @@ from memory.text.word_forms import fold, is_russian, stem
 from memory.unlearn.plan import latin_letters
 from memory.unlearn.targets import concepts_of, fact_words, words_of
 
-# The cosine at or above which two facts' vectors make them duplicates, by the embedder's name (Embedder.name).
-# Chosen by bench/duplicates.py on bench/duplicates_corpus.json: see docs/memory.md, "Near-duplicates".
-DUPLICATE_SIMILARITY: dict[str, float] = {}
+# The cosine at or above which two facts' vectors make them duplicates, by the embedder's name (Embedder.name):
+# the best recall at precision >= 0.90 on bench/duplicates_corpus.json, kept only where a threshold chosen on
+# half the pairs holds on the other half (bench/duplicates.py; docs/memory.md, "Near-duplicates"). e5 is kept
+# (0.96: its cosines crowd high, related facts at 0.91-0.95). Hashing is not: its trigram cosines mostly
+# measure the words two texts share, which the slot test reads better; a threshold chosen on half the pairs fell
+# to precision 0.86 on the other. Nor is a remote model: text-embedding-3-small and the rest were not measured,
+# and a guessed scale would be wrong in either direction.
+DUPLICATE_SIMILARITY: dict[str, float] = {"multilingual-e5-small-q4": 0.96}
+KIN_SLOTS = frozenset({"family", "pet"})
+# Relatives by marriage, which the kin tables (memory/rules/kin_patterns.py) lack: without them "family:son_in_law"
+# reads as a son. Marked like an ex, so that a son and a son-in-law are two people.
+IN_LAWS = frozenset("""
+зять невестка сноха свекровь свекор свёкор теща тёща тесть золовка деверь шурин свояк свояченица
+""".split())
+# Slots that say opposite things about the same object: liking tea and not liking it is a contradiction, not a
+# duplicate.
+OPPOSITES = (frozenset({"likes", "dislikes"}),)
+KIN_CATEGORIES = frozenset({"family", "pets"})
 PREFIX_LETTERS = 3  # a name in two alphabets matches by a common start this long ("мурк" / "murka")
 
 
 @dataclass(frozen=True)
 class DuplicatePair:
-    """Two of one user's facts that say the same thing: `first` was stored before `second`."""
+    """Two of one user's facts that say the same thing (`first` comes before `second` in the facts given)."""
 
     first: Fact
     second: Fact
@@ -100,7 +119,8 @@ def near_duplicates(
                 cosine = similarity.get((i, j))
                 if _same_in_other_words(first, second):
                     pairs.append(DuplicatePair(first.fact, second.fact, "slot", cosine))
-                elif threshold is not None and cosine is not None and cosine >= threshold:
+                elif (threshold is not None and cosine is not None and cosine >= threshold
+                      and _by_vector(first, second)):
                     pairs.append(DuplicatePair(first.fact, second.fact, "vector", cosine))
     return pairs
 
@@ -121,20 +141,26 @@ class _Shape:
     discriminator: str  # in Latin letters ("мурка" -> "murka"), "" when the key has none
     value: str  # comparable()
     kin: frozenset[str]  # the relatives and animals it names ("rel:sister", "species:cat", "ex"), key and value
+    about_kin: bool  # about one of their people or animals (family, pets)
     words: frozenset[tuple[str, bool]]  # (stem in Latin letters, written in Cyrillic) or (a kin concept, False)
 
     @classmethod
     def of(cls, fact: Fact) -> _Shape:
         slot, _, discriminator = fact.key.partition(":")
-        kin = frozenset(concept for concept in fact_words(fact)[1] if ":" in concept or concept == "ex")
-        # The value says what the fact is; a key's discriminator only when the value names nothing ("кошка").
-        found = words_of(fact.value) or words_of(discriminator.replace("_", " "))
-        words = set()
+        # One text however it was typed or pasted: "й" composed or as и + breve, fullwidth letters, ligatures.
+        value = unicodedata.normalize("NFKC", fact.value)
+        kin = {concept for concept in fact_words(fact)[1] if ":" in concept or concept == "ex"}
+        if "in_law" in discriminator or "-in-law" in value.lower() or IN_LAWS & set(words_of(fold(value))):
+            kin.add("in_law")
+        # The value says what the fact is; a key's discriminator only when the value has no words ("🐈").
+        found = words_of(value) or words_of(discriminator.replace("_", " "))
+        words = {(concept, False) for concept in kin}  # "family:son_tom" = "Tom, 7" is about a son
         for word in found:
             kinds = {concept for concept in concepts_of(word) if ":" in concept}
             words |= {(kind, False) for kind in kinds} or {(_latin(stem(fold(word))), is_russian(fold(word)))}
-        return cls(fact, slot, _latin(slug(discriminator)) if discriminator else "", comparable(fact.value),
-                   kin, frozenset(words))
+        about_kin = slot in KIN_SLOTS or fact.category in KIN_CATEGORIES
+        return cls(fact, slot, _latin(slug(discriminator)) if discriminator else "", comparable(value),
+                   frozenset(kin), about_kin, frozenset(words))
 
 
 def _latin(text: str) -> str:
@@ -146,7 +172,20 @@ def _never(first: _Shape, second: _Shape) -> bool:
     """True for two facts that are different things whatever their vectors say."""
     if first.slot != second.slot and first.slot in SINGLE_VALUED and second.slot in SINGLE_VALUED:
         return True  # the city and the hometown: two questions, each with its answer
-    return bool(first.kin and second.kin and first.kin != second.kin)  # a sister and a brother, a cat and a dog
+    if first.kin and second.kin and first.kin != second.kin:
+        return True  # a sister and a brother, a cat and a dog
+    if {first.slot, second.slot} in OPPOSITES:
+        return True  # likes tea, dislikes tea
+    # A relative or pet is never the same as a fact of another slot: "брат Лёша" is not "friend: друг Лёша", "сын
+    # ходит в школу 57" is not the user's school, whatever their vectors say.
+    return (first.about_kin or second.about_kin) and first.slot != second.slot
+
+
+def _by_vector(first: _Shape, second: _Shape) -> bool:
+    """True when the cosine of the pair's vectors may make them duplicates: not within one multi-valued slot, where
+    both texts start with the same slot ("likes: чай", "likes: кофе") and the cosine of two different things
+    is as high as of one thing said twice (bench/duplicates.py); the slot test alone judges those."""
+    return first.slot != second.slot or first.slot in SINGLE_VALUED
 
 
 def _same_in_other_words(first: _Shape, second: _Shape) -> bool:
