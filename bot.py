@@ -196,7 +196,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
                             reminder_sender(bot, store)),
         memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter, why),
         why=why,
-        quality=MemoryQuality(store),
+        quality=MemoryQuality(store, embedder.name),
         web=WebServer(config.port),
         servers=tuple(servers),
     )

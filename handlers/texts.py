@@ -356,9 +356,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "stats_memory": {
         "en": "Memory in 24 h: learned {learned} facts ({sources}), marked wrong ✗ {wrong}\n"
         "Undone by their user within 7 days: {undone} of the {settled} facts learned 7–37 days ago\n"
+        "Near-duplicates: {pairs} pairs in {memories} memories active in 7 days ({share} of their facts)\n"
         "Memories per reply: {per_reply} (over {replies} replies of 24 h)",
         "ru": "Память за 24 ч: запомнено фактов {learned} ({sources}), отмечено неверным ✗ {wrong}\n"
         "Исправлено или удалено пользователем за 7 дней: {undone} из {settled} фактов, запомненных 7–37 дней назад\n"
+        "Почти дубликатов: {pairs} пар в {memories} памятях, активных за 7 дней ({share} их фактов)\n"
         "Воспоминаний на ответ: {per_reply} (по {replies} ответам за 24 ч)",
     },
     "stats_sources": {"en": "rules {rule}, extractor {llm}, page {page}",

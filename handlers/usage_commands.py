@@ -55,7 +55,8 @@ def memory_text(quality: Quality, language_code: str | None) -> str:
                                                            for source in ("rule", "llm", "page")}),
         wrong=str(figures.wrong), undone=f"{figures.undone}{share}", settled=str(figures.settled),
         per_reply="–" if quality.memories_per_reply is None else f"{quality.memories_per_reply:.1f}",
-        replies=str(quality.replies),
+        replies=str(quality.replies), pairs=str(quality.duplicates.pairs), memories=str(quality.duplicates.memories),
+        share="–" if quality.duplicates.share is None else f"{quality.duplicates.share:.0%}",
     )
 
 

@@ -88,7 +88,7 @@ async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(sour
     before, files = digest(source), sorted(os.listdir(source.parent))
     counts = await copy_sqlite_to_postgres(source, pg_url)
     assert list(counts) == ["users", "messages", "facts", "fact_history", "fact_relations", "inbox", "topics", "usage",
-                           "forgotten", "send_budget", "reminders"]
+                           "forgotten", "send_budget", "reminders", "members", "memory_events"]
     assert all(lite == pg for lite, pg in counts.values()) and counts["messages"] == (12, 12)
     assert counts["fact_history"] == (1, 1) and counts["usage"][0] == 14
     assert digest(source) == before and sorted(os.listdir(source.parent)) == files
@@ -197,3 +197,22 @@ def test_a_missing_source_is_one_line(tmp_path):
     done = cli(tmp_path / "data" / "none.db", "--to", "postgresql://localhost/companion")
     assert done.returncode == 2 and done.stderr.startswith("error: no SQLite database at")
     assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "data" / "none.db").exists()
+
+
+async def test_a_members_memory_in_a_group_and_memorys_record_are_copied(tmp_path, pg_url):
+    path = tmp_path / "bot.db"
+    store = await Store.open(path)
+    member = await store.member_key(1, GROUP, "Аня и друзья", T0)
+    await turn(store, member, "in the group", T0, update_id=950)
+    await store.save_facts(member, Extraction([Fact("pets", "pet:kesha", "parrot Kesha")]), T0, 100)
+    await store.close()
+    counts = await copy_sqlite_to_postgres(path, pg_url)
+    assert counts["members"] == (1, 1) and counts["memory_events"] == (1, 1)
+    pg = await Store.open(pg_url)
+    try:
+        assert [(m.key, m.chat_id, m.title) for m in await pg.memberships(1)] == [(member, GROUP, "Аня и друзья")]
+        assert [fact.value for fact in await pg.facts(member)] == ["parrot Kesha"]
+        await pg.save_facts(member, Extraction([Fact("pets", "pet:gosha", "parrot Gosha")]), T0, 100)
+        assert await fetch(pg, "SELECT COUNT(*) FROM memory_events") == [(2,)]  # its ids start past the copied
+    finally:
+        await pg.close()

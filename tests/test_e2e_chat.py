@@ -275,12 +275,17 @@ async def test_in_a_group_the_bot_answers_only_when_mentioned_or_replied_to(tele
     async with running_bot(config):
         telegram.push_text(ANN, "just chatting with friends", chat_id=group, chat_type="group")
         telegram.push_text(ANN, f"@{telegram.bot_username} how are you?", chat_id=group, chat_type="group")
-        telegram.push_text(BOB, "and what about me", chat_id=group, chat_type="group", reply_to_bot=True)
+        telegram.push_text(BOB, "and what about me", chat_id=group, chat_type="group", reply_to_bot=True,
+                           first_name="Bob")
         replies = await telegram.wait_for_sent(group, 2)
         await asyncio.sleep(0.3)
     assert len(telegram.sent_to(group)) == 2
-    assert sorted(conversation(r)[-1][1] for r in model.requests) == ["and what about me", "how are you?"]
-    assert {r["visible_text"] for r in replies} == {"echo: how are you?", "echo: and what about me"}
+    # The group's own conversation, each member's words marked with their name (memory/scopes.py): a turn that
+    # starts while the other's waits for its reply sees both.
+    said = {conversation(r)[-1][1].split("\n\n")[-1] for r in model.requests}
+    assert said == {"[Ann] how are you?", "[Bob] and what about me"}
+    assert {r["visible_text"].removeprefix("echo: ").split("\n\n")[-1] for r in replies} == said
+    assert all(r["visible_text"].startswith("echo: [") for r in replies)
 
 
 async def test_strangers_are_refused_politely_and_nothing_of_theirs_is_kept(telegram, model, config, tmp_path):

@@ -189,3 +189,24 @@ async def test_why_in_a_group_shows_only_what_the_group_may_see_and_only_to_its_
     assert "Murka" in listed["visible_text"]
     assert not [word for word in PRIVATE_WORDS if word in listed["visible_text"]]
     assert still == ["cat Murka"]  # Pasha's press retired nothing of hers
+
+
+async def test_stats_shows_what_memory_learned_what_was_undone_and_duplicated(telegram, model, config):
+    from dataclasses import replace
+
+    async with running_bot(replace(config, admin_user_ids=frozenset({OLYA}))) as app:
+        telegram.push_text(PASHA, "I live in Berlin and I have a dog named Rex", first_name="Pasha")
+        await telegram.wait_for_sent(PASHA, 1)
+        await app.bot_data.store.save_facts(PASHA, Extraction([Fact("pets", "pet:murka", "Мурка"),
+                                                               Fact("pets", "pet:мурка", "кошка Мурка")]),
+                                            datetime.now(timezone.utc), 100, via="page")
+        telegram.push_text(PASHA, "/why", first_name="Pasha")
+        listed = (await telegram.wait_for_sent(PASHA, 2))[-1]
+        cross = listed["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        telegram.push_callback(PASHA, cross, listed["message_id"])
+        await telegram.wait_for_sent(PASHA, 3)
+        telegram.push_text(OLYA, "/stats", first_name="Olya")
+        stats = (await telegram.wait_for_sent(OLYA, 1))[-1]["visible_text"]
+    assert "Memory in 24 h: learned 4 facts (rules 2, extractor 0, page 2), marked wrong ✗ 1" in stats
+    assert "Near-duplicates: 1 pairs in 1 memories" in stats
+    assert "Memories per reply: 2.0 (over 1 replies of 24 h)" in stats

@@ -107,7 +107,7 @@ async def test_in_a_group_a_voice_note_counts_only_as_a_reply_to_the_bot(telegra
         telegram.push_message(ANN, {"voice": telegram.voice(content=VOICE)}, chat_id=GROUP, chat_type="group",
                               reply_to_bot=True)
         replies = await telegram.wait_for_sent(GROUP, 2)
-    assert replies[1]["visible_text"] == "echo: what do you think"
+    assert replies[1]["visible_text"] == "echo: [Ann] what do you think"  # the group's words, marked whose
     assert len(model.transcription_requests) == 1  # Bob's note was not for the bot: not even downloaded
 
 

@@ -141,6 +141,9 @@ async def test_a_wish_said_in_a_group_is_noted_there_without_buttons(telegram, m
         telegram.push_text(ANN, f"@{app.bot.username} from now on never use emoji with me", chat_id=group,
                            chat_type="group")
         [reply] = await telegram.wait_for_sent(group, 1)
+        key = await app.bot_data.store.known_member(ANN, group)
     assert "✎ From now on:" in reply["visible_text"] and "reply_markup" not in reply
     assert telegram.sent_to(ANN) == []
-    assert list(await style_facts(config, ANN)) == ["style:emoji"]
+    # A wish said in a group holds in that group: her private chat keeps its own (memory/scopes.py).
+    assert list(await style_facts(config, key)) == ["style:emoji"]
+    assert list(await style_facts(config, ANN)) == []

@@ -278,11 +278,18 @@ async def test_in_a_group_a_forget_request_touches_only_the_speaker_and_names_no
         processed, store = ProcessedUpdates(app), app.bot_data.store
         await say(telegram, processed, ANN, "У меня есть собака Лайка.")
         await say(telegram, processed, BOB, "У меня есть собака Лайка.")
-        mention = f"@{telegram.bot_username} забудь про мою собаку и про собаку Боба"
+        bot = f"@{telegram.bot_username}"
+        await say(telegram, processed, ANN, f"{bot} у меня есть собака Лайка.", chat_id=GROUP, chat_type="group")
+        await say(telegram, processed, BOB, f"{bot} у меня есть собака Лайка.", chat_id=GROUP, chat_type="group")
+        mention = f"{bot} забудь про мою собаку и про собаку Боба"
         await say(telegram, processed, ANN, mention, chat_id=GROUP, chat_type="group")
         line = telegram.sent_to(GROUP)[-1]
+        in_group = await store.facts(await store.known_member(ANN, GROUP))
+        bob_in_group = await store.facts(await store.known_member(BOB, GROUP))
         ann, bob = await store.facts(ANN), await store.facts(BOB)
-    assert ann == [] and [fact.value for fact in bob] == ["собака Лайка"]
+    # A forget said in a group forgets within that group only, and only the speaker's (memory/scopes.py).
+    assert in_group == [] and [fact.value for fact in bob_in_group] == ["собака Лайка"]
+    assert [fact.value for fact in ann] == ["собака Лайка"] and [fact.value for fact in bob] == ["собака Лайка"]
     assert line["visible_text"] == text("forgotten_count", "ru", count="1")
     assert "reply_markup" not in line  # no Undo button outside the private chat
 

@@ -17,6 +17,7 @@ TIME_COLUMNS = {
     "usage": {"at"},
     "forgotten": {"created_at", "expires_at"},
     "reminders": {"due_at", "created_at", "claim_until", "delivered_at"},
+    "memory_events": {"at", "learned_at"},
 }
 
 

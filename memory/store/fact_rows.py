@@ -303,6 +303,15 @@ class FactQueries:
             )
         return int(next(iter(rows))[0])
 
+    async def memories_active_since(self, since: datetime, limit: int) -> list[int]:
+        """Return the keys of the `limit` memories written to most recently since `since` (users', members' in
+        groups), newest first."""
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                "SELECT id FROM users WHERE last_seen >= ? ORDER BY last_seen DESC, id LIMIT ?", (_iso(since), limit)
+            )
+        return [int(row[0]) for row in rows]
+
     async def users_due_for_extraction(self, idle_since: datetime) -> list[int]:
         """Return users silent since `idle_since` who wrote something the extractor has not read yet.
 
