@@ -353,3 +353,26 @@ async def test_a_reminder_is_deleted_once_and_another_users_gets_the_answer_a_fa
     status, answer = await ann.call("DELETE", f"api/reminders/{kept.id}", raw="{}" + " " * 20_000)
     assert (status, answer["code"]) == (413, "too_big")  # refused before the body is read, as for a fact
     assert [reminder.id for reminder in await app.bot_data.store.reminders(ANN)] == [kept.id]
+
+
+async def test_a_fact_is_shared_into_groups_only_by_its_owner_and_only_with_a_yes_or_no(bot, config, telegram,
+                                                                                          model):
+    await teach(telegram, "I have a dog named Rex.")
+    ann, bob = page(bot, config, telegram), page(bot, config, telegram, user_id=BOB)
+    rex = fact_named((await ann.call("GET", "api/memory"))[1], "Rex")
+    assert rex["shared"] is False
+    for body in ({"shared": "yes"}, {"shared": 1}, {"shared": None}, {"shared": True, "value": "x"}):
+        status, answer = await ann.call("PATCH", f"api/facts/{rex['id']}", body)
+        assert (status, answer["code"]) == (422, "bad_type"), body
+    status, answer = await bob.call("PATCH", f"api/facts/{rex['id']}", {"shared": True})
+    assert (status, answer["code"]) == (404, "not_found")
+    status, shared = await ann.call("PATCH", f"api/facts/{rex['id']}", {"shared": True})
+    assert status == 200 and shared["fact"]["shared"] is True and shared["fact"]["value"] == rex["value"]
+    telegram.push_text(ANN, f"@{telegram.bot_username} hi all", chat_id=-1001000000101, chat_type="supergroup")
+    await telegram.wait_for_sent(-1001000000101, 1)
+    assert "Rex" in model.requests[-1]["messages"][0]["content"]
+    memory = (await ann.call("GET", "api/memory"))[1]
+    [group] = memory["groups"]
+    assert group["facts"] == [] and group["replies"][0]["memories"] == [
+        {"kind": "facts", "id": rex["id"], "value": rex["value"]}]
+    assert memory["replies"][0]["memories"] == [{"kind": "facts", "id": rex["id"], "value": rex["value"]}]
