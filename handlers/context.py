@@ -20,6 +20,7 @@ from llm.servers import ModelServer
 from memory.extract.keeper import MemoryKeeper
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
+from metrics import Metrics
 from services.companion import Companion
 from services.forgetting import Forgetter
 from services.memory_page import MemoryPage
@@ -38,6 +39,7 @@ class Services:
     store: Store  # what is remembered; closing it closes the database the next two share
     transport: TransportStore  # the inbox's rows, the shared send budget, the user and poller locks
     meter: UsageMeter  # the usage ledger: every charge is recorded through it
+    metrics: Metrics  # what /metrics serves (metrics.py): records nothing with METRICS=off
     inbox: Inbox
     model: ChatModel
     companion: Companion
@@ -48,7 +50,8 @@ class Services:
     outreach: Outreach  # writes first: follow-ups, birthdays, check-ins
     reminders: Reminders  # the reminders users ask for: set within the turn, delivered on time
     memory_page: MemoryPage  # the memory page's reads and changes
-    web: WebServer  # listens on PORT in webhook mode, and with WEBAPP_URL in polling mode too
+    web: WebServer  # listens on PORT in webhook mode, with WEBAPP_URL or METRICS_TOKEN in polling mode too, and on
+    # METRICS_PORT
     servers: tuple[ModelServer, ...]  # the chat's model server first, then upkeep's and embeddings' own
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 
