@@ -46,6 +46,8 @@ def bounded(value: str, allowed: tuple[str, ...]) -> str:
 class Metrics:
     """The bot's metrics, recorded nowhere (METRICS=off, and services built without metrics)."""
 
+    records = False  # whether anything is recorded: work done only for a metric is skipped while it is not
+
     def turn(self, outcome: str) -> None:
         """Count a turn by how it ended: one of TURN_OUTCOMES."""
 
@@ -88,6 +90,8 @@ def _nothing() -> None:
 
 class PrometheusMetrics(Metrics):
     """The bot's metrics in `registry`; `inbox_waiting` is read at each scrape (a cheap count in the database)."""
+
+    records = True
 
     def __init__(self, registry: CollectorRegistry,
                  inbox_waiting: Callable[[], Awaitable[int]] | None = None) -> None:

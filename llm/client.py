@@ -501,7 +501,8 @@ class ChatModel:
     def _spent(self, tally: Tally, usage: object | None, messages: Sequence[dict], answer: str) -> None:
         """Count one completion's tokens: on the caller's tally (what it charges) and in the metrics."""
         tally.add(usage, messages, answer)
-        self.metrics.tokens(self.model, *split_usage(usage, messages, answer))
+        if self.metrics.records:  # a server without usage would have its text estimated once more for nothing
+            self.metrics.tokens(self.model, *split_usage(usage, messages, answer))
 
     def _answer(self, text: str, reasoning: str, usage: object | None, finish: str | None) -> str:
         """Return the answer in a model's text, its thinking left out; note on the features how the model thinks.

@@ -154,6 +154,7 @@ async def test_metrics_off_record_nothing_and_serve_nothing():
     metrics.marked_wrong()
     metrics.memories_used(3)
     assert await metrics.exposition() == b""
+    assert not metrics.records and PrometheusMetrics(CollectorRegistry()).records
 
 
 @pytest.mark.parametrize("header, allowed", [
