@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from dotenv import load_dotenv
+from prometheus_client import CollectorRegistry
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder
@@ -48,7 +49,7 @@ from handlers.transport.send_budget import Budget
 from handlers.transport.sending import Outage, SendGate
 from handlers.transport.streaming import Drafts
 from handlers.transport.transport_store import TransportStore
-from handlers.transport.web import WebServer
+from handlers.transport.web import PortTaken, WebServer
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
 from llm.discovery import describe_server
@@ -68,6 +69,7 @@ from memory.style import candidates as style_candidates
 from memory.text import word_forms
 from memory.text.prefilter import learn_patterns
 from memory.time import zones
+from metrics import Metrics, PrometheusMetrics
 from prompts import load_prompt
 from prompts.outreach_prompt import write_first_tasks
 from services.companion import Companion, CompanionSettings
@@ -91,7 +93,7 @@ class AnotherPoller(Exception):
 
 
 class CannotListen(Exception):
-    """The web server (webhook or memory page) could not take PORT: another program holds it."""
+    """The web server (webhook, memory page, metrics) could not take PORT or METRICS_PORT: another program holds it."""
 
 
 async def build_application(
@@ -144,10 +146,19 @@ async def build_application(
     return app
 
 
+def build_metrics(config: Config, transport: TransportStore) -> Metrics:
+    """Return the metrics every service records into: with METRICS=on in a registry of this bot's own (never
+    prometheus_client's global one, which several bots in one process would share), else ones that record nothing."""
+    if not config.metrics:
+        return Metrics()
+    return PrometheusMetrics(CollectorRegistry(), inbox_waiting=transport.unhandled_count)
+
+
 async def build_services(config: Config, clock: Callable[[], datetime], bot: InboxBot, store: Store,
                          transport: TransportStore, meter: UsageMeter, inbox: Inbox) -> Services:
     """Return every service, each built once with the settings, clients and senders it needs; what each model
     server can do is asked (and logged) on the way."""
+    metrics = build_metrics(config, transport)
     chat = ModelServer.open(config.openai_base_url, config.openai_api_key, config.model_attempt_timeout_s,
                             Gate(config.model_concurrency),
                             ServerFeatures(vision=config.vision, reasoning_tokens=config.reasoning_max_tokens))
@@ -165,7 +176,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         for server in servers:
             await server.close()
         raise
-    model = chat_model(config, chat, config.openai_model, meter, clock, upkeep=False)
+    model = chat_model(config, chat, config.openai_model, meter, clock, metrics, upkeep=False)
     listener = None
     if config.transcription_model:
         transcriber = Transcriber(model, config.transcription_model, config.transcription_timeout_s)
@@ -175,36 +186,37 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
     forgetter = Forgetter(store, clock)
     why = Why(store, forgetter)
     extractor = LLMExtractor(
-        chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, upkeep=True),
+        chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, metrics, upkeep=True),
         load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
         config.extract_max_tokens, brief=load_prompt("extract_facts_brief.md"),
     )
     return Services(
-        config=config, clock=clock, store=store, transport=transport, meter=meter, inbox=inbox, model=model,
+        config=config, clock=clock, store=store, transport=transport, meter=meter, metrics=metrics, inbox=inbox,
+        model=model,
         companion=Companion(store, model, config.subset(CompanionSettings), persona, recaller, clock, forgetter,
-                            meter=meter),
+                            meter=meter, metrics=metrics),
         keeper=MemoryKeeper(
             store, extractor, config.subset(KeeperSettings), clock, recaller, remembered_notifier(bot, store),
-            forgetter, forgotten_notifier(bot, store), meter=meter,
+            forgetter, forgotten_notifier(bot, store), meter=meter, metrics=metrics,
         ),
         forgetter=forgetter,
         listener=listener,
         drafts=Drafts(config.stream_replies, config.stream_interval_s),
         outreach=Outreach(store, model, config.subset(OutreachSettings), persona, outreach_sender(bot), clock,
-                          meter=meter),
+                          meter=meter, metrics=metrics),
         reminders=Reminders(store, model, config.subset(ReminderSettings), clock, load_prompt("reminder.md"),
-                            reminder_sender(bot, store)),
-        memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter, why),
+                            reminder_sender(bot, store), metrics=metrics),
+        memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter, why, metrics),
         why=why,
         quality=MemoryQuality(store, embedder.name),
-        web=WebServer(config.port),
+        web=WebServer(config.port, metrics if config.metrics else None, config.metrics_port),
         servers=tuple(servers),
     )
 
 
 async def post_init(app: Application) -> None:
     """Replay what the inbox holds, register the command menu, start the web server (polling mode with
-    WEBAPP_URL) and the jobs."""
+    WEBAPP_URL or METRICS=on) and the jobs."""
     services: Services = app.bot_data
     config = services.config
     await services.inbox.replay(app)
@@ -212,7 +224,7 @@ async def post_init(app: Application) -> None:
     asyncio.get_running_loop().run_in_executor(None, warm_up)
     await register_commands(app)
     await register_menu_button(app, config.webapp_url)
-    if config.webapp_url and not config.webhook_url:  # polling mode serves the memory page too
+    if (config.webapp_url or config.metrics) and not config.webhook_url:  # polling serves the page and metrics too
         await listen(app, config)
     start_memory_upkeep(app)
     start_inbox_upkeep(app)
@@ -221,8 +233,8 @@ async def post_init(app: Application) -> None:
     log.info("bot @%s is up; database %s", app.bot.username, config.database_name)
 
 
-def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMeter, clock: Callable[[], datetime], *,
-               upkeep: bool) -> ChatModel:
+def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMeter, clock: Callable[[], datetime],
+               metrics: Metrics, *, upkeep: bool) -> ChatModel:
     """Return a chat model on `server` with the settings' timeouts; `upkeep`: memory upkeep's, which gives way to a
     conversation on a shared server."""
     return ChatModel(
@@ -236,6 +248,7 @@ def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMete
         gate=server.gate,
         upkeep=upkeep,
         pool=server.pool,
+        metrics=metrics,
     )
 
 
@@ -257,12 +270,13 @@ def warm_up() -> None:
 
 
 async def listen(app: Application, config: Config) -> None:
-    """Start the web server on PORT (the webhook, /healthz, the memory page); a taken port stops start-up."""
+    """Start the web server on PORT (the webhook, /healthz, the memory page, /metrics behind its token) and on
+    METRICS_PORT; a taken port stops start-up."""
     try:
         pages = page_routes(app, config) if config.webapp_url else []
         app.bot_data.web.start(app, config, pages)
-    except OSError as error:  # post_shutdown still closes what the build opened
-        raise CannotListen(f"cannot listen on PORT={config.port}: {error.strerror or error}") from None
+    except PortTaken as error:  # post_shutdown still closes what the build opened
+        raise CannotListen(f"cannot listen on {error.setting}={error.port}: {error.strerror}") from None
 
 
 async def post_shutdown(app: Application) -> None:

@@ -196,6 +196,7 @@ DATABASE_URL = Parser(_database_url, "`postgresql://` URL")
 WEBHOOK_URL = Parser(_webhook_url, "`https://` URL")
 WEBHOOK_SECRET = Parser(TEXT.read, "16–256 of `A-Z a-z 0-9 _ -`")  # checked only with WEBHOOK_URL
 WEBAPP_URL = Parser(_webapp_url, "`https://` URL without `?query` or `#fragment`")
+METRICS_TOKEN = Parser(TEXT.read, "16–256 of `A-Z a-z 0-9 . _ ~ + / = -`")  # checked only with METRICS=on
 SWITCH = one_of("on", "off")
 
 
@@ -289,6 +290,22 @@ def _webapp_apart(url: str | None, read: Read) -> None:
     webhook = read["webhook_url"]
     if url and (webapp_path(url) == "/healthz/" or (webhook and urlsplit(webhook).path.startswith(webapp_path(url)))):
         raise ConfigError("WEBAPP_URL's path must not hold /healthz or WEBHOOK_URL's path; try /memory/")
+
+
+def _metrics_token_check(token: str | None, read: Read) -> None:
+    # The characters a bearer token may hold (RFC 6750), and enough of them that guessing is hopeless.
+    if read["metrics"] and token is not None and not re.fullmatch(r"[A-Za-z0-9._~+/=-]{16,256}", token):
+        raise ConfigError("METRICS_TOKEN must be 16-256 letters, digits or . _ ~ + / = -")
+
+
+def _metrics_port_check(port: int | None, read: Read) -> None:
+    if not read["metrics"]:
+        return
+    if port is None and not read["metrics_token"]:
+        raise ConfigError("METRICS=on needs METRICS_TOKEN (/metrics on PORT, behind the token) or METRICS_PORT"
+                          " (a private port of its own); see docs/metrics.md")
+    if port is not None and port == read["port"]:
+        raise ConfigError("METRICS_PORT must differ from PORT: it serves /metrics without a token")
 
 
 def _shared_slot_prompt(read: Read) -> int | None:
@@ -502,8 +519,9 @@ class Config:
         "WEBHOOK_SECRET", None, WEBHOOK_SECRET, "Telegram sends it with every update, anything without it gets 403",
         shown="required with `WEBHOOK_URL`", secret=True, check=_webhook_secret_check)
     port: int = setting(
-        "PORT", 8080, whole(1, 65_535), "port of the web server: the webhook, the memory page with `WEBAPP_URL`, and"
-        " `GET /healthz` (200); polling without `WEBAPP_URL` opens no port")
+        "PORT", 8080, whole(1, 65_535), "port of the web server: the webhook, the memory page with `WEBAPP_URL`,"
+        " `/metrics` with `METRICS_TOKEN`, and `GET /healthz` (200); polling without `WEBAPP_URL` or `METRICS_TOKEN`"
+        " opens no port")
     webapp_url: str | None = setting(
         "WEBAPP_URL", None, WEBAPP_URL, "the page's public URL, e.g. `https://<app>.fly.dev/memory/`: the"
         " bot serves the page and its API under that path on `PORT` (in polling mode too), points the private chats'"
@@ -514,6 +532,20 @@ class Config:
     webapp_auth_max_age_s: int = setting(
         "WEBAPP_AUTH_MAX_AGE", 86_400, whole(60, 365 * 86_400), "seconds the page's signed launch data (initData)"
         " stays good; older calls get 401 and the page asks to be opened again")
+    metrics: bool = setting(
+        "METRICS", "off", SWITCH, "`on`: the bot serves its metrics in Prometheus's format at `GET /metrics` (turns,"
+        " first-words latency, model errors and tokens, reminders, …; each machine its own), behind"
+        " `METRICS_TOKEN` on `PORT` or without one on `METRICS_PORT` (see [docs/metrics.md](docs/metrics.md))",
+        then=lambda word: word == "on",
+        heading="Metrics in Prometheus's format (docs/metrics.md): with METRICS=on, set METRICS_TOKEN or METRICS_PORT")
+    metrics_token: str | None = setting(
+        "METRICS_TOKEN", None, METRICS_TOKEN, "with `METRICS=on`, `/metrics` on `PORT` answers only requests that carry"
+        " `Authorization: Bearer <token>` (401 otherwise)", shown="empty = no `/metrics` on `PORT`", secret=True,
+        check=_metrics_token_check)
+    metrics_port: int | None = setting(
+        "METRICS_PORT", None, whole(1, 65_535), "with `METRICS=on`, a second port that serves only `/metrics`,"
+        " without a token: for a private network (Fly.io's `[metrics]`), never a public service",
+        shown="empty = none", example="9091", check=_metrics_port_check)
     # Tuning that is not read from the environment; tests shorten it.
     typing_interval_s: float = 4.0
     model_backoff_s: float = 1.0
@@ -557,6 +589,11 @@ class Config:
             item.name: self.subset(types[item.name]) if is_dataclass(types[item.name]) else getattr(self, item.name)
             for item in fields(settings)
         })
+
+    @property
+    def serves_port(self) -> bool:
+        """True when the web server listens on PORT: for the webhook, the memory page, or /metrics behind its token."""
+        return bool(self.webhook_url or self.webapp_url or (self.metrics and self.metrics_token))
 
     def allows(self, user_id: int) -> bool:
         """True when this Telegram user may talk to the bot (admins always may)."""

@@ -35,7 +35,14 @@ Then the CPU from ready until the process is quiet (2 s at least, then until a s
 start; now nothing at start works per user.
 
 Side by side: `--against TREE` runs the same phases and start-ups with the `bot.py` of another checkout (`git
-worktree add /tmp/before COMMIT`), tree after tree within each run. "in kernel" is the share of the phase's CPU
+worktree add /tmp/before COMMIT`), tree after tree within each run.
+
+Metrics (docs/metrics.md): `--metrics on` runs the bot with METRICS=on and METRICS_PORT, and at the end of each
+phase (once its CPU is read) scrapes /metrics, parses it with prometheus_client's parser and compares it with the
+bench's own counts: answered turns and first-words observations against the messages sent (warm-up included), and
+prompt and completion tokens against the usage the OpenAI double reported; a difference fails the run. `--metrics
+both` measures the bot with METRICS off ("off") and on ("on") side by side, in place of trees, so that the CPU
+columns say what recording and serving the metrics cost. "in kernel" is the share of the phase's CPU
 spent in system calls (stime). `--profile DIR` runs each phase's bot under py-spy (`--gil`: Python's own time)
 and leaves a speedscope file per phase there; the CPU figures of such a run are not comparable.
 
@@ -45,6 +52,7 @@ Figures are medians of `--runs` runs. Other work shares the machine, so they are
     .venv/bin/python bench/process_cpu.py --runs 1 --messages 10   # a smoke run, about 3 minutes
     .venv/bin/python bench/process_cpu.py --users 1000             # start-up on 0 and 1,000 users only
     .venv/bin/python bench/process_cpu.py --runs 3 --messages 15 --against /tmp/before   # before and after
+    .venv/bin/python bench/process_cpu.py --runs 3 --messages 20 --users "" --metrics both  # metrics off and on
 """
 
 from __future__ import annotations
@@ -65,6 +73,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
@@ -72,6 +83,7 @@ os.environ.setdefault("PTB_TIMEDELTA", "true")
 from memory.facts import Extraction, Fact  # noqa: E402
 from memory.store.memory_store import Store  # noqa: E402
 from tests.doubles import OpenAIDouble, TaggedReplies  # noqa: E402
+from tests.pg import free_port  # noqa: E402
 from tests.test_process import environment  # noqa: E402
 
 USERS = (101, 102, 103, 104, 105)
@@ -90,6 +102,7 @@ TAIL_S = 1.0  # after the last reply: the turn's upkeep (storing it, embedding w
 # Between a reply and the next message, as a user reads first (no person writes within 1/30 s of a reply).
 PAUSE_S = 0.1
 FACTS = [("location", "city", "Berlin"), ("pets", "pet:murka", "cat Murka"), ("career", "job_title", "nurse")]
+MODEL = "gpt-4o-mini"  # OPENAI_MODEL's default: the label of the tokens /metrics counts
 
 
 @dataclass(frozen=True)
@@ -114,6 +127,7 @@ class Bot:
     model: OpenAIDouble
     ready_cpu: float  # CPU seconds from exec to the first getUpdates
     ready_wall: float
+    metrics_port: int | None = None  # METRICS_PORT, where /metrics is served (METRICS=on)
 
 
 def cpu_seconds(pid: int, kernel_only: bool = False) -> float:
@@ -154,16 +168,20 @@ def answer(tokens: int):
 
 
 @contextlib.asynccontextmanager
-async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = ROOT, profile: Path | None = None):
+async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = ROOT, profile: Path | None = None,
+                      metrics: bool = False):
     """Start `python bot.py` of `tree` against fresh doubles, yield it once ready, then stop it with SIGTERM;
-    with `profile`, under py-spy, which writes a flame graph there."""
+    with `profile`, under py-spy, which writes a flame graph there; with `metrics`, METRICS=on on a port of its
+    own."""
     telegram, model = TaggedReplies(), OpenAIDouble()
     await telegram.start()
     await model.start()
+    metrics_port = free_port() if metrics else None
     env = environment(TELEGRAM_BOT_TOKEN=telegram.token, OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=model.base_url,
                       TELEGRAM_API_BASE_URL=telegram.base_url, DATABASE_PATH=str(database), EMBEDDINGS="hashing",
                       MEMORY_EXTRACT_DELAY_SECONDS="86400", MEMORY_EXTRACT_EVERY="1000", PROACTIVE="off",
-                      STREAM_REPLIES="on" if streamed else "off")
+                      STREAM_REPLIES="on" if streamed else "off", METRICS="on" if metrics else "off",
+                      METRICS_PORT=str(metrics_port or ""))
     started = time.monotonic()
     with log.open("ab") as out:
         command = [sys.executable, "bot.py"]
@@ -178,7 +196,7 @@ async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = RO
         pid = process.pid if profile is None else child_of(process.pid)
         ready_cpu = cpu_seconds(pid)
         first = next(i for i, (method, _) in enumerate(telegram.calls) if method == "getUpdates")
-        yield Bot(process, pid, telegram, model, ready_cpu, telegram.call_times[first] - started)
+        yield Bot(process, pid, telegram, model, ready_cpu, telegram.call_times[first] - started, metrics_port)
     finally:
         if process.returncode is None:  # the bot itself is stopped: py-spy then writes its profile and exits
             with contextlib.suppress(ProcessLookupError, StopIteration, IndexError, FileNotFoundError):
@@ -230,10 +248,50 @@ def requests_so_far(bot: Bot) -> collections.Counter:
     return counts
 
 
+async def scrape(port: int) -> dict[tuple[str, frozenset], float]:
+    """Return every sample /metrics serves on `port`, parsed by prometheus_client's parser, by name and labels."""
+    async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}/metrics") as response:
+        response.raise_for_status()
+        text = await response.text()
+    return {(sample.name, frozenset(sample.labels.items())): sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples}
+
+
+def compare_metrics(phase: str, found: dict[tuple[str, frozenset], float], sent: int, bot: Bot,
+                    cpu: float) -> tuple[list[str], list[str]]:
+    """Return lines comparing a scrape with the bench's own counts (`sent` messages, the usage the double reported,
+    the CPU the bench read), and the problems among them: a count that differs."""
+    def sample(name: str, **labels: str) -> float:
+        return found.get((name, frozenset(labels.items())), float("nan"))
+
+    reported = {kind: sum(usage[f"{kind}_tokens"] for usage in bot.model.usages) for kind in ("prompt", "completion")}
+    checks = [("turns answered", sample("companion_turns_total", outcome="answered"), sent, "messages sent"),
+              ("first words observed", sample("companion_first_words_seconds_count"), sent, "messages sent"),
+              *((f"{kind} tokens", sample("companion_model_tokens_total", model=MODEL, kind=kind), reported[kind],
+                 "the double reported") for kind in ("prompt", "completion"))]
+    lines, problems = [], []
+    for what, counted, own, whose in checks:
+        agree = counted == own
+        lines.append(f"{phase:<12}{what:<22}{counted:>10,.0f} on /metrics {'=' if agree else '!='} {own:>10,} {whose}")
+        if not agree:
+            problems.append(f"metrics: {phase}: {what} {counted:,.0f} on /metrics, {own:,} {whose}")
+    count = sample("companion_first_words_seconds_count")
+    mean = sample("companion_first_words_seconds_sum") / count if count else float("nan")
+    lines.append(f"{phase:<12}{'first words, mean':<22}{mean:>10.3f} s"
+                 f" (the bench's push-to-reply wall p50 is in the table above)")
+    lines.append(f"{phase:<12}{'process CPU':<22}{sample('process_cpu_seconds_total'):>10.2f} s on /metrics (ticks),"
+                 f" {cpu:.2f} s read by the bench (schedstat)")
+    return lines, problems
+
+
 async def measure_phase(phase: Phase, folder: Path, messages: int, tree: Path = ROOT,
-                        profile: Path | None = None) -> dict:
-    """Run one phase in a fresh process and database; return its figures."""
-    async with running_bot(folder / f"{phase.name}.db", phase.streamed, folder / "bot.log", tree, profile) as bot:
+                        profile: Path | None = None, metrics: bool = False,
+                        checks: list[str] | None = None, problems: list[str] | None = None) -> dict:
+    """Run one phase in a fresh process and database; return its figures. With `metrics`, the bot runs with
+    METRICS=on and its /metrics is scraped at the end and compared with the bench's counts (lines to `checks`, any
+    difference to `problems`)."""
+    async with running_bot(folder / f"{phase.name}.db", phase.streamed, folder / "bot.log", tree, profile,
+                           metrics) as bot:
         pid = bot.pid
         bot.model.reply = answer(phase.tokens)
         bot.model.stream_chunk_chars, bot.model.stream_chunk_interval = 4, 1 / RATE
@@ -251,6 +309,11 @@ async def measure_phase(phase: Phase, folder: Path, messages: int, tree: Path = 
         cpu, wall = cpu_seconds(pid) - cpu, time.monotonic() - started
         kernel = cpu_seconds(pid, kernel_only=True) - kernel
         requests = requests_so_far(bot) - before
+        if bot.metrics_port is not None:
+            lines, differ = compare_metrics(phase.name, await scrape(bot.metrics_port), len(USERS) + messages, bot,
+                                            cpu_seconds(pid))
+            (checks if checks is not None else []).extend(lines)
+            (problems if problems is not None else []).extend(differ)
         return {"cpu_ms": (cpu - idle_cpu * wall / idle_wall) / messages * 1000, "raw_ms": cpu / messages * 1000,
                 "wall_p50": statistics.median(walls),
                 "kernel_share": kernel / cpu if cpu else 0.0,
@@ -258,9 +321,9 @@ async def measure_phase(phase: Phase, folder: Path, messages: int, tree: Path = 
                 **{method: n / messages for method, n in requests.items()}}
 
 
-async def measure_start(database: Path, folder: Path, tree: Path = ROOT) -> dict:
+async def measure_start(database: Path, folder: Path, tree: Path = ROOT, metrics: bool = False) -> dict:
     """Start the bot on `database`; return the CPU and wall to ready, the CPU until quiet, and RSS then."""
-    async with running_bot(database, True, folder / "bot.log", tree) as bot:
+    async with running_bot(database, True, folder / "bot.log", tree, metrics=metrics) as bot:
         pid = bot.pid
         await settle(pid)
         return {"cpu": bot.ready_cpu, "wall": bot.ready_wall, "after": cpu_seconds(pid) - bot.ready_cpu,
@@ -290,7 +353,7 @@ def median_of(runs: list[dict]) -> dict:
 
 
 def report(phases: dict[str, dict[str, dict]], starts: dict[str, dict[int, dict]], args: argparse.Namespace,
-           problems: list[str]) -> None:
+           problems: list[str], checks: list[str]) -> None:
     """Print each tree's figures, phase by phase and start-up by start-up, side by side."""
     print(f"the real bot.py process; {len(USERS)} users, {args.messages} messages a phase, one at a time; "
           f"medians of {args.runs} run(s); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -307,7 +370,7 @@ def report(phases: dict[str, dict[str, dict]], starts: dict[str, dict[int, dict]
     figures = [phases[tree][name] for tree, name in columns]
     methods = sorted({key for p in figures for key in p}
                      - {"cpu_ms", "raw_ms", "kernel_share", "wall_p50", "rss", "idle_ms_s"})
-    print(f"\n{'requests per message':<22}" + "".join(f"{name[:9] + ' ' + tree[:1]:>13}" for tree, name in columns))
+    print(f"\n{'requests per message':<22}" + "".join(f"{name[:8] + ' ' + tree[:3]:>13}" for tree, name in columns))
     for method in methods:
         if any(p.get(method) for p in figures):
             print(f"{method:<22}" + "".join(f"{p.get(method, 0):>13.2f}" for p in figures))
@@ -318,17 +381,27 @@ def report(phases: dict[str, dict[str, dict]], starts: dict[str, dict[int, dict]
             s = sizes[users]
             print(f"{f'{users:,} users':<14}{tree:<8}{s['cpu']:>12.2f} s{s['wall']:>13.2f} s{s['after']:>16.2f} s"
                   f"{s['rss']:>8.1f} MiB")
+    if checks:
+        print("\n/metrics at the end of each phase, against the bench's own counts (the last run)")
+        for line in checks:
+            print(line)
     for line in problems[:10]:
-        print("log: " + line)
+        print(line if line.startswith("metrics: ") else "log: " + line)
 
 
 async def run(args: argparse.Namespace) -> int:
     sizes = [0] + [int(n) for n in args.users.split(",") if n.strip()]
-    trees = {"this": ROOT, **({"before": Path(args.against).resolve()} if args.against else {})}
+    # Each "tree" is a checkout and whether its bot runs with METRICS=on.
+    if args.metrics == "both":
+        trees = {"off": (ROOT, False), "on": (ROOT, True)}
+    else:
+        trees = {"this": (ROOT, args.metrics == "on"),
+                 **({"before": (Path(args.against).resolve(), False)} if args.against else {})}
     phases = [phase for phase in PHASES if phase.name in args.phases]
     phase_runs = {tree: {phase.name: [] for phase in phases} for tree in trees}
     start_runs: dict[str, dict[int, list[dict]]] = {tree: {size: [] for size in sizes} for tree in trees}
     problems: list[str] = []
+    checks: list[str] = []
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         for size in sizes:
@@ -337,22 +410,26 @@ async def run(args: argparse.Namespace) -> int:
             if size:
                 print(f"database of {size:,} users built in {time.perf_counter() - started:.1f} s", flush=True)
         for number in range(args.runs):
-            for tree, path in trees.items():  # side by side: each run measures every tree in turn
+            for tree, (path, metrics) in trees.items():  # side by side: each run measures every tree in turn
                 work = folder / f"run-{number}-{tree}"
                 work.mkdir()
+                if metrics:
+                    checks.clear()  # the last run's comparison is printed; any run's difference fails
                 for phase in phases:
                     profile = Path(args.profile) / f"{tree}-{phase.name}-{number}.json" if args.profile else None
                     runs = phase_runs[tree][phase.name]
-                    runs.append(await measure_phase(phase, work, args.messages, path, profile))
+                    runs.append(await measure_phase(phase, work, args.messages, path, profile, metrics, checks,
+                                                    problems))
                     print(f"run {number + 1}, {tree}, {phase.name}: {runs[-1]['cpu_ms']:.2f} ms a message", flush=True)
                 for size in sizes:
                     shutil.copyfile(folder / f"users-{size}.db", work / f"users-{size}.db")
-                    start_runs[tree][size].append(await measure_start(work / f"users-{size}.db", work, path))
+                    start_runs[tree][size].append(await measure_start(work / f"users-{size}.db", work, path,
+                                                                      metrics))
                 log = (work / "bot.log").read_text(errors="replace").splitlines()
                 problems += [f"{tree}: {line}" for line in log if "ERROR" in line or "Traceback" in line]
     report({tree: {name: median_of(runs) for name, runs in runs_of.items()} for tree, runs_of in phase_runs.items()},
            {tree: {size: median_of(runs) for size, runs in runs_of.items()} for tree, runs_of in start_runs.items()},
-           args, problems)
+           args, problems, checks)
     return 1 if problems else 0
 
 
@@ -367,7 +444,12 @@ def main() -> int:
     parser.add_argument("--against", metavar="TREE",
                         help="also measure the bot of another checkout (git worktree add TREE COMMIT), side by side")
     parser.add_argument("--profile", metavar="DIR", help="run each phase's bot under py-spy; speedscope files there")
+    parser.add_argument("--metrics", choices=("off", "on", "both"), default="off",
+                        help="on: METRICS=on, /metrics scraped after each phase and checked against the bench's counts;"
+                             " both: METRICS off and on side by side (in place of --against)")
     args = parser.parse_args()
+    if args.metrics != "off" and args.against:
+        parser.error("--metrics measures this tree only; leave out --against")
     return asyncio.run(run(args))
 
 

@@ -20,6 +20,7 @@ from llm.servers import ModelServer
 from memory.extract.keeper import MemoryKeeper
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
+from metrics import Metrics
 from services.companion import Companion
 from services.forgetting import Forgetter
 from services.memory_page import MemoryPage
@@ -40,6 +41,7 @@ class Services:
     store: Store  # what is remembered; closing it closes the database the next two share
     transport: TransportStore  # the inbox's rows, the shared send budget, the user and poller locks
     meter: UsageMeter  # the usage ledger: every charge is recorded through it
+    metrics: Metrics  # what /metrics serves (metrics.py): records nothing with METRICS=off
     inbox: Inbox
     model: ChatModel
     companion: Companion
@@ -52,7 +54,8 @@ class Services:
     memory_page: MemoryPage  # the memory page's reads and changes
     why: Why  # what each reply's prompt held of memory, and ✗ on a memory of it
     quality: MemoryQuality  # memory's own figures, for /stats
-    web: WebServer  # listens on PORT in webhook mode, and with WEBAPP_URL in polling mode too
+    web: WebServer  # listens on PORT in webhook mode, with WEBAPP_URL or METRICS_TOKEN in polling mode too, and on
+    # METRICS_PORT
     servers: tuple[ModelServer, ...]  # the chat's model server first, then upkeep's and embeddings' own
     stop_requested: asyncio.Event = field(default_factory=asyncio.Event)  # set by SIGTERM / SIGINT
 

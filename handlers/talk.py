@@ -162,9 +162,11 @@ async def _run_turn(
     # Only the user's own words ask for a reminder: never a forward, a sticker, or the quote beside them.
     own = heard.forwarded_from is None and kind in OWN_KINDS
     reminders = await hear_reminders(context, speaker, chat, words, update_id, own)
+    first_words = services.metrics.first_words(services.inbox.arrived(update_id))  # a first draft, else the reply
     async with typing_indicator(context.bot, chat.id, services.config.typing_interval_s) as stop_typing:
         if draft is not None:  # in a private chat the reply shows as a draft: "typing…" only until the first one
             draft.when_shown(stop_typing)
+            draft.when_shown(first_words)
         try:
             try:
                 answer = await services.companion.reply(
@@ -176,9 +178,13 @@ async def _run_turn(
                 if draft is not None:  # no draft may arrive after the answer or the apology
                     await draft.close()
         except ModelUnavailable:
+            services.metrics.turn("model_failure")
             retry = keyboard([[(text("try_again", language), f"ta:{update_id}")]])
             await context.bot.send_message(chat.id, text("model_down", language), reply_markup=retry)
             return
+    if answer is not None:
+        services.metrics.turn("forget" if answer.unlearned is not None
+                             else "limited" if answer.limited is not None else "answered")
     if answer is not None and answer.unlearned is not None:
         if answer.text:
             await _send_reply(context, chat.id, answer.text, scope, answer.reply_id)
@@ -195,6 +201,7 @@ async def _run_turn(
         if confirmed and not private:  # no Undo buttons outside the user's private chat
             reply += "\n\n" + note_text(confirmed, language)
         await _send_reply(context, chat.id, reply, scope, answer.reply_id)
+        first_words()
         if confirmed and private:
             await send_note(context.bot, chat.id, confirmed, language)
         after_turn(services, context.job_queue, scope.key, answer.unread, bool(answer.learned))

@@ -120,6 +120,7 @@ async def why_button(update: Update, context: Context) -> None:
         await query.answer(text("button_expired", language))
         return
     await query.answer(text("why_marked_short", language))
+    context.bot_data.metrics.marked_wrong()
     values = "; ".join(fact.value for fact in forgotten.facts) or text("why_marked_topic", language)
     await context.bot.send_message(query.message.chat.id, text("why_marked", language, value=values),
                                    reply_markup=keyboard([[(text("undo", language), f"wy:u:{forgotten.undo_id}")]]))

@@ -15,7 +15,7 @@ import httpx
 import openai
 
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
-from llm.errors import context_exceeded, context_size, describe, names
+from llm.errors import context_exceeded, context_size, describe, error_kind, names
 from llm.gate import Gate, Preempted
 from llm.posting import Poster
 from llm.responses import ANSWER_PACE_S, PACE_S, SHORTEST_PACE_S, Reply, answer_of, read_chunks, timeouts
@@ -24,6 +24,7 @@ from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
 from llm.tokens import estimate_tokens, message_tokens
 from llm.wire import Deltas, JsonView
+from metrics import Metrics
 from net.connections import Pool
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,27 @@ class Tally:
             self.estimated = True
 
 
+def split_usage(usage: object | None, messages: Sequence[dict], answer: str) -> tuple[int, int]:
+    """Return one completion's (prompt, completion) tokens: the server's `usage`, each part estimated from the text
+    where it reports none."""
+    prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if not (isinstance(prompt, int) and prompt >= 0):
+        prompt = message_tokens(list(messages))
+    if not (isinstance(completion, int) and completion >= 0):
+        completion = estimate_tokens(answer)
+    return prompt, completion
+
+
+def failure_kind(error: BaseException) -> str:
+    """Return the kind of a failed model request, as the metrics count it (llm/errors.py's error_kind, and this
+    module's own failures)."""
+    if isinstance(error, StreamBroken):
+        return "stream_broken"
+    if isinstance(error, TooLong):
+        return "too_long"
+    return error_kind(error)
+
+
 def backoff_delay(attempt: int, base: float, retry_after: float | None = None, cap: float = 8.0) -> float:
     """Return seconds to wait before retry number `attempt` (0-based): the server's Retry-After, else doubling."""
     if retry_after is not None and retry_after >= 0:
@@ -148,6 +170,7 @@ class ChatModel:
         gate: Gate | None = None,
         upkeep: bool = False,
         pool: Pool | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.client = client
         self.poster = Poster(client, "/chat/completions", pool)
@@ -164,6 +187,7 @@ class ChatModel:
         # (fact extraction), which gives way to a conversation.
         self.gate = gate or Gate(None)
         self.upkeep = upkeep
+        self.metrics = metrics or Metrics()  # counts every completion's tokens and every failure, by kind
 
     async def complete(
         self,
@@ -202,9 +226,10 @@ class ChatModel:
             text = await self.with_retries(attempt)
         except TooLong as error:  # a chat prompt is budgeted; past the context all the same, it is a refusal
             log.error("model request refused: %s", error)
-            await self._report_failure()
+            await self._report_failure(error)
             raise ModelUnavailable(str(error)) from error
         if not text:  # an answer of NULs and spaces is no answer
+            self.metrics.model_error(self.model, "empty", retried=False)
             raise ModelUnavailable("the model returned an empty answer")
         return text
 
@@ -342,18 +367,20 @@ class ChatModel:
                 if not is_retryable(error):
                     if log_refusal:
                         log.error("model request refused: %s", describe(error))
-                    await self._report_failure()
+                    await self._report_failure(error)
                     raise ModelUnavailable(describe(error)) from error
                 delay = backoff_delay(tries, self.backoff, _retry_after(error))
                 if self.stopping.is_set() or time.monotonic() + delay >= deadline:
                     log.warning("model unavailable after %d attempts: %s", tries + 1, describe(error))
-                    await self._report_failure()
+                    await self._report_failure(error)
                     raise ModelUnavailable(describe(error)) from error
+                self.metrics.model_error(self.model, failure_kind(error), retried=True)
                 log.info("model attempt %d failed (%s); retrying in %.1fs", tries + 1, describe(error), delay)
                 await asyncio.sleep(delay)
                 tries += 1
 
-    async def _report_failure(self) -> None:
+    async def _report_failure(self, error: BaseException) -> None:
+        self.metrics.model_error(self.model, failure_kind(error), retried=False)
         if self.on_failure is None:
             return
         try:
@@ -415,10 +442,10 @@ class ChatModel:
         response = await self._create(messages, cap, options, timeout)
         choice = response.choices[0] if response.choices else None
         if choice is None:
-            tally.add(response.usage, messages, "")
+            self._spent(tally, response.usage, messages, "")
             return "", None
         raw, reasoning = choice.message.content or "", reasoning_of(choice.message)
-        tally.add(response.usage, messages, reasoning + raw)
+        self._spent(tally, response.usage, messages, reasoning + raw)
         text = self._answer(raw, reasoning, response.usage, choice.finish_reason)
         if self._cut_thinking(text, choice.finish_reason, cap, max_tokens):
             return await self._complete_once(messages, max_tokens, options, timeout, tally)
@@ -465,11 +492,17 @@ class ChatModel:
         finish, reasoning = deltas.finish, deltas.reasoning
         if finish is None:
             raise StreamBroken("the stream ended before the answer was finished")
-        tally.add(deltas.usage, messages, reasoning + splitter.text)
+        self._spent(tally, deltas.usage, messages, reasoning + splitter.text)
         text = self._answer(splitter.text, reasoning, deltas.usage, finish)
         if self._cut_thinking(text, finish, cap, max_tokens):
             return await self._stream_once(messages, on_text, max_tokens, options, timeout, tally, silence)
         return text, finish
+
+    def _spent(self, tally: Tally, usage: object | None, messages: Sequence[dict], answer: str) -> None:
+        """Count one completion's tokens: on the caller's tally (what it charges) and in the metrics."""
+        tally.add(usage, messages, answer)
+        if self.metrics.records:  # a server without usage would have its text estimated once more for nothing
+            self.metrics.tokens(self.model, *split_usage(usage, messages, answer))
 
     def _answer(self, text: str, reasoning: str, usage: object | None, finish: str | None) -> str:
         """Return the answer in a model's text, its thinking left out; note on the features how the model thinks.

@@ -6,6 +6,7 @@ import asyncio
 import json
 import re
 
+import httpx
 import openai
 
 SAID_MAX = 200  # characters of the server's own words in a log line
@@ -93,3 +94,24 @@ def context_size(error: BaseException) -> int | None:
         return None
     match = CONTEXT_SIZE.search(whole_text(error))
     return int(match.group(1)) if match else None
+
+
+def error_kind(error: BaseException) -> str:
+    """Return the kind of a failed model request, as the metrics count it: "timeout", "connection", "rate_limited"
+    (429), "server_error" (5xx), "auth" (401, 403), "refused" (any other 4xx), "stream_broken" or "other"."""
+    if isinstance(error, (openai.APITimeoutError, asyncio.TimeoutError, httpx.TimeoutException)):
+        return "timeout"
+    if isinstance(error, (openai.APIConnectionError, httpx.TransportError)):
+        return "connection"
+    if isinstance(error, openai.APIStatusError):
+        status = error.status_code
+        if status == 429:
+            return "rate_limited"
+        if status >= 500:
+            return "server_error"
+        if status in (401, 403):
+            return "auth"
+        return "refused"
+    if isinstance(error, openai.APIError) and not isinstance(error, openai.APIResponseValidationError):
+        return "stream_broken"  # an error event inside a stream
+    return "other"

@@ -25,6 +25,7 @@ from memory.time.schedule import local_zone, plan_followup
 from memory.time.time_in_words import zone_hemisphere
 from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
+from metrics import Metrics
 from prompts.budget import fit_with_carried_lines
 from prompts.echo import echo_free_draft, strip_echo
 from prompts.system import REMINDER_LINES, beyond_core, build_system_message, said_by
@@ -104,8 +105,10 @@ class Companion:
         forgetter: Forgetter,
         *,
         meter: UsageMeter,
+        metrics: Metrics | None = None,
     ) -> None:
         self.meter = meter  # what the user spent today, against the daily limits
+        self.metrics = metrics or Metrics()  # memory written by the rules, and memories each reply's prompt held
         self.recaller = recaller
         self.forgetter = forgetter
         self.store = store
@@ -275,11 +278,13 @@ class Companion:
         and corrections; return the new or changed facts."""
         cited = [replace(fact, source_message_id=message_id) for fact in found.facts]
         plan = plan or Plan()
-        return await self.store.save_facts(
+        saved = await self.store.save_facts(
             user_id, Extraction(cited, found.relations, endings=plan.endings, corrections=plan.corrections),
             now, self.config.memory_max_facts,
             plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
         )
+        self.metrics.memory_written("rule", len(saved))
+        return saved
 
     async def edit(self, speaker: Speaker, chat_message_id: int, text: str, scope: Scope | None = None
                    ) -> list[Fact] | None:
@@ -352,6 +357,7 @@ class Companion:
         named = [fact for fact in known if fact.key == "name" and fact.value == name]  # "Their name" is a memory too
         used = Used.of(named + facts, recalled, style_wishes(known), topics_of[id(messages[0])],
                        reminders.listed[:REMINDER_LINES])
+        self.metrics.memories_used(used.count)
         tally = Tally()
         answer, seen = await self._complete_unechoed(messages, image, on_text, tally)
         reply_id = await self.store.add_reply(

@@ -20,6 +20,7 @@ from memory.reminder import Reminder
 from memory.scopes import Scope, private_scope
 from memory.store.memory_store import Store
 from memory.time.schedule import city_of, local_zone, plan_followup, user_zone
+from metrics import Metrics
 from services.forgetting import Forgetter
 from services.page_input import Refused, edited_fact, new_fact, settings_changes
 from services.why import Explanation, Why
@@ -64,8 +65,10 @@ class MemoryPage:
     """Reads and changes one user's memory for the page; a refusal is raised as Refused."""
 
     def __init__(
-        self, store: Store, config: PageSettings, clock: Callable[[], datetime], forgetter: Forgetter, why: Why
+        self, store: Store, config: PageSettings, clock: Callable[[], datetime], forgetter: Forgetter, why: Why,
+        metrics: Metrics | None = None,
     ) -> None:
+        self.metrics = metrics or Metrics()  # counts the facts typed or edited here
         self.store = store
         self.config = config
         self.clock = clock
@@ -162,10 +165,12 @@ class MemoryPage:
     async def _save(self, user_id: int, facts: list[Fact], extraction: Extraction) -> list[Fact]:
         now = self.clock()
         zone: ZoneInfo = local_zone(await self.store.settings(user_id), facts, self.config.timezone)
-        return await self.store.save_facts(
+        saved = await self.store.save_facts(
             user_id, extraction, now, self.config.memory_max_facts,
             plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours), via="page",
         )
+        self.metrics.memory_written("page", len(saved))
+        return saved
 
 
 def _by_id(facts: list[Fact], fact_id: int) -> Fact:

@@ -23,6 +23,7 @@ from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.time.schedule import parse_when, user_zone
 from memory.usage import next_reset
+from metrics import Metrics
 from prompts.outreach_prompt import build_outreach_messages
 from services.limits import LimitSettings, limit_reached
 from services.outreach_policy import Manners, decide, recurrence, talked_about
@@ -88,7 +89,7 @@ class Outreach:
 
     def __init__(
         self, store: Store, model: ChatModel, config: OutreachSettings, persona: str, send: Sender,
-        clock: Callable[[], datetime], *, meter: UsageMeter,
+        clock: Callable[[], datetime], *, meter: UsageMeter, metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.meter = meter  # counts the tokens each message costs, and says when a user's day is spent
@@ -99,6 +100,7 @@ class Outreach:
         self.manners = Manners(config.quiet_hours, config.proactive_daily_max, config.followup_after_hours)
         self.send = send
         self._slots = asyncio.Semaphore(CONCURRENT_WRITES)
+        self.metrics = metrics or Metrics()  # counts the messages Telegram took, by kind
 
     def zone(self, item: DueItem) -> ZoneInfo:
         """Return the user's zone: chosen with /timezone, else their city's, else BOT_TIMEZONE."""
@@ -174,6 +176,8 @@ class Outreach:
         outcome = await self.send(item.user_id, text, item.proactive_day is None, item.language_code)
         if outcome == "blocked":
             await self.store.mark_blocked(item.user_id, message_id, self.clock(), first=item.proactive_day is None)
+        elif outcome == "sent":
+            self.metrics.wrote_first(item.kind)
         return outcome == "sent"
 
     @staticmethod

@@ -27,6 +27,7 @@ from memory.reminders.repeat import Repeat
 from memory.reminders.requests import read_request
 from memory.store.memory_store import Store
 from memory.time.schedule import local_zone
+from metrics import Metrics
 from prompts.system import quote
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,7 @@ class Reminders:
 
     def __init__(
         self, store: Store, model: ChatModel, config: ReminderSettings, clock: Callable[[], datetime],
-        instructions: str, send: Sender | None = None,
+        instructions: str, send: Sender | None = None, metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.model = model
@@ -111,6 +112,7 @@ class Reminders:
         self.send = send
         self._wake: Wake = _no_wake  # the timer that runs `sweep` (handlers/reminder_timer.py), once it starts
         self._sends = asyncio.Semaphore(CONCURRENT_SENDS)
+        self.metrics = metrics or Metrics()  # what came of each reminder due, and how late the sent ones went
 
     async def zone(self, user_id: int) -> ZoneInfo:
         """Return the user's zone: chosen with /timezone, else their city's, else BOT_TIMEZONE."""
@@ -272,12 +274,14 @@ class Reminders:
             late = self.clock() - reminder.due_at
             if late > LATE_LIMIT:
                 await self.store.skip_reminder(reminder, next_time(reminder, self.clock()))
+                self.metrics.reminder("missed")
                 return False
             try:
                 outcome = await self.send(reminder, late if late > LATE_NOTE else None)
             except Exception:  # noqa: BLE001 - one reminder's failure must not stop the sweep
                 log.exception("sending a reminder failed")
                 outcome = "failed"
+            self.metrics.reminder(outcome, late.total_seconds() if outcome == "sent" else None)
             if outcome == "failed":
                 retry = self.clock() + RETRY
                 await self.store.release_reminder(reminder, retry)

@@ -215,11 +215,47 @@ def test_allows():
         (BASE | {"EXTRACT_TIMEOUT_SECONDS": "0"}, "EXTRACT_TIMEOUT_SECONDS"),
         (BASE | {"EXTRACT_MAX_PROMPT_TOKENS": "500"}, "EXTRACT_MAX_PROMPT_TOKENS"),
         (BASE | {"MODEL_TIMEOUT_SECONDS": "soon"}, "MODEL_TIMEOUT_SECONDS"),
+        (BASE | {"METRICS": "yes"}, "METRICS"),
+        (BASE | {"METRICS": "on", "METRICS_TOKEN": "short"}, "METRICS_TOKEN"),
+        (BASE | {"METRICS": "on", "METRICS_TOKEN": "has spaces in it, sixteen+"}, "METRICS_TOKEN"),
+        (BASE | {"METRICS": "on", "METRICS_PORT": "0"}, "METRICS_PORT"),
+        (BASE | {"METRICS": "on", "METRICS_PORT": "9091x"}, "METRICS_PORT"),
+        (BASE | {"METRICS": "on", "METRICS_PORT": "8080"}, "METRICS_PORT must differ from PORT"),
     ],
 )
 def test_a_bad_setting_is_named(env, named):
     with pytest.raises(ConfigError, match=named):
         load_config(env)
+
+
+def test_metrics_are_off_unless_asked_for_and_read_with_their_token_and_port():
+    config = load_config(BASE)
+    assert (config.metrics, config.metrics_token, config.metrics_port) == (False, None, None)
+    assert not config.serves_port  # polling with nothing to serve opens no port
+    token = "Abc_def-123.456~+/="
+    config = load_config(BASE | {"METRICS": "ON", "METRICS_TOKEN": token, "METRICS_PORT": "9091"})
+    assert (config.metrics, config.metrics_token, config.metrics_port) == (True, token, 9091)
+    assert config.serves_port  # /metrics behind its token is on PORT, in polling mode too
+    private = load_config(BASE | {"METRICS": "on", "METRICS_PORT": "9091"})
+    assert (private.metrics_token, private.metrics_port, private.serves_port) == (None, 9091, False)
+
+
+def test_metrics_on_with_nowhere_to_serve_them_is_one_line_naming_both_ways():
+    with pytest.raises(ConfigError) as caught:
+        load_config(BASE | {"METRICS": "on"})
+    assert str(caught.value).startswith("METRICS=on needs METRICS_TOKEN")
+    assert "METRICS_PORT" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_metrics_off_reads_its_other_settings_without_checking_them():
+    config = load_config(BASE | {"METRICS": "off", "METRICS_TOKEN": "short", "METRICS_PORT": "8080"})
+    assert not config.metrics and not config.serves_port
+
+
+def test_a_wrong_metrics_token_is_never_shown():
+    with pytest.raises(ConfigError) as caught:
+        load_config(BASE | {"METRICS": "on", "METRICS_TOKEN": "s3cret"})
+    assert "s3cret" not in str(caught.value)
 
 
 def test_conversation_settings_take_decimals_and_zero_topics():

@@ -11,6 +11,8 @@ import sys
 import tomllib
 from pathlib import Path, PurePosixPath
 
+import pytest
+
 from config import Config
 from tests.timeouts import scaled
 
@@ -50,6 +52,19 @@ def test_polling_fly_toml_serves_the_memory_page_once_its_block_is_uncommented()
     assert service["auto_stop_machines"] == "off" and service["min_machines_running"] == 1
     assert service["checks"][0]["path"] == "/healthz"
     assert "WEBAPP_URL=https://<app>.fly.dev/memory/" in text
+
+
+@pytest.mark.parametrize("name", ["fly.toml", "fly.webhook.toml", "fly.postgres.toml"])
+def test_each_fly_toml_has_metrics_on_a_private_port_once_uncommented(name):
+    text = (ROOT / name).read_text()
+    assert "metrics" not in fly(name)  # off until asked for
+    block = text[text.index("# [metrics]"):]
+    block = block[:block.index("\n\n")]
+    config = tomllib.loads(text.replace(block, "\n".join(line.removeprefix("#").removeprefix(" ")
+                                                         for line in block.splitlines())))
+    assert config["metrics"] == {"port": 9091, "path": "/metrics"}
+    assert config["metrics"]["port"] != Config.port  # never the published port: it has no token
+    assert "METRICS_PORT=9091" in text
 
 
 def test_webhook_fly_toml_serves_the_port_and_keeps_a_machine_running():

@@ -20,7 +20,7 @@ SETTINGS = (
     "DATABASE_PATH HISTORY_LIMIT BOT_TIMEZONE ALLOWED_USER_IDS LOG_LEVEL VOICE_MAX_SECONDS VISION STREAM_REPLIES "
     "STREAM_INTERVAL_MS PROACTIVE PROACTIVE_SWEEP_SECONDS FOLLOWUP_AFTER_HOURS CHECKIN_AFTER_HOURS PROACTIVE_DAILY_MAX "
     "QUIET_HOURS DATABASE_URL WEBHOOK_URL WEBHOOK_SECRET ADMIN_USER_IDS DAILY_MESSAGE_LIMIT DAILY_TOKEN_LIMIT "
-    "DAILY_VOICE_SECONDS PORT WEBAPP_URL WEBAPP_AUTH_MAX_AGE SEND_RETRY_MINUTES"
+    "DAILY_VOICE_SECONDS PORT WEBAPP_URL WEBAPP_AUTH_MAX_AGE SEND_RETRY_MINUTES METRICS METRICS_TOKEN METRICS_PORT"
 ).split()
 
 
@@ -61,6 +61,7 @@ def env(telegram, model, tmp_path):
          "HISTORY_LIMIT"),
         ({"TELEGRAM_BOT_TOKEN": "123456:ABCDEFGHIJKLMNOP", "OPENAI_API_KEY": "k", "BOT_TIMEZONE": "Nowhere/City"},
          "BOT_TIMEZONE"),
+        ({"TELEGRAM_BOT_TOKEN": "123456:ABCDEFGHIJKLMNOP", "OPENAI_API_KEY": "k", "METRICS": "on"}, "METRICS_TOKEN"),
     ],
 )
 async def test_a_bad_setting_stops_start_up_with_one_line_and_exit_code_2(settings, named):
@@ -82,16 +83,20 @@ async def test_a_token_telegram_rejects_is_one_line_and_exit_code_2(env, telegra
     assert "Traceback" not in text and "WRONG-TOKEN-VALUE" not in text
 
 
-async def test_a_port_another_program_holds_is_one_line_and_exit_code_2(env):
+@pytest.mark.parametrize("setting, more", [
+    ("PORT", {"WEBAPP_URL": "https://bot.example.com/memory/"}),
+    ("METRICS_PORT", {"METRICS": "on"}),  # polling without WEBAPP_URL or METRICS_TOKEN: the only port it opens
+])
+async def test_a_port_another_program_holds_is_one_line_and_exit_code_2(env, setting, more):
     with socket.socket() as taken:
         taken.bind(("0.0.0.0", 0))
         taken.listen()
-        env.update(WEBAPP_URL="https://bot.example.com/memory/", PORT=str(taken.getsockname()[1]))
+        env.update(more, **{setting: str(taken.getsockname()[1])})
         process = await start_bot(env)
         _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
     text = stderr.decode()
     assert process.returncode == 2
-    assert f"error: cannot listen on PORT={env['PORT']}" in text and "Traceback" not in text
+    assert f"error: cannot listen on {setting}={env[setting]}" in text and "Traceback" not in text
 
 
 async def test_sigterm_lets_the_turn_in_flight_finish_and_exits_0(env, telegram, model):

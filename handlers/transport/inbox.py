@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
@@ -25,6 +26,9 @@ from memory.store.backends import database_errors
 
 log = logging.getLogger(__name__)
 MAX_UPDATE_ID = 2**63 - 1  # the inbox keeps update_id in a 64-bit column; Telegram's are far below
+# Arrival times kept at most: an update's goes when it is handled, so only a backlog this deep (or a leak) reaches
+# it; past it the oldest go first, and their turns observe no first-words latency.
+MAX_ARRIVALS = 10_000
 
 
 def masked(data: Any) -> Any:
@@ -73,11 +77,25 @@ class Inbox:
         # same database handled it (then the inbox is always asked).
         self._new: set[int] = set()
         self.shared = store.on_postgres
+        # time.monotonic() when each update recorded for the first time arrived, until it is handled: the start of
+        # its turn's first-words latency (metrics.py).
+        self._arrived: dict[int, float] = {}
 
     async def record(self, updates: Sequence[dict]) -> None:
         """Write the updates down as they arrived (secrets masked), before Telegram is told they arrived."""
         entries = [inbox_entry(data) for data in updates]
-        self._new |= await self.store.record_updates(entries, self.clock())
+        arrived = time.monotonic()
+        new = await self.store.record_updates(entries, self.clock())
+        self._new |= new
+        for update_id in new:
+            self._arrived[update_id] = arrived
+        while len(self._arrived) > MAX_ARRIVALS:
+            del self._arrived[next(iter(self._arrived))]
+
+    def arrived(self, update_id: int) -> float | None:
+        """Return time.monotonic() when the update reached this process, or None: replayed after a restart, handled
+        already, or recorded by another machine."""
+        return self._arrived.get(update_id)
 
     async def should_handle(self, update_id: int, handled: bool | None = None) -> bool:
         """False for an update whose handlers already ran (delivered again, or replayed and delivered).
@@ -88,12 +106,15 @@ class Inbox:
             self._new.discard(update_id)
             if not self.shared:
                 return True
-        if handled is not None:
-            return not handled
-        return not await self.store.was_handled(update_id)
+        if handled is None:
+            handled = await self.store.was_handled(update_id)
+        if handled:
+            self._arrived.pop(update_id, None)
+        return not handled
 
     async def handled(self, update_id: int) -> None:
         """Mark the update handled; its payload is dropped."""
+        self._arrived.pop(update_id, None)
         await self.store.mark_handled(update_id, self.clock())
 
     async def earlier(self, key: int, update_id: int, bot: ExtBot) -> tuple[list[Update], bool]:

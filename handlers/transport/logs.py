@@ -38,7 +38,7 @@ def setup_logging(config: Config) -> None:
     """Log to stderr at LOG_LEVEL, never showing secrets; httpx would log every URL, token included."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    keys = (config.openai_api_key, config.extract_api_key, config.embedding_api_key)
+    keys = (config.openai_api_key, config.extract_api_key, config.embedding_api_key, config.metrics_token)
     handler.addFilter(RedactSecrets(config.telegram_token, *(key for key in keys if key)))
     handler.addFilter(WithholdUpdateData())
     handler.addFilter(QuietOutageLogs())

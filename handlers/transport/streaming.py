@@ -86,10 +86,6 @@ class DraftPacer:
         self.paused_until = now + seconds
 
 
-def _nothing() -> None:
-    """Nobody to tell that a draft shows."""
-
-
 def draft_text(text: str) -> str:
     """Return the part of the answer a draft can show: the piece being written, when it is past 4096 characters."""
     pieces = split_message(text)
@@ -129,7 +125,8 @@ class DraftStream:
         self.clock = clock
         self.pacer = DraftPacer(drafts.interval)
         self.latest: Callable[[], str] = str  # reads the text so far; "" before the first piece
-        self._on_shown: Callable[[], None] = _nothing  # called once a draft is on the screen ("typing…" stops)
+        # Called once a draft is on the screen: "typing…" stops, the first words' latency is observed.
+        self._on_shown: list[Callable[[], None]] = []
         self.sent = 0
         self._closing = False
         self._grew = False  # text came while a draft was on its way
@@ -153,8 +150,8 @@ class DraftStream:
         return self.pacer.wait(now)
 
     def when_shown(self, callback: Callable[[], None]) -> None:
-        """Call `callback` once a draft is on the screen (at once if one is already): "typing…" stops then."""
-        self._on_shown = callback
+        """Call `callback` once a draft is on the screen (at once if one is already): "typing…" stops then, say."""
+        self._on_shown.append(callback)
         if self.sent:
             callback()
 
@@ -199,7 +196,8 @@ class DraftStream:
             self._task = None
         if shown:
             self.sent += 1
-            self._on_shown()
+            for callback in self._on_shown:
+                callback()
         else:
             self.pacer.failed(shown_before)  # the same text is worth another try
         if (self._grew or not shown) and not self._closing and self.drafts.enabled:

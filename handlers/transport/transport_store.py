@@ -88,6 +88,13 @@ class TransportStore:
             )
         return [row[0] for row in rows]
 
+    async def unhandled_count(self) -> int:
+        """Return how many updates are recorded and not handled yet (on PostgreSQL, those of every machine): a count
+        over the partial index of the unhandled, which holds only them."""
+        async with self._backend.session() as db:
+            [(count,)] = await db.execute_fetchall("SELECT COUNT(*) FROM inbox WHERE handled_at IS NULL")
+        return int(count)
+
     async def was_handled(self, update_id: int) -> bool:
         """True if this update's handlers already ran (Telegram delivered it again)."""
         async with self._backend.session() as db:

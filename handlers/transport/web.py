@@ -1,6 +1,8 @@
-"""The bot's web server on PORT: Telegram's webhook POSTs (secret checked), /healthz, and the memory page.
+"""The bot's web server on PORT: Telegram's webhook POSTs (secret checked), /healthz, the memory page, and /metrics
+behind its bearer token; and on METRICS_PORT, /metrics alone without one.
 
-It runs in webhook mode, and in polling mode too when WEBAPP_URL is set (the page needs it there as well).
+It runs in webhook mode, and in polling mode too when WEBAPP_URL or METRICS_TOKEN is set (Config.serves_port); the
+metrics port listens whenever METRICS=on names it.
 No body is read before its request is allowed: every handler streams its body (`LimitedBody`), checks who
 asks from the headers alone, refuses a declared Content-Length over its route's limit with 413, and has
 tornado cut off a chunked body that passes it. The server's own limit is a backstop for anything else.
@@ -18,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import tornado.web
+from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4
 from telegram import Update
 from telegram.ext import Application, ExtBot
 from tornado.httpserver import HTTPServer
@@ -25,6 +28,7 @@ from tornado.httpserver import HTTPServer
 from config import Config
 from handlers.transport.inbox import MAX_UPDATE_ID, masked, read_update, update_id_of, update_key
 from memory.store.backends import database_errors
+from metrics import Metrics
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -185,6 +189,33 @@ class Health(LimitedBody):
         self.write("ok")
 
 
+def bearer_allows(authorization: str, token: str) -> bool:
+    """Return whether an Authorization header carries `token` as a bearer token ("Bearer <token>", the scheme in any
+    case); the token is compared in constant time, so a wrong one's answer does not tell how much of it was right."""
+    scheme, _, given = authorization.strip().partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+
+
+class MetricsPage(LimitedBody):
+    """Answers the metrics in Prometheus's text format; with a token, only to a request that carries it (401)."""
+
+    def initialize(self, metrics: Metrics, token: str | None) -> None:
+        self.metrics = metrics
+        self.token = token
+
+    def admit(self) -> bool:
+        if self.token is None or bearer_allows(self.request.headers.get("Authorization", ""), self.token):
+            return True
+        self.set_status(HTTPStatus.UNAUTHORIZED)
+        self.set_header("WWW-Authenticate", 'Bearer realm="metrics"')
+        self.finish()
+        return False
+
+    async def get(self) -> None:
+        self.set_header("Content-Type", CONTENT_TYPE_PLAIN_0_0_4)
+        self.write(await self.metrics.exposition())
+
+
 class NotFound(LimitedBody):
     """Answers 404 to any path no route serves, without reading a body."""
 
@@ -198,35 +229,84 @@ def webhook_path(url: str) -> str:
     return urlsplit(url).path or "/"
 
 
-def build_web_server(app: Application, config: Config, pages: list[tuple]) -> tornado.web.Application:
-    """Return the tornado application: /healthz, the webhook path with WEBHOOK_URL, then `pages` (the memory
-    page's routes, which bot.py passes in: transport knows nothing of the handlers above it; each is a
-    LimitedBody)."""
+class Routes(tornado.web.Application):
+    """A tornado application whose scrapes of /metrics that succeed leave no line in the log: one every 15 s would
+    bury the rest."""
+
+    def log_request(self, handler: tornado.web.RequestHandler) -> None:
+        if not (isinstance(handler, MetricsPage) and handler.get_status() < HTTPStatus.BAD_REQUEST):
+            super().log_request(handler)
+
+
+def build_web_server(app: Application, config: Config, pages: list[tuple],
+                     metrics: Metrics | None = None) -> tornado.web.Application:
+    """Return the tornado application on PORT: /healthz, the webhook path with WEBHOOK_URL, /metrics behind its token
+    with METRICS_TOKEN, then `pages` (the memory page's routes, which bot.py passes in: transport knows nothing of the
+    handlers above it; each is a LimitedBody)."""
     routes: list[tuple] = [(r"/healthz", Health)]
     if config.webhook_url and config.webhook_secret:
         routes.append((re.escape(webhook_path(config.webhook_url)), TelegramUpdates,
                        {"app": app, "secret": config.webhook_secret}))
-    return tornado.web.Application(routes + pages, default_handler_class=NotFound)
+    if metrics is not None and config.metrics and config.metrics_token:
+        routes.append((r"/metrics", MetricsPage, {"metrics": metrics, "token": config.metrics_token}))
+    return Routes(routes + pages, default_handler_class=NotFound)
+
+
+def build_metrics_server(metrics: Metrics) -> tornado.web.Application:
+    """Return the tornado application on METRICS_PORT: /metrics without a token, and nothing else."""
+    return Routes([(r"/metrics", MetricsPage, {"metrics": metrics, "token": None})], default_handler_class=NotFound)
+
+
+def serve(routes: tornado.web.Application, port: int) -> HTTPServer:
+    """Return a server of `routes` listening on `port`, with the body limits every route relies on; raises OSError
+    when another program holds the port."""
+    server = HTTPServer(routes, max_body_size=SERVER_MAX_BODY, max_buffer_size=SERVER_MAX_BUFFER)
+    try:
+        server.listen(port)
+    except OSError:
+        server.stop()
+        raise
+    return server
+
+
+class PortTaken(OSError):
+    """Another program holds one of the ports; `setting` names it (PORT or METRICS_PORT)."""
+
+    def __init__(self, setting: str, port: int, error: OSError) -> None:
+        super().__init__(error.errno, error.strerror or str(error))
+        self.setting, self.port = setting, port
 
 
 class WebServer:
-    """The web server on PORT (/healthz, the webhook, the memory page): started once the bot is up (bot.py),
-    stopped before it shuts down."""
+    """The web server on PORT (/healthz, the webhook, the memory page, /metrics behind its token) and on METRICS_PORT
+    (/metrics alone): started once the bot is up (bot.py), stopped before it shuts down."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, metrics: Metrics | None = None, metrics_port: int | None = None) -> None:
+        """`metrics`: what /metrics serves (None: no /metrics anywhere); `metrics_port`: a port serving only that."""
         self.port = port
-        self.server: HTTPServer | None = None  # while it listens
+        self.metrics = metrics
+        self.metrics_port = metrics_port
+        self.server: HTTPServer | None = None  # while it listens on PORT
+        self.metrics_server: HTTPServer | None = None  # while it listens on METRICS_PORT
 
     def start(self, app: Application, config: Config, pages: list[tuple]) -> None:
-        """Listen on PORT; raises OSError when another program holds it."""
-        server = HTTPServer(build_web_server(app, config, pages), max_body_size=SERVER_MAX_BODY,
-                            max_buffer_size=SERVER_MAX_BUFFER)
-        server.listen(self.port)
-        self.server = server
+        """Listen on PORT when it serves anything (Config.serves_port), and on METRICS_PORT when there is one; raises
+        PortTaken when another program holds either (stop() then closes what was opened)."""
+        if config.serves_port:
+            try:
+                self.server = serve(build_web_server(app, config, pages, self.metrics), self.port)
+            except OSError as error:
+                raise PortTaken("PORT", self.port, error) from None
+        if self.metrics is not None and self.metrics_port is not None:
+            try:
+                self.metrics_server = serve(build_metrics_server(self.metrics), self.metrics_port)
+            except OSError as error:
+                raise PortTaken("METRICS_PORT", self.metrics_port, error) from None
 
     async def stop(self) -> None:
         """Stop taking connections and close the open ones; a second call, or one before start, does nothing."""
-        server, self.server = self.server, None
-        if server is not None:
+        servers = [server for server in (self.server, self.metrics_server) if server is not None]
+        self.server = self.metrics_server = None
+        for server in servers:
             server.stop()
             await server.close_all_connections()

@@ -23,6 +23,7 @@ from memory.recall.recaller import FactRecaller
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.time.schedule import local_zone, plan_followup
+from metrics import Metrics
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +68,11 @@ class MemoryKeeper:
         on_forgotten: Callable[[int, Forgotten], Awaitable[None]] | None = None,
         *,
         meter: UsageMeter,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.meter = meter  # counts the tokens each pass costs
+        self.metrics = metrics or Metrics()  # counts the facts each pass writes
         self.extractor = extractor
         self.config = config
         self.clock = clock
@@ -170,6 +173,7 @@ class MemoryKeeper:
             if shared:
                 await self.store.release_extraction(user_id, retry_at)
         self._retry_at.pop(user_id, None)
+        self.metrics.memory_written("llm", len(saved))
         if work.calls:
             log.info("memory: %s", work.summary(len(saved)))
         if saved:

@@ -227,6 +227,7 @@ class OpenAIDouble:
         self.transcript: str | Callable[[dict], str] = "transcribed speech"
         self.transcriptions_supported = True
         self.report_usage = True  # False: answers carry no `usage`, like some local servers
+        self.usages: list[dict] = []  # each chat completion's `usage` as it was sent (none where none was)
         self.reject_images = False
         self.json_schema_status = 400
         self.stream_options_supported = True
@@ -475,6 +476,8 @@ class OpenAIDouble:
                 message["content"] = None  # vLLM: all thinking and no answer
         choices = [{"index": i, "finish_reason": finish, "logprobs": None, "message": message}
                    for i in range(body.get("n") or 1)]
+        if self.report_usage:
+            self.usages.append(usage)
         return web.json_response({**head, "object": "chat.completion", "choices": choices,
                                   **({"usage": usage} if self.report_usage else {})})
 
@@ -535,6 +538,7 @@ class OpenAIDouble:
         if (body.get("stream_options") or {}).get("include_usage") and self.report_usage:
             event = {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage}
             await response.write(f"data: {json.dumps(event)}\n\n".encode("utf-8"))
+            self.usages.append(usage)
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
