@@ -137,3 +137,24 @@ async def test_in_webhook_mode_metrics_share_port_with_the_webhook(telegram, mod
         app.bot_data.stop_requested.set()
         await asyncio.wait_for(task, scaled(15))
 
+
+
+async def test_memory_writes_marks_and_memories_per_reply_are_counted_where_they_happen(telegram, model, tmp_path,
+                                                                                       http):
+    port = free_port()
+    config = make_config(telegram, model, tmp_path / "bot.db", port=port, metrics=True, metrics_token=TOKEN)
+    async with running_bot(config) as app:
+        await talk(app, telegram, ANN, ["My name is Ann. I live in Berlin and I have a dog named Rex.", "/why"])
+        listed = telegram.sent_to(ANN)[-1]
+        cross = listed["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        telegram.push_callback(ANN, cross, listed["message_id"])
+        await telegram.wait_for_sent(ANN, 3)
+        await app.bot_data.memory_page.add(ANN, {"category": "interests", "value": "plays chess"})
+        await talk(app, telegram, ANN, ["and now?"])
+        found = samples((await get(http, port, token=TOKEN))[1])
+    assert value(found, "companion_memory_writes_total", source="rule") == 3
+    assert value(found, "companion_memory_writes_total", source="page") == 1
+    assert value(found, "companion_memory_writes_total", source="llm") == 0
+    assert value(found, "companion_marked_wrong_total") == 1
+    assert value(found, "companion_memories_used_count") == 2
+    assert value(found, "companion_memories_used_sum") == 3 + 3  # name, city and dog; then one of them ✗, chess
