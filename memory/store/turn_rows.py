@@ -254,18 +254,13 @@ class TurnQueries:
                          ) -> StoredReply | None:
         """Return the user's reply that Telegram's `chat_message_id` carried, or their stored reply `reply_id`, or else
         their newest reply, with what its prompt held; None when it is no longer in the session, or none was kept."""
-        where, params = "", ()
         if chat_message_id is not None:
-            where, params = "AND chat_message_id = ?", (chat_message_id,)
+            found = await self._replies(user_id, 1, "AND chat_message_id = ?", (chat_message_id,))
         elif reply_id is not None:
-            where, params = "AND id = ?", (reply_id,)
-        async with self._session() as db:
-            rows = await db.execute_fetchall(
-                f"SELECT {REPLY_COLUMNS} FROM messages WHERE user_id = ? AND role = 'assistant' AND used IS NOT NULL"
-                f" {where} ORDER BY id DESC LIMIT 1",
-                (user_id, *params),
-            )
-        return next((_stored_reply(row) for row in rows), None)
+            found = await self._replies(user_id, 1, "AND id = ?", (reply_id,))
+        else:
+            found = await self._replies(user_id, 1)
+        return next(iter(found), None)
 
     async def memories_used_since(self, since: datetime) -> list[str]:
         """Return what each reply since `since` still in a session held of memory (JSON: services/why.py), every
@@ -280,11 +275,14 @@ class TurnQueries:
     async def replies_used(self, user_id: int, limit: int) -> list[StoredReply]:
         """Return the user's newest `limit` replies still in the session with what each prompt held, newest
         first."""
+        return await self._replies(user_id, limit)
+
+    async def _replies(self, user_id: int, limit: int, where: str = "", params: tuple = ()) -> list[StoredReply]:
         async with self._session() as db:
             rows = await db.execute_fetchall(
                 f"SELECT {REPLY_COLUMNS} FROM messages WHERE user_id = ? AND role = 'assistant' AND used IS NOT NULL"
-                " ORDER BY id DESC LIMIT ?",
-                (user_id, limit),
+                f" {where} ORDER BY id DESC LIMIT ?",
+                (user_id, *params, limit),
             )
         return [_stored_reply(row) for row in rows]
 
