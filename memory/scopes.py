@@ -3,7 +3,8 @@
 A group is a public room: whatever reaches its prompt, every member can read in the reply. So what a user tells the
 bot in their private chat stays there, and what they say in a group is kept apart, per member per group, under a
 memory key of its own (a users row whose id is below MEMBER_KEYS, never a Telegram id). Only what the user chose
-to share (`Fact.shared`, set on the memory page) follows them from their private memory into groups.
+to share (`Fact.shared`, set on the memory page) crosses: a private fact follows them into their groups, a fact
+said in a group follows them into their private chat.
 docs/behaviour.md ("Private stays private") says why.
 """
 
@@ -15,6 +16,7 @@ from typing import Iterator, Sequence
 
 from memory.facts import Fact
 
+FROM_GROUPS = "from_groups"  # the user's setting: some fact said in a group follows them into their private chat
 # Telegram's ids (users, groups, channels: -100…) stay within 52 bits; member keys lie far below any of them, and
 # within the 64 bits of SQLite's INTEGER and PostgreSQL's BIGINT.
 MEMBER_KEYS = -(2**61)

@@ -16,7 +16,7 @@ from memory.recall.recaller import FactRecaller
 from memory.rules.change_rules import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
-from memory.scopes import Scope, private_scope, visible_in_group
+from memory.scopes import FROM_GROUPS, Scope, private_scope, visible_in_group
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.store.turn_rows import Turn
@@ -257,11 +257,15 @@ class Companion:
     async def _seen_from(
         self, scope: Scope, turn: Turn, known: list[Fact], name: str | None, shared: list[Fact]
     ) -> tuple[Turn, list[Fact], str | None]:
-        """Return the turn, the facts and the name as the prompt sees them: in private as they are; in a group the
-        member's memory there and what they shared (visible_in_group), and the group's own recent conversation as
-        the session, each member's words marked with their name, so that the reply follows the room."""
+        """Return the turn, the facts and the name as the prompt sees them: in private their own, and what they let
+        follow them from a group; in a group the member's memory there and what they shared (visible_in_group), and
+        the group's own recent conversation as the session, each member's words marked with their name, so that the
+        reply follows the room."""
         if scope.private or scope.chat_id is None:
-            return turn, known, name
+            if not turn.settings.get(FROM_GROUPS):  # nothing said in a group follows them here: no query
+                return turn, known, name
+            return turn, visible_in_group(known, [fact for _, fact in await self.store.shared_from_groups(scope.owner)]
+                                          ), name
         said = await self.store.group_history(scope.chat_id, self.config.history_limit)
         if said:
             turn = replace(turn, history=[

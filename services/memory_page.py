@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from memory.continuity import Topic
 from memory.facts import Correction, Extraction, Fact, Relation, comparable, is_style
 from memory.reminder import Reminder
-from memory.scopes import Scope, private_scope
+from memory.scopes import FROM_GROUPS, Scope, private_scope
 from memory.store.memory_store import Store
 from memory.time.schedule import city_of, local_zone, plan_followup, user_zone
 from metrics import Metrics
@@ -113,11 +113,15 @@ class MemoryPage:
         return (same or [fact])[0], False
 
     async def share(self, user_id: int, fact_id: int, shared: bool) -> Fact:
-        """Let one of the user's private facts (or wishes) follow them into the groups they talk in, or not; return
-        it as stored."""
-        if not await self.store.set_shared(user_id, fact_id, shared):
-            raise Refused("not_found")
-        return _by_id(await self.store.facts(user_id), fact_id)
+        """Let one of the user's facts (or wishes) cross, or stop it: a private one into the groups they talk in, one
+        said in a group into their private chat; return it as stored."""
+        for key in await self._memories(user_id):
+            if await self.store.set_shared(key, fact_id, shared):
+                if key != user_id:  # their private turns look for such facts only while some is shared
+                    crossing = bool(await self.store.shared_from_groups(user_id))
+                    await self.store.set_setting(user_id, FROM_GROUPS, crossing, self.clock())
+                return _by_id(await self.store.facts(key), fact_id)
+        raise Refused("not_found")
 
     async def delete_fact(self, user_id: int, fact_id: int) -> None:
         """Delete one of the user's facts (or style wishes), in private or one learned in a group."""

@@ -141,7 +141,10 @@ class Why:
 
     async def undo(self, scope: Scope, undo_id: int) -> bool:
         """Put back what a ✗ in `scope` retired, within UNDO_MINUTES; False when it has expired or is not theirs."""
-        for key in dict.fromkeys((scope.key, scope.owner)):
+        keys = [scope.key, scope.owner]
+        if scope.private:  # a ✗ in private may have retired a fact said in a group
+            keys += [member.key for member in await self.store.memberships(scope.owner)]
+        for key in dict.fromkeys(keys):
             if await self.forgetter.undo(key, undo_id) is not None:
                 return True
         return False
@@ -153,10 +156,13 @@ class Why:
         return Explanation(reply, remembered(Used.from_json(reply.used), facts, topics, reminders))
 
     async def _facts_by_memory(self, scope: Scope) -> list[tuple[int, list[Fact]]]:
-        """Return the facts the scope may see by the memory holding them: the scope's own, then (in a group) what the
-        user shares from their private memory now."""
+        """Return the facts the scope may see by the memory holding them: the scope's own, then what the user shares
+        into it now (in a group: from their private memory; in private: from their memories in groups)."""
         own = await self.store.facts(scope.key)
         if scope.private:
-            return [(scope.key, own)]
+            crossing: dict[int, list[Fact]] = {}
+            for key, fact in await self.store.shared_from_groups(scope.owner):
+                crossing.setdefault(key, []).append(fact)
+            return [(scope.key, own), *crossing.items()]
         seen = visible_in_group(own, await self.store.shared_facts(scope.owner))
         return [(scope.key, own), (scope.owner, seen[len(own):])]

@@ -210,3 +210,35 @@ async def test_stats_shows_what_memory_learned_what_was_undone_and_duplicated(te
     assert "Memory in 24 h: learned 4 facts (rules 2, extractor 0, page 2), marked wrong ✗ 1" in stats
     assert "Near-duplicates: 1 pairs in 1 memories" in stats
     assert "Memories per reply: 2.0 (over 1 replies of 24 h)" in stats
+
+
+async def test_what_she_said_in_a_group_reaches_her_private_chat_only_when_she_lets_it(telegram, model, config):
+    async with running_bot(config) as app:
+        in_group(telegram, OLYA, FRIENDS, "I have a cat named Murka", "Olya")
+        await telegram.wait_for_sent(FRIENDS, 1)
+        telegram.push_text(OLYA, "hello", first_name="Olya")
+        await telegram.wait_for_sent(OLYA, 1)
+        store = app.bot_data.store
+        group_key = (await store.memberships(OLYA))[0].key
+        [murka] = await store.facts(group_key)
+        shared = await app.bot_data.memory_page.share(OLYA, murka.id, True)
+        telegram.push_text(OLYA, "how is my cat?", first_name="Olya")
+        await telegram.wait_for_sent(OLYA, 2)
+        telegram.push_text(OLYA, "/why", first_name="Olya")
+        listed = (await telegram.wait_for_sent(OLYA, 3))[-1]
+        cross = listed["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        telegram.push_callback(OLYA, cross, listed["message_id"])
+        marked = (await telegram.wait_for_sent(OLYA, 4))[-1]
+        gone = await store.facts(group_key)
+        undo = marked["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        telegram.push_callback(OLYA, undo, marked["message_id"])
+        await telegram.wait_for_call("editMessageText", 1)
+        back = await store.facts(group_key)
+        await app.bot_data.memory_page.share(OLYA, murka.id, False)
+        telegram.push_text(OLYA, "and now?", first_name="Olya")
+        await telegram.wait_for_sent(OLYA, 5)
+    before, after, unshared = chat_requests(model)[1:]
+    assert "Murka" not in prompt_text(before)
+    assert shared.shared and "Murka" in after["messages"][0]["content"] and "Murka" in listed["visible_text"]
+    assert gone == [] and [fact.value for fact in back] == ["cat Murka"]  # ✗ from private retired it, Undo too
+    assert "Murka" not in unshared["messages"][0]["content"]

@@ -201,6 +201,10 @@ async def test_each_earlier_reply_shows_what_it_had_in_mind_and_a_group_its_own_
     assert "Kesha" in await group.locator("li.fact .value").first.text_content()
     assert "Kesha" not in " ".join(await page.locator("#facts li.fact .value").all_text_contents())
     await row(page, "Rex").locator("input.share-input").check()
-    await page.locator("#status", has_text="follows you into groups").wait_for(timeout=scaled(5_000))
+    await page.locator("#status", has_text="follows you there").wait_for(timeout=scaled(5_000))
     assert [fact.value for fact in await app.bot_data.store.shared_facts(ANN)] == ["dog Rex"]
+    kesha = group.locator("li.fact", has_text="Kesha")
+    await kesha.locator("input.share-input").check()  # disabled while its PATCH is on its way
+    await kesha.locator("input.share-input:enabled:checked").wait_for(timeout=scaled(5_000))
+    assert [fact.value for _, fact in await app.bot_data.store.shared_from_groups(ANN)] == ["parrot Kesha"]
     assert errors == [] and foreign == []

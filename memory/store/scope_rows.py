@@ -102,6 +102,17 @@ class ScopeQueries:
             )
         return [_fact(row) for row in rows]
 
+    async def shared_from_groups(self, user_id: int) -> list[tuple[int, Fact]]:
+        """Return (memory key, fact) for each fact of the user's memories in groups they chose to let follow them
+        into their private chat, in the order learned."""
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                f"SELECT m.key, {', '.join('f.' + column for column in FACT_COLUMNS.replace(' ', '').split(','))}"
+                " FROM members m JOIN facts f ON f.user_id = m.key WHERE m.user_id = ? AND f.shared = 1 ORDER BY f.id",
+                (user_id,),
+            )
+        return [(int(row[0]), _fact(tuple(row[1:]))) for row in rows]
+
     async def set_shared(self, user_id: int, fact_id: int, shared: bool) -> bool:
         """Let one of the user's facts follow them into groups, or not; False when it is not theirs."""
         async with self._session() as db:

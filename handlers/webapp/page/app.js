@@ -288,11 +288,12 @@ function wishRow(w) {
     iconButton("delete", S.T.del, () => removeItem("fact", w.id)));
 }
 
-// Whether a private fact (or wish) follows the user into the groups they talk in: off until they turn it on.
-function shareToggle(f) {
-  return h("label", { class: "share", title: S.T.shareHint },
+// Whether a private fact (or wish) follows the user into the groups they talk in, or one said in a group into
+// their private chat: off until they turn it on.
+function shareToggle(f, label = S.T.share, hint = S.T.shareHint) {
+  return h("label", { class: "share", title: hint },
     h("input", { type: "checkbox", class: "share-input", checked: !!f.shared, onchange: (e) => setShared(f, e.target) }),
-    h("span", { text: S.T.share }));
+    h("span", { text: label }));
 }
 
 async function setShared(f, box) {
@@ -316,6 +317,7 @@ function groupSection(g, index) {
   const topics = g.topics.filter((t) => !hiddenNow("topic", t.id));
   const rows = facts.map((f) => h("li", { class: "fact", "data-id": f.id },
     h("div", { class: "body" }, h("span", { class: "value", text: f.value })),
+    shareToggle(f, T.sharePrivate, T.sharePrivateHint),
     iconButton("delete", T.del, () => removeItem("fact", f.id))));
   return section(`group-${index}`, T.inGroup(g.title || T.untitled),
     h("p", { class: "hint", text: T.groupHint }),

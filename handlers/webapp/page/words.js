@@ -5,9 +5,11 @@
 const WORDS = {
   en: {
     share: "in groups",
+    sharePrivate: "in private",
+    sharePrivateHint: "Let what you said there follow you into your private chat with me.",
     shareHint: "Let this follow you into the groups you talk to me in. Off: it stays in this private chat.",
-    sharedOn: "It now follows you into groups.",
-    sharedOff: "It stays in this private chat now.",
+    sharedOn: "Saved: it now follows you there.",
+    sharedOff: "Saved: it stays where you said it.",
     inGroup: (title) => `In the group “${title}”`,
     untitled: "a group without a title",
     groupHint: "What you said there, and what I learned from it. It stays in that group: never in your private chats or other groups.",
@@ -75,9 +77,11 @@ const WORDS = {
   },
   ru: {
     share: "в группах",
+    sharePrivate: "в личке",
+    sharePrivateHint: "Пусть сказанное там знаю и в нашем личном чате.",
     shareHint: "Пусть это знает и группа, где ты со мной говоришь. Выключено: остаётся в этом личном чате.",
-    sharedOn: "Теперь это знают и в группах.",
-    sharedOff: "Теперь это остаётся в личном чате.",
+    sharedOn: "Готово: теперь я помню это и там.",
+    sharedOff: "Готово: это остаётся там, где сказано.",
     inGroup: (title) => `В группе «${title}»`,
     untitled: "группа без названия",
     groupHint: "Что ты говорил(а) там и что я из этого запомнил. Остаётся в той группе: не попадает ни в личный чат, ни в другие группы.",
