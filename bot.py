@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Callable
 
 from dotenv import load_dotenv
-from prometheus_client import CollectorRegistry
 from telegram import Update
 from telegram.error import InvalidToken, NetworkError
 from telegram.ext import Application, ApplicationBuilder
@@ -151,7 +150,7 @@ def build_metrics(config: Config, transport: TransportStore) -> Metrics:
     prometheus_client's global one, which several bots in one process would share), else ones that record nothing."""
     if not config.metrics:
         return Metrics()
-    return PrometheusMetrics(CollectorRegistry(), inbox_waiting=transport.unhandled_count)
+    return PrometheusMetrics(inbox_waiting=transport.unhandled_count)
 
 
 async def build_services(config: Config, clock: Callable[[], datetime], bot: InboxBot, store: Store,

@@ -241,3 +241,15 @@ async def test_the_chat_model_counts_retries_and_the_failure_it_gives_up_on(chat
     assert value(found, "companion_model_errors_total", model="gpt-4o-mini", kind="refused") == 1
     assert ("companion_model_errors_total", frozenset({("model", "gpt-4o-mini"), ("kind", "server_error")})) \
         not in found
+
+
+def test_a_bot_without_metrics_never_loads_the_client():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = ("import sys, bot\nfrom metrics import Metrics\nMetrics().memories_used(3)\n"
+             "print('prometheus_client' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip() == "False"  # about 1.5 MiB resident a bot with METRICS=off does not pay

@@ -20,7 +20,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import tornado.web
-from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4
 from telegram import Update
 from telegram.ext import Application, ExtBot
 from tornado.httpserver import HTTPServer
@@ -212,7 +211,7 @@ class MetricsPage(LimitedBody):
         return False
 
     async def get(self) -> None:
-        self.set_header("Content-Type", CONTENT_TYPE_PLAIN_0_0_4)
+        self.set_header("Content-Type", self.metrics.content_type)
         self.write(await self.metrics.exposition())
 
 
