@@ -182,10 +182,13 @@ def learn_patterns(modules: Iterable[ModuleType]) -> int:
                 found[id(value)] = value
             elif isinstance(value, Shortlist):
                 shortlists.append(value)
+            # Copied at once before they are looked through (in C, under one hold of the GIL): warm_up reads them in
+            # a thread while the loop's thread may add to a module's cache, and a set or dict that changes size
+            # during the loop's iteration raises.
             elif isinstance(value, (list, tuple, set, frozenset)) and len(value) < MAX_KNOWN:
-                pending += [item for item in value if isinstance(item, (re.Pattern, list, tuple))]
+                pending += [item for item in tuple(value) if isinstance(item, (re.Pattern, list, tuple))]
             elif isinstance(value, dict) and len(value) < MAX_KNOWN:
-                pending += [item for item in value.values() if isinstance(item, (re.Pattern, list, tuple))]
+                pending += [item for item in tuple(value.values()) if isinstance(item, (re.Pattern, list, tuple))]
     for pattern in found.values():
         could_match(pattern, "")
     for shortlist in shortlists:
