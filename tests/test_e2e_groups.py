@@ -242,3 +242,18 @@ async def test_what_she_said_in_a_group_reaches_her_private_chat_only_when_she_l
     assert shared.shared and "Murka" in after["messages"][0]["content"] and "Murka" in listed["visible_text"]
     assert gone == [] and [fact.value for fact in back] == ["cat Murka"]  # ✗ from private retired it, Undo too
     assert "Murka" not in unshared["messages"][0]["content"]
+
+
+async def test_the_brain_button_under_a_reply_lists_what_it_used(telegram, model, config):
+    from dataclasses import replace
+
+    async with running_bot(replace(config, why_button=True)):
+        telegram.push_text(OLYA, "I live in Berlin and I have a dog named Rex", first_name="Olya")
+        reply = (await telegram.wait_for_sent(OLYA, 1))[-1]
+        [[brain]] = reply["reply_markup"]["inline_keyboard"]
+        telegram.push_callback(PASHA, brain["callback_data"], reply["message_id"], chat_id=OLYA)  # not his memory
+        await telegram.wait_for_call("answerCallbackQuery", 1)
+        telegram.push_callback(OLYA, brain["callback_data"], reply["message_id"])
+        listed = (await telegram.wait_for_sent(OLYA, 2))[-1]
+    assert brain["text"] == "🧠" and "Berlin" in listed["visible_text"] and "Rex" in listed["visible_text"]
+    assert len(telegram.sent_to(OLYA)) == 2  # Pasha's press showed him nothing, and sent nothing
