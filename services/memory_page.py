@@ -115,7 +115,7 @@ class MemoryPage:
     async def share(self, user_id: int, fact_id: int, shared: bool) -> Fact:
         """Let one of the user's facts (or wishes) cross, or stop it: a private one into the groups they talk in, one
         said in a group into their private chat; return it as stored."""
-        for key in await self._memories(user_id):
+        for key in await self.store.memories_of(user_id):
             if await self.store.set_shared(key, fact_id, shared):
                 if key != user_id:  # their private turns look for such facts only while some is shared
                     crossing = bool(await self.store.shared_from_groups(user_id))
@@ -125,14 +125,14 @@ class MemoryPage:
 
     async def delete_fact(self, user_id: int, fact_id: int) -> None:
         """Delete one of the user's facts (or style wishes), in private or one learned in a group."""
-        for key in await self._memories(user_id):
+        for key in await self.store.memories_of(user_id):
             if await self.forgetter.delete_fact(key, fact_id):
                 return
         raise Refused("not_found")
 
     async def delete_topic(self, user_id: int, topic_id: int) -> None:
         """Delete one of the user's topic lines, in private or of a conversation in a group."""
-        for key in await self._memories(user_id):
+        for key in await self.store.memories_of(user_id):
             if await self.forgetter.delete_topic(key, topic_id):
                 return
         raise Refused("not_found")
@@ -161,10 +161,6 @@ class MemoryPage:
     async def forget_all(self, user_id: int) -> tuple[int, int]:
         """Erase everything kept about the user, as /forget does; return (messages, facts) deleted."""
         return await self.forgetter.erase(user_id)
-
-    async def _memories(self, user_id: int) -> list[int]:
-        """Return the keys of the user's memories: their private one, then theirs in each group."""
-        return [user_id, *(member.key for member in await self.store.memberships(user_id))]
 
     async def _save(self, user_id: int, facts: list[Fact], extraction: Extraction) -> list[Fact]:
         now = self.clock()

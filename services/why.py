@@ -141,10 +141,9 @@ class Why:
 
     async def undo(self, scope: Scope, undo_id: int) -> bool:
         """Put back what a ✗ in `scope` retired, within UNDO_MINUTES; False when it has expired or is not theirs."""
-        keys = [scope.key, scope.owner]
-        if scope.private:  # a ✗ in private may have retired a fact said in a group
-            keys += [member.key for member in await self.store.memberships(scope.owner)]
-        for key in dict.fromkeys(keys):
+        # A ✗ in private may have retired a fact said in a group; one in a group, a fact the user shared into it.
+        keys = await self.store.memories_of(scope.owner) if scope.private else [scope.key, scope.owner]
+        for key in keys:
             if await self.forgetter.undo(key, undo_id) is not None:
                 return True
         return False

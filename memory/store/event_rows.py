@@ -39,11 +39,16 @@ class MemoryFigures:
         return self.undone / self.settled if self.settled else None
 
 
-async def record_events(db: Session, user_id: int, event: str, source: str, facts: Iterable[Fact], stamp: str,
-                        value_of: Callable[[Fact], str | None] = lambda fact: None) -> None:
-    """Record one `event` for each of `facts` (each with its id and created_at), at `stamp`."""
-    rows = [(user_id, fact.id, event, source, stamp, _iso(fact.created_at) if fact.created_at else stamp,
-             value_of(fact)) for fact in facts if fact.id is not None]
+def event_rows(facts: Iterable[Fact], stamp: str, keep_value: bool = False) -> list[tuple[int, str, str | None]]:
+    """Return (fact id, when it was learned, its value where kept) for record_events, of facts read from the store."""
+    return [(fact.id, _iso(fact.created_at) if fact.created_at else stamp, fact.value if keep_value else None)
+            for fact in facts if fact.id is not None]
+
+
+async def record_events(db: Session, user_id: int, event: str, source: str, stamp: str,
+                        rows: Iterable[tuple[int, str, str | None]]) -> None:
+    """Record one `event` at `stamp` for each (fact id, when it was learned, value kept or None) of `rows`."""
+    rows = [(user_id, fact_id, event, source, stamp, learned_at, value) for fact_id, learned_at, value in rows]
     if rows:
         await db.executemany(f"INSERT INTO memory_events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 

@@ -21,13 +21,14 @@ from memory.facts import (
 )
 from memory.store.backends import Dialect, Session
 from memory.store.backends import iso as _iso
-from memory.store.event_rows import BY_USER, CORRECTED, LEARNED, REMOVED, REPLACED, record_events
+from memory.store.event_rows import BY_USER, CORRECTED, LEARNED, REMOVED, REPLACED, event_rows, record_events
 from memory.store.topic_rows import save_topic
 
 FACT_COLUMNS = (
     "id, category, key, value, importance, confidence, source, source_message_id, created_at, updated_at, when_at,"
     " ended_at, ended, ended_on, shared"
 )
+FACT_COLUMN_NAMES = tuple(FACT_COLUMNS.replace(" ", "").split(","))
 
 
 def _fact(row: tuple) -> Fact:
@@ -112,7 +113,7 @@ class FactQueries:
             corrected = await self._correct(db, user_id, extraction.corrections, known, stamp, plan)
             saved += corrected
             for fact in corrected:
-                await record_events(db, user_id, CORRECTED, via or fact.source, [fact], stamp)
+                await record_events(db, user_id, CORRECTED, via or fact.source, stamp, event_rows([fact], stamp))
             await self._end(db, user_id, extraction.endings, known, stamp)
             for fact in extraction.facts:
                 fact = with_list_merged(known.get(fact.key), fact)
@@ -130,7 +131,7 @@ class FactQueries:
                          fact.source, fact.source_message_id, stamp, stamp, fact.when, due and _iso(due)),
                     )
                     fact = replace(fact, id=fact_id, created_at=now)
-                    await record_events(db, user_id, LEARNED, via or fact.source, [fact], stamp)
+                    await record_events(db, user_id, LEARNED, via or fact.source, stamp, event_rows([fact], stamp))
                 elif action == "touch":
                     await db.execute(
                         f"UPDATE facts SET updated_at = ?, importance = {self._dialect.greatest}(importance, ?)"
@@ -148,7 +149,7 @@ class FactQueries:
                          fact.source_message_id, stamp, fact.when, due and _iso(due), old.id),
                     )
                     fact = replace(fact, id=old.id)
-                    await record_events(db, user_id, REPLACED, via or fact.source, [old], stamp)
+                    await record_events(db, user_id, REPLACED, via or fact.source, stamp, event_rows([old], stamp))
                 if action in ("insert", "replace"):
                     saved.append(fact)
                     known[fact.key] = fact
@@ -232,14 +233,12 @@ class FactQueries:
     async def delete_facts(self, user_id: int, fact_ids: list[int], now: datetime) -> int:
         """Delete those of `fact_ids` that belong to the user, in one transaction, each recorded as removed by the
         user at `now`; return how many went."""
-        deleted = []
+        deleted: list[tuple[int, str, str | None]] = []
         async with self._transaction() as db:
             for fact_id in fact_ids:
-                deleted += [Fact("", "", "", id=row[0], created_at=datetime.fromisoformat(row[1]))
-                            for row in await db.execute_fetchall(
-                                "DELETE FROM facts WHERE id = ? AND user_id = ? RETURNING id, created_at",
-                                (fact_id, user_id))]
-            await record_events(db, user_id, REMOVED, BY_USER, deleted, _iso(now))
+                deleted += [(row[0], row[1], None) for row in await db.execute_fetchall(
+                    "DELETE FROM facts WHERE id = ? AND user_id = ? RETURNING id, created_at", (fact_id, user_id))]
+            await record_events(db, user_id, REMOVED, BY_USER, _iso(now), deleted)
             # The name the bot calls them by goes with its fact (an undone "call me …").
             await db.execute(
                 "UPDATE users SET name = NULL WHERE id = ? AND name IS NOT NULL"

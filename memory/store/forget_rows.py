@@ -12,8 +12,8 @@ from typing import Callable
 
 from memory.changes import Forgotten
 from memory.store.backends import Dialect, Session
-from memory.store.event_rows import BY_USER, REMOVED, WRONG, record_events
-from memory.store.fact_rows import FACT_COLUMNS, _fact, _iso
+from memory.store.event_rows import BY_USER, REMOVED, WRONG, event_rows, record_events
+from memory.store.fact_rows import FACT_COLUMN_NAMES, _fact, _iso
 
 # Everything a fact row holds but its vector (re-embedded after an Undo) and a machine's claim.
 FACT_ROW = ("id", "category", "key", "value", "importance", "confidence", "source", "source_message_id",
@@ -64,10 +64,8 @@ class ForgetQueries:
                 (user_id, user_id),
             )
             await db.execute("DELETE FROM forgotten WHERE expires_at <= ?", (stamp,))
-            facts = [_fact(tuple(row[column] for column in FACT_COLUMNS.replace(" ", "").split(",")))
-                     for row in removed["facts"]]
-            await record_events(db, user_id, event, BY_USER, facts, stamp,
-                                (lambda fact: fact.value) if event == WRONG else (lambda fact: None))
+            facts = [_fact(tuple(row[column] for column in FACT_COLUMN_NAMES)) for row in removed["facts"]]
+            await record_events(db, user_id, event, BY_USER, stamp, event_rows(facts, stamp, keep_value=event == WRONG))
             if not any(removed[part] for part in ("facts", "messages", "topics")):
                 return Forgotten()
             [(undo_id,)] = await db.execute_fetchall(

@@ -12,7 +12,7 @@ from memory.facts import Fact
 from memory.scopes import is_member_key, member_keys
 from memory.store.backends import Dialect, Session
 from memory.store.backends import iso as _iso
-from memory.store.fact_rows import FACT_COLUMNS, _fact
+from memory.store.fact_rows import FACT_COLUMN_NAMES, FACT_COLUMNS, _fact
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,10 @@ class ScopeQueries:
             )
         return [Membership(int(key), int(chat_id), title) for key, chat_id, title in rows]
 
+    async def memories_of(self, user_id: int) -> list[int]:
+        """Return the keys of the user's memories: their private one, then theirs in each group."""
+        return [user_id, *(member.key for member in await self.memberships(user_id))]
+
     async def owner_of(self, key: int) -> int:
         """Return the user behind a memory key: the member's own id for a group's key, else the key itself."""
         if not is_member_key(key):
@@ -107,7 +111,7 @@ class ScopeQueries:
         into their private chat, in the order learned."""
         async with self._session() as db:
             rows = await db.execute_fetchall(
-                f"SELECT m.key, {', '.join('f.' + column for column in FACT_COLUMNS.replace(' ', '').split(','))}"
+                f"SELECT m.key, {', '.join('f.' + column for column in FACT_COLUMN_NAMES)}"
                 " FROM members m JOIN facts f ON f.user_id = m.key WHERE m.user_id = ? AND f.shared = 1 ORDER BY f.id",
                 (user_id,),
             )
