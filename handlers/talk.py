@@ -22,7 +22,7 @@ from handlers.usage_commands import limit_line
 from llm.client import ModelUnavailable
 from memory.heard import OWN_WORDS, Heard
 from memory.scopes import Scope
-from services.companion import Speaker
+from services.companion import DraftReader, Speaker
 from services.media import session_words
 
 OWN_KINDS = ("text", "voice", "photo")  # the kinds of message whose words are the user's own request
@@ -170,7 +170,8 @@ async def _run_turn(
         try:
             try:
                 answer = await services.companion.reply(
-                    speaker, words, update_id, kind=kind, image=image, on_text=draft.show if draft else None,
+                    speaker, words, update_id, kind=kind, image=image,
+                    on_text=draft.show if draft else None if private else unseen,
                     private=private, over_limit=over_limit, heard=heard, chat_message_id=chat_message_id,
                     reminders=reminders, scope=scope,
                 )
@@ -205,6 +206,12 @@ async def _run_turn(
         if confirmed and private:
             await send_note(context.bot, chat.id, confirmed, language)
         after_turn(services, context.job_queue, scope.key, answer.unread, bool(answer.learned))
+
+
+def unseen(read: DraftReader) -> None:
+    """Take the answer so far and show none of it: a group has no drafts, yet its reply streams too, so that a slow
+    local server's long answer is waited for piece by piece (each within MODEL_TIMEOUT_SECONDS), not whole within
+    one timeout (a 270M model's 1,024 tokens take about 40 s on 2 cores: three timeouts and the apology)."""
 
 
 async def _send_reply(context: Context, chat_id: int, reply: str, scope: Scope, reply_id: int | None) -> None:

@@ -44,6 +44,15 @@ NOT_OWN = re.compile(r"\S")
 NO_OWN_WORDS = re.compile(rf"[\W_]{{{ECHO_MIN_CHARS},}}")  # no letter or digit (str.isalnum) in this many
 
 
+SPEAKER_TAGS = re.compile(r"^(?:\s*\[[^\[\]\n]{1,64}\](?!\())+\s*")  # "[Olya] ", as a group's words are marked (said_by)
+
+
+def without_speaker_tag(reply: str) -> str:
+    """Return a reply in a group without the speaker's mark a model may copy from the messages it read ("[Olya] What
+    film?"); a reply that is nothing else stays as it is."""
+    return SPEAKER_TAGS.sub("", reply, count=1) or reply
+
+
 def strip_echo(reply: str, system_message: str) -> tuple[str, int]:
     """Return `reply` without the lines that repeat `system_message` (see the module's rule), and how many
     lines were removed; a reply with none is returned exactly as it came."""

@@ -46,7 +46,8 @@ REMINDERS_FRAME = (
 REMINDER_LINES = 5
 GROUP_FRAME = (
     "You are in the group chat {title}: a public room, and everyone in it reads your replies. Several people talk"
-    " with you here; each of their messages starts with its speaker's name in brackets. You are answering {who}"
+    " with you here; each of their messages starts with its speaker's name in brackets (never start yours with"
+    " one). You are answering {who}"
     " now. What you know of them below is only what they said in this group, or chose to share with its members:"
     " anything else they may have told you in private is not yours to mention here, and you do not know it."
 )

@@ -27,7 +27,7 @@ from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
 from metrics import Metrics
 from prompts.budget import fit_with_carried_lines
-from prompts.echo import echo_free_draft, strip_echo
+from prompts.echo import echo_free_draft, strip_echo, without_speaker_tag
 from prompts.system import REMINDER_LINES, beyond_core, build_system_message, said_by
 from services.forgetting import Forgetter, Unlearned
 from services.limits import LimitSettings, limit_reached
@@ -364,6 +364,8 @@ class Companion:
         self.metrics.memories_used(used.count)
         tally = Tally()
         answer, seen = await self._complete_unechoed(messages, image, on_text, tally)
+        if not scope.private:
+            answer = without_speaker_tag(answer)
         reply_id = await self.store.add_reply(
             scope.key, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens,
             used=used.to_json(), payer=scope.owner,

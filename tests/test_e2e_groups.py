@@ -4,6 +4,7 @@ used, in a group only what that group may see, and ✗ retires a memory with Und
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import datetime, timezone
 
@@ -257,3 +258,18 @@ async def test_the_brain_button_under_a_reply_lists_what_it_used(telegram, model
         listed = (await telegram.wait_for_sent(OLYA, 2))[-1]
     assert brain["text"] == "🧠" and "Berlin" in listed["visible_text"] and "Rex" in listed["visible_text"]
     assert len(telegram.sent_to(OLYA)) == 2  # Pasha's press showed him nothing, and sent nothing
+
+
+async def test_a_long_answer_in_a_group_is_waited_for_piece_by_piece_not_whole(telegram, model, config):
+    async def writing(body: dict) -> str:  # as a slow local server writes it: 5 s in all, past the 2 s timeout
+        if not body.get("stream"):
+            await asyncio.sleep(5)  # unstreamed, nothing comes until the whole answer is written
+        return "word " * 100
+
+    model.reply = writing
+    model.stream_first_delay, model.stream_chunk_chars, model.stream_chunk_interval = 0.05, 5, 0.05  # 5 s too
+    async with running_bot(config):
+        in_group(telegram, OLYA, FRIENDS, "tell me a long story", "Olya")
+        [reply] = await telegram.wait_for_sent(FRIENDS, 1, timeout=30)
+    assert reply["visible_text"].count("word") == 100 and telegram.drafts == []
+    assert len(chat_requests(model)) == 1 and config.model_attempt_timeout_s == 2.0

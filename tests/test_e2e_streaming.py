@@ -87,12 +87,13 @@ async def test_later_drafts_come_further_apart_up_to_twice_the_interval(telegram
 
 
 async def test_a_group_gets_typing_and_no_drafts(telegram, slow_model, config):
-    slow_model.delay = 1.2  # unstreamed, the answer comes whole: typing shows once it has taken a second
+    slow_model.delay = 1.2  # the answer's first words after 1.2 s: typing shows once it has taken a second
     async with running_bot(config):
         telegram.push_text(ANN, f"@{telegram.bot_username} hi all", chat_id=GROUP, chat_type="group")
         await telegram.wait_for_sent(GROUP, 1)
     assert telegram.drafts == []
-    assert "stream" not in slow_model.requests[0]
+    # Streamed all the same, shown to nobody: a long answer is waited for piece by piece, not whole in one timeout.
+    assert slow_model.requests[0]["stream"] is True
     assert any(method == "sendChatAction" for method, _ in telegram.calls)
 
 

@@ -235,3 +235,18 @@ def test_a_draft_shows_a_line_being_written_once_it_is_no_piece_of_the_prompt():
         "It is Friday, 5 December 2025, 14:30 in Mos")
     assert echo_free_draft("Привет!\n", PROMPT) == "Привет!\n"
     assert echo_free_draft("It is", "") == "It is"
+
+
+@pytest.mark.parametrize("reply, kept", [
+    ("[Olya] What film tonight? Alien!", "What film tonight? Alien!"),
+    ("[Olya] [Pasha]  hi both", "hi both"),
+    ("  [Olya]\nhello", "hello"),
+    ("[Olya]", "[Olya]"),  # nothing else: kept as it is
+    ("Alien [1979] is a classic", "Alien [1979] is a classic"),
+    ("[link](https://x.example) first", "[link](https://x.example) first"),
+    ("[" + "x" * 70 + "] long", "[" + "x" * 70 + "] long"),
+])
+def test_a_group_reply_loses_a_copied_speaker_mark_and_nothing_else(reply, kept):
+    from prompts.echo import without_speaker_tag
+
+    assert without_speaker_tag(reply) == kept
