@@ -273,3 +273,31 @@ async def test_a_long_answer_in_a_group_is_waited_for_piece_by_piece_not_whole(t
         [reply] = await telegram.wait_for_sent(FRIENDS, 1, timeout=30)
     assert reply["visible_text"].count("word") == 100 and telegram.drafts == []
     assert len(chat_requests(model)) == 1 and config.model_attempt_timeout_s == 2.0
+
+
+async def test_in_a_group_an_edit_corrects_that_groups_memory_a_forward_teaches_nothing_and_junk_is_skipped(
+        telegram, model, config):
+    from tests.harness import ProcessedUpdates
+    from tests.test_e2e_senders import user_origin
+
+    async with running_bot(config) as app:
+        processed, store = ProcessedUpdates(app), app.bot_data.store
+        await tell_olya_privately(app, telegram)
+        in_group(telegram, OLYA, FRIENDS, "I live in Kazan", "Olya")
+        await telegram.wait_for_sent(FRIENDS, 1)
+        [(said_id,)] = await fetch(store, "SELECT chat_message_id FROM messages WHERE user_id = ? AND role = 'user'",
+                                   (await store.known_member(OLYA, FRIENDS),))
+        await processed.wait(telegram.push_edited_text(OLYA, said_id, f"@{telegram.bot_username} I live in Omsk",
+                                                       chat_id=FRIENDS))
+        telegram.push_message(OLYA, {"text": f"@{telegram.bot_username} my name is Boris and I live in Paris",
+                                     "forward_origin": user_origin(telegram, 5005, "Boris")},
+                              chat_id=FRIENDS, chat_type="supergroup", first_name="Olya")
+        await telegram.wait_for_sent(FRIENDS, 2)
+        await processed.wait(telegram.push_update({"update_id": 99_999, "message": "not a message"}))
+        in_group(telegram, OLYA, FRIENDS, "and now?", "Olya")
+        await telegram.wait_for_sent(FRIENDS, 3)
+        group = {fact.key: fact.value for fact in await store.facts(await store.known_member(OLYA, FRIENDS))}
+        private = {fact.key: fact.value for fact in await store.facts(OLYA)}
+    assert group == {"city": "Omsk"}  # the edit corrected what she said there; the forward was Boris's words
+    assert private["city"] == "Berlin" and "name" not in private
+    assert "Omsk" in chat_requests(model)[-1]["messages"][0]["content"]
