@@ -44,7 +44,8 @@ NOT_OWN = re.compile(r"\S")
 NO_OWN_WORDS = re.compile(rf"[\W_]{{{ECHO_MIN_CHARS},}}")  # no letter or digit (str.isalnum) in this many
 
 
-SPEAKER_TAGS = re.compile(r"^(?:\s*\[[^\[\]\n]{1,64}\](?!\())+\s*")  # "[Olya] ", as a group's words are marked (said_by)
+# "[Olya] ", as a group's words are marked (prompts/system.py's said_by); not a Markdown link's "[text](url)".
+SPEAKER_TAGS = re.compile(r"^(?:\s*\[[^\[\]\n]{1,64}\](?!\())+\s*")
 
 
 def without_speaker_tag(reply: str) -> str:
