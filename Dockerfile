@@ -22,6 +22,7 @@ COPY services/ services/
 COPY llm/ llm/
 COPY net/ net/
 COPY handlers/ handlers/
+COPY transport/ transport/
 COPY memory/ memory/
 COPY prompts/ prompts/
 # The city → zone index as a file the bot reads instead of holding (memory/time/zones.py), built as root.

@@ -40,15 +40,6 @@ from handlers.jobs import (
 )
 from handlers.menus import register_commands, register_menu_button
 from handlers.reminder_commands import reminder_sender, start_reminders
-from handlers.transport.http import BotApiRequest
-from handlers.transport.inbox import Inbox, InboxBot
-from handlers.transport.logs import setup_logging
-from handlers.transport.ordering import PerUserUpdateProcessor
-from handlers.transport.send_budget import Budget
-from handlers.transport.sending import Outage, SendGate
-from handlers.transport.streaming import Drafts
-from handlers.transport.transport_store import TransportStore
-from handlers.transport.web import PortTaken, WebServer
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
 from llm.discovery import describe_server
@@ -81,10 +72,19 @@ from services.reminders import Reminders, ReminderSettings
 from services.transcriber import Transcriber
 from services.voice import Listener
 from services.why import Why
+from transport.http import BotApiRequest
+from transport.inbox import Inbox, InboxBot
+from transport.logs import setup_logging
+from transport.ordering import PerUserUpdateProcessor
+from transport.send_budget import Budget
+from transport.sending import Outage, SendGate
+from transport.streaming import Drafts
+from transport.transport_store import TransportStore
+from transport.web import PortTaken, WebServer
 
 log = logging.getLogger("bot")
 # The rooms whose patterns go through the prefilter (memory/text/prefilter.py); warm_up reads them all at start.
-PATTERN_ROOMS = ("memory", "services", "handlers", "prompts", "llm")
+PATTERN_ROOMS = ("memory", "services", "handlers", "transport", "prompts", "llm")
 
 
 class AnotherPoller(Exception):

@@ -3,7 +3,7 @@ written first, memory writes, and the inbox; docs/metrics.md names every metric.
 
 `Metrics` records nothing: the bot runs with it when METRICS=off, and a service built without metrics (in the
 tests) gets it. `PrometheusMetrics` records into a registry of its own that bot.py builds once and the web server
-serves (handlers/transport/web.py), never into prometheus_client's global one: several bots in one process (the
+serves (transport/web.py), never into prometheus_client's global one: several bots in one process (the
 tests) keep apart. Labels take only values from short fixed lists (or the models named in the settings), never a
 user's or a chat's id: a value outside its list is counted as "other".
 """

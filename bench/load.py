@@ -45,9 +45,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
-from handlers.transport.logs import setup_logging  # noqa: E402
 from tests.doubles import CountingOpenAIDouble, TaggedReplies  # noqa: E402
 from tests.harness import make_config, running_bot  # noqa: E402
+from transport.logs import setup_logging  # noqa: E402
 
 SENTENCES = ["I live in Berlin and I have a cat named Murka.", "How was your day? I went for a walk.",
              "I like hiking in the mountains.", "What should I cook tonight?", "I work as a nurse.",

@@ -61,9 +61,9 @@ from telegram.request import BaseRequest, RequestData  # noqa: E402
 
 from bot import build_application  # noqa: E402
 from config import Config  # noqa: E402
-from handlers.transport.inbox import masked  # noqa: E402
 from llm.client import ChatModel  # noqa: E402
 from services.companion import Speaker  # noqa: E402
+from transport.inbox import masked  # noqa: E402
 
 BOT_USER = {"id": 42, "is_bot": True, "first_name": "Companion", "username": "companion_bench_bot"}
 

@@ -7,8 +7,8 @@ from typing import Any
 from telegram.ext import Application
 
 from handlers.context import Services
-from handlers.transport.ordering import PerUserUpdateProcessor
-from handlers.transport.sending import Outage
+from transport.ordering import PerUserUpdateProcessor
+from transport.sending import Outage
 
 
 class CompanionApp(Application):

@@ -11,10 +11,6 @@ from telegram.ext import CallbackContext, ExtBot
 
 from clock import utc_now
 from config import Config
-from handlers.transport.inbox import Inbox
-from handlers.transport.streaming import Drafts
-from handlers.transport.transport_store import TransportStore
-from handlers.transport.web import WebServer
 from llm.client import ChatModel
 from llm.servers import ModelServer
 from memory.extract.keeper import MemoryKeeper
@@ -29,6 +25,10 @@ from services.outreach import Outreach
 from services.reminders import Reminders
 from services.voice import Listener
 from services.why import Why
+from transport.inbox import Inbox
+from transport.streaming import Drafts
+from transport.transport_store import TransportStore
+from transport.web import WebServer
 
 
 @dataclass(frozen=True, kw_only=True)

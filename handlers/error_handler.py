@@ -15,8 +15,8 @@ from telegram.error import Forbidden, TelegramError
 
 from handlers.context import Context
 from handlers.texts import text
-from handlers.transport.sending import DELIVERY, SendPostponed
 from memory.store.backends import database_errors, passing_errors
+from transport.sending import DELIVERY, SendPostponed
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from telegram.error import TelegramError
 from handlers.context import Context
 from handlers.notes import short, tag
 from handlers.texts import text
-from handlers.transport.replies import keyboard, own_button
 from memory.changes import Forgotten
 from services.forgetting import Unlearned
+from transport.replies import keyboard, own_button
 
 log = logging.getLogger(__name__)
 FORGET_ALL, FORGET_MATCHING, FORGET_CANCEL = "forget:all", "forget:match", "forget:no"  # /forget's buttons

@@ -13,11 +13,11 @@ from handlers.context import Context, Services
 from handlers.forget_commands import send_forgotten_note
 from handlers.notes import send_note, to_confirm
 from handlers.texts import text
-from handlers.transport.replies import send_text
 from memory.changes import Forgotten
 from memory.facts import Fact
 from memory.store.memory_store import Store
 from services.outreach import Sender
+from transport.replies import send_text
 
 log = logging.getLogger(__name__)
 INBOX_KEEP = timedelta(days=1)

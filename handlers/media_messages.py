@@ -11,7 +11,6 @@ from handlers.context import Context
 from handlers.senders import speaker_of
 from handlers.talk import addressed_text, converse
 from handlers.texts import text
-from handlers.transport.replies import typing_indicator
 from services.limits import VOICE_UNHEARD
 from services.media import (
     MAX_DOWNLOAD_BYTES,
@@ -26,6 +25,7 @@ from services.media import (
 )
 from services.transcriber import TranscriptionError
 from services.voice import Listener
+from transport.replies import typing_indicator
 
 log = logging.getLogger(__name__)
 DOWNLOAD_TIMEOUT_S = 60.0

@@ -17,8 +17,8 @@ from telegram.error import TelegramError
 
 from handlers.context import Context
 from handlers.texts import text
-from handlers.transport.replies import keyboard, own_button
 from memory.facts import Fact, is_style
+from transport.replies import keyboard, own_button
 
 log = logging.getLogger(__name__)
 # "un:<fact id>:<tag of its value>": a button undoes the value it was shown with, never a later one.

@@ -12,8 +12,8 @@ from handlers.context import Context
 from handlers.profile_view import TOPICS_SHOWN, render_profile
 from handlers.settings import zone_and_origin
 from handlers.texts import text
-from handlers.transport.replies import keyboard, own_button
 from memory.facts import memory_enabled
+from transport.replies import keyboard, own_button
 
 # "pf:pg:<page>", "pf:del:<fact id>:<page>" or "pf:tp:<topic id>:<page>". ASCII digits only (str.isdigit()
 # also takes "²", which int() refuses), and few enough of them that a forged id still fits SQLite's integers.

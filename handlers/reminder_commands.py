@@ -22,7 +22,6 @@ from handlers.context import Context
 from handlers.jobs import delivered
 from handlers.reminder_timer import ReminderTimer
 from handlers.texts import text
-from handlers.transport.replies import keyboard, send_text
 from memory.reminder import Reminder
 from memory.reminders.kinds import AskReminder, SetReminder
 from memory.reminders.reminder_lines import confirmation, delivery, moment, question
@@ -30,6 +29,7 @@ from memory.reminders.repeat import Repeat
 from memory.store.memory_store import Store
 from services.companion import Speaker
 from services.reminders import ForTurn, Outcome, Sender, model_note
+from transport.replies import keyboard, send_text
 
 BUTTON = re.compile(r"rm:([ctszdp]):([0-9]{1,18})(?::([0-9]{1,12}))?")
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

@@ -16,14 +16,14 @@ from handlers.notes import note_text, send_note, to_confirm
 from handlers.reminder_commands import hear_reminders
 from handlers.senders import heard_of, speaker_of
 from handlers.texts import text
-from handlers.transport.replies import keyboard, send_text, typing_indicator
-from handlers.transport.streaming import DraftStream
 from handlers.usage_commands import limit_line
 from llm.client import ModelUnavailable
 from memory.heard import OWN_WORDS, Heard
 from memory.scopes import Scope
 from services.companion import DraftReader, Speaker
 from services.media import session_words
+from transport.replies import keyboard, send_text, typing_indicator
+from transport.streaming import DraftStream
 
 OWN_KINDS = ("text", "voice", "photo")  # the kinds of message whose words are the user's own request
 TRY_AGAIN = re.compile(r"ta:([0-9]{1,18})")  # ASCII digits, few enough for a 64-bit id

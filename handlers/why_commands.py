@@ -14,11 +14,11 @@ from handlers.context import Context
 from handlers.notes import short
 from handlers.senders import speaker_of
 from handlers.texts import text
-from handlers.transport.formatting import split_message
-from handlers.transport.replies import keyboard
 from memory.scopes import Scope
 from services.companion import Speaker
 from services.why import FACTS, RECALLED, REMINDERS, TOPICS, WISHES, Explanation, Remembered
+from transport.formatting import split_message
+from transport.replies import keyboard
 
 # "wy:r:<reply id>" (the 🧠 button), "wy:x:<f|t><id>" (✗ on a fact or a topic line), "wy:u:<undo id>" (its Undo).
 WHY_BUTTON = re.compile(

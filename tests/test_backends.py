@@ -13,9 +13,6 @@ import pytest
 from telegram import Bot, Update
 
 from config import ConfigError, load_config
-from handlers.transport.inbox import update_key
-from handlers.transport.ordering import ordering_key
-from handlers.transport.transport_store import TransportStore
 from memory.facts import Extraction, Fact
 from memory.store import sqlite_backend
 from memory.store.memory_store import Store
@@ -23,6 +20,9 @@ from memory.store.postgres_backend import Done, PostgresSession, postgres_sql
 from memory.store.scripts import drive, drive_each
 from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint, patiently
 from tests.timeouts import scaled
+from transport.inbox import update_key
+from transport.ordering import ordering_key
+from transport.transport_store import TransportStore
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 MINUTE = timedelta(minutes=1)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from handlers.transport.transport_store import TransportStore
 from memory.continuity import Topic
 from memory.facts import Extraction, Fact, Relation
 from memory.store.copying import CopyError, copy_sqlite_to_postgres
@@ -18,6 +17,7 @@ from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from tests.conftest import fetch
 from tests.timeouts import scaled
+from transport.transport_store import TransportStore
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
 H = timedelta(hours=1)

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from handlers.transport.replies import TYPING_AFTER_S
 from llm.tokens import estimate_tokens
 from tests.harness import make_config, running_bot, session
+from transport.replies import TYPING_AFTER_S
 
 ANN, BOB = 1001, 1002
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-import handlers.transport.ordering as ordering
-from handlers.transport.logs import WithholdUpdateData
+import transport.ordering as ordering
 from tests.conftest import fetch
 from tests.harness import make_config, running_bot
+from transport.logs import WithholdUpdateData
 
 ANN, BOB = 1001, 1002
 
@@ -168,4 +168,5 @@ async def test_a_dropped_postgresql_connection_mid_turn_is_tried_again(telegram,
         replies = await telegram.wait_for_sent(ANN, 2, timeout=15)
     assert dropped and replies[1]["visible_text"] == "echo: are you still there?"
     assert len(telegram.sent_to(ANN)) == 2
-    assert not any(r.levelno >= logging.ERROR and r.name.startswith(("handlers", "services")) for r in caplog.records)
+    assert not any(r.levelno >= logging.ERROR and r.name.startswith(("handlers", "transport", "services"))
+                   for r in caplog.records)

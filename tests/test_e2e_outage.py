@@ -14,10 +14,10 @@ import time
 
 import pytest
 
-from handlers.transport.sending import QuietOutageLogs, RealTime
 from tests.harness import make_config, running_bot
 from tests.test_process import environment, start_bot
 from tests.timeouts import scaled
+from transport.sending import QuietOutageLogs, RealTime
 
 ANN, BOB = 1001, 1002
 
@@ -47,7 +47,7 @@ def chat_calls(model) -> list[dict]:
 
 def outage_lines(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records
-            if r.name == "handlers.transport.sending" and r.levelno >= logging.WARNING]
+            if r.name == "transport.sending" and r.levelno >= logging.WARNING]
 
 
 async def go_down(app, telegram, seconds: float, speed: float) -> ScaledTime:

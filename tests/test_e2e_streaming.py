@@ -73,7 +73,7 @@ async def test_draft_calls_stay_within_reply_seconds_over_interval_plus_one(tele
 
 
 async def test_later_drafts_come_further_apart_up_to_twice_the_interval(telegram, slow_model, config):
-    """Gaps of 1, 1.5, 2, 2, … intervals (handlers/transport/streaming.py): a person reading the drafts always has
+    """Gaps of 1, 1.5, 2, 2, … intervals (transport/streaming.py): a person reading the drafts always has
     more unread text than the next gap takes, and a reply costs fewer requests (issue 42)."""
     async with running_bot(config):
         telegram.push_text(ANN, "tell me something")

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from handlers.transport.formatting import split_message, to_telegram_html, utf16_len
+from transport.formatting import split_message, to_telegram_html, utf16_len
 
 
 def squeeze(text):

@@ -1,4 +1,4 @@
-"""handlers/transport/http.py: python-telegram-bot's transport over net/ sends what HTTPXRequest sends, with its
+"""transport/http.py: python-telegram-bot's transport over net/ sends what HTTPXRequest sends, with its
 timeouts and its errors."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import HTTPXRequest, RequestData
 from telegram.request._requestparameter import RequestParameter
 
-from handlers.transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, body, multipart
 from net.connections import Timeouts
 from tests.doubles.telegram_api import TelegramDouble
 from tests.harness import closed_port, serve_post
+from transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, body, multipart
 
 
 async def received_by(request_class, data: RequestData) -> tuple[int, bytes, dict]:

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 from telegram import Bot, Update
 
-from handlers.transport.inbox import Inbox, inbox_entry, masked
-from handlers.transport.transport_store import TransportStore
+from transport.inbox import Inbox, inbox_entry, masked
+from transport.transport_store import TransportStore
 
 CARD = "4111 1111 1111 1111"
 
@@ -79,7 +79,7 @@ async def test_an_unreadable_payload_is_skipped_at_replay(inbox):
 
 
 def test_an_unreadable_update_becomes_a_bare_one_with_its_id():
-    from handlers.transport.inbox import readable
+    from transport.inbox import readable
 
     assert readable(update_json(5, "hi"), None).message.text == "hi"
     bare = readable({"update_id": 6, "poll": {"id": "1"}}, None)

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from telegram.error import TelegramError
 
-from handlers.transport.http import BotApiRequest
 from net.json_bytes import dumps, loads
+from transport.http import BotApiRequest
 
 SCALARS = st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text()
 FLOATS = st.floats(allow_nan=False, allow_infinity=False)

@@ -5,8 +5,8 @@ import time
 import openai
 import pytest
 
-from handlers.transport.logs import RedactSecrets, WithholdUpdateData
 from llm.client import ChatModel, ModelUnavailable, backoff_delay, is_retryable
+from transport.logs import RedactSecrets, WithholdUpdateData
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi"}]
 

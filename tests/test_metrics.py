@@ -12,11 +12,11 @@ import pytest
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
-from handlers.transport.web import bearer_allows
 from llm.client import ChatModel, ModelUnavailable, StreamBroken, TooLong, failure_kind, split_usage
 from llm.errors import error_kind
 from llm.tokens import estimate_tokens, message_tokens
 from metrics import Metrics, PrometheusMetrics
+from transport.web import bearer_allows
 
 MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content": "hi"}]
 REQUEST = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")

@@ -7,8 +7,8 @@ import time
 
 from telegram.constants import ChatAction
 
-from handlers.transport.replies import send_text, typing_indicator
 from tests.timeouts import scaled
+from transport.replies import send_text, typing_indicator
 
 
 class RecordingBot:

@@ -10,8 +10,8 @@ import time
 import pytest
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 
-from handlers.transport.send_budget import MOMENT_PATIENCE_S, Budget, TokenBucket
-from handlers.transport.sending import (
+from transport.send_budget import MOMENT_PATIENCE_S, Budget, TokenBucket
+from transport.sending import (
     DELIVERY,
     Delivery,
     Outage,
@@ -20,9 +20,9 @@ from handlers.transport.sending import (
     SendPostponed,
     backoff,
 )
-from handlers.transport.transport_store import TransportStore
+from transport.transport_store import TransportStore
 
-SENDING = "handlers.transport.sending"
+SENDING = "transport.sending"
 
 
 @pytest.fixture

@@ -3,13 +3,13 @@ from datetime import datetime, timedelta, timezone
 import aiosqlite
 import pytest
 
-from handlers.transport.transport_store import TransportStore
 from memory.facts import Extraction, Fact
 from memory.store.memory_store import Store
 from memory.store.migrations import LATEST_VERSION, MIGRATIONS
 from memory.store.turn_rows import UNREAD_CAP
 from tests.conftest import fetch
 from tests.harness import session
+from transport.transport_store import TransportStore
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=timezone.utc)
 

@@ -1,11 +1,11 @@
-"""The pacing of drafts, and when their text is read (handlers/transport/streaming.py)."""
+"""The pacing of drafts, and when their text is read (transport/streaming.py)."""
 
 import asyncio
 
 import pytest
 from telegram.error import NetworkError
 
-from handlers.transport.streaming import LATE_S, MAX_GAP, DraftPacer, Drafts, DraftStream, draft_text
+from transport.streaming import LATE_S, MAX_GAP, DraftPacer, Drafts, DraftStream, draft_text
 
 
 def test_the_first_draft_waits_a_moment_after_the_first_words():

@@ -1,7 +1,7 @@
 """Each table of the database has one owner, and only the owner's modules touch it: read from the source's SQL.
 
 Three owners share one database (memory/store/database.py): memory's Store (what is remembered), the usage meter
-(memory/store/meter.py) and the transport's store (handlers/transport/transport_store.py). A module's SQL is every
+(memory/store/meter.py) and the transport's store (transport/transport_store.py). A module's SQL is every
 string in it (f-strings too; docstrings aside); a table it names after FROM, JOIN, INTO, UPDATE or TABLE is one it
 touches.
 """
@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_layers import LAYERS, MODULES, ROOT, module_name
+from tests.test_layers import LAYERS, MODULES, ROOT, module_name, room
 
 MEMORY = "memory.store"
 METER = "memory.store.meter"
-TRANSPORT = "handlers.transport.transport_store"
+TRANSPORT = "transport.transport_store"
 DATABASE = "the database"  # the backends under every owner, with their own bookkeeping
 
 OWNERS = {
@@ -84,8 +84,8 @@ def owner_of(module: str) -> str | None:
 
 def our_sources() -> dict[str, str]:
     paths = [ROOT / "bot.py", ROOT / "config.py"]
-    for room in LAYERS:
-        paths += sorted((ROOT / room).rglob("*.py")) if (ROOT / room).is_dir() else []
+    for folder in LAYERS:
+        paths += sorted((ROOT / folder).rglob("*.py")) if (ROOT / folder).is_dir() else []
     return {module_name(path): path.read_text(encoding="utf-8") for path in paths}
 
 
@@ -127,7 +127,7 @@ def test_the_inbox_and_the_send_budget_are_the_transports_alone():
 
 def test_the_transport_takes_only_the_shared_database_from_memorys_store():
     for module, deps in MODULES.items():
-        if module.startswith("handlers.transport"):
+        if room(module) == "transport":
             taken = sorted(dep for dep in deps if dep.startswith(MEMORY + ".") and dep not in DATABASE_MODULES)
             assert taken == [], f"{module} imports memory's store itself: {taken}"
 
@@ -144,7 +144,7 @@ def f(d):
 '''
     assert tables_touched(source) == {"users", "facts", "usage", "send_budget", "topics"}
     assert owner_of("memory.store.meter") == METER and owner_of("memory.store.fact_rows") == MEMORY
-    assert owner_of("handlers.transport.transport_store") == TRANSPORT and owner_of("services.companion") is None
+    assert owner_of("transport.transport_store") == TRANSPORT and owner_of("services.companion") is None
     assert owner_of("memory.store.sqlite_backend") == DATABASE
 
 

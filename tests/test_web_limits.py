@@ -17,13 +17,13 @@ import aiohttp
 import pytest
 
 from bot import build_application, serve_webhook
-from handlers.transport.web import SERVER_MAX_BODY, WEBHOOK_MAX_BODY
 from handlers.webapp.api import MAX_BODY as PAGE_MAX_BODY
 from tests.harness import make_config, wait_healthy
 from tests.pg import free_port
 from tests.timeouts import scaled
 from tests.webapp_signing import init_data
 from tests.webhook_bots import text_update
+from transport.web import SERVER_MAX_BODY, WEBHOOK_MAX_BODY
 
 ANN = 1001
 SECRET = "s3cret-token-for-limits_0123"

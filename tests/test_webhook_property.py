@@ -98,7 +98,8 @@ async def webhook(telegram, model, tmp_path, caplog):
             update_id = json.loads(body)["update_id"]
             await processed.wait(update_id)
             assert await app.bot_data.transport.was_handled(update_id), "not marked handled"
-        return status, [r for r in caplog.records if r.name.startswith(("handlers", "tornado.application"))]
+        ours = ("handlers", "transport", "tornado.application")
+        return status, [r for r in caplog.records if r.name.startswith(ours)]
 
     try:
         yield post

@@ -23,12 +23,12 @@ from telegram.ext import Application
 
 from config import Config, webapp_path
 from handlers.texts import PAGE_ERRORS, language_of, text
-from handlers.transport.web import LimitedBody
 from handlers.webapp.auth import NotSigned, WebAppUser, authorization_data, bot_secret, check_init_data
 from handlers.webapp.edit_rate import WriteLimit
 from handlers.webapp.view import fact_json, page_json, settings_json
 from services.memory_page import MemoryPage
 from services.page_input import Refused
+from transport.web import LimitedBody
 
 log = logging.getLogger(__name__)
 KINDS = {".html": "text/html", ".js": "text/javascript", ".css": "text/css"}

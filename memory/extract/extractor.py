@@ -158,7 +158,7 @@ def conversation_line(message: dict) -> str:
 
 def marked_lines(marker: str, content: str) -> str:
     """Return `content` after its marker; continuation lines are indented, so no text can forge a marker at the
-    start of a line. (The user's words were masked as they arrived: handlers/transport/inbox.py and
+    start of a line. (The user's words were masked as they arrived: transport/inbox.py and
     services/transcriber.py.)"""
     text_lines = content.splitlines() or [""]
     return "\n".join([f"{marker} {text_lines[0]}", *(f"    {line}" for line in text_lines[1:])])

@@ -2,7 +2,7 @@
 several machines).
 
 One backend is opened (memory/store/database.py) and shared by memory's Store, the usage meter
-(memory/store/meter.py) and the transport's store (handlers/transport/transport_store.py); each writes its SQL
+(memory/store/meter.py) and the transport's store (transport/transport_store.py); each writes its SQL
 once, with `?` placeholders, and what differs between the engines lives here, in one `Dialect` per backend. Each
 backend's way of opening sessions and transactions, of running a script, and of taking a lock across machines is in
 memory/store/sqlite_backend.py and memory/store/postgres_backend.py.

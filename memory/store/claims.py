@@ -6,7 +6,7 @@ at that moment moves on instead of waiting, and an unexpired claim is left alone
 simply expire. On SQLite (one process) the same statements run, without the row locks.
 
 (The machines' share of Telegram's rate, and the inbox of updates, are the transport's:
-handlers/transport/transport_store.py.)
+transport/transport_store.py.)
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ class PostgresSession:
 
 
 # Advisory lock ids. Users take their own Telegram id (positive); the others are negative so they never collide:
-# -1 here, -2 the poller's (handlers/transport/transport_store.py).
+# -1 here, -2 the poller's (transport/transport_store.py).
 MIGRATION_LOCK = -1  # two machines starting together migrate one after the other
 
 

@@ -9,9 +9,9 @@ from typing import Any, Awaitable, Callable
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor, ExtBot
 
-from handlers.transport.inbox import Inbox
-from handlers.transport.sending import DELIVERY, Delivery, Outage
 from services.locks import KeyedLocks
+from transport.inbox import Inbox
+from transport.sending import DELIVERY, Delivery, Outage
 
 HELD_RETRY_S = 60.0  # a postponed update is handled again this often, or as soon as Telegram takes a request
 
@@ -36,7 +36,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
     An update already handled (Telegram delivered it again, or it was replayed
     after a crash and also redelivered) is skipped, and each update is marked handled once its handlers ran.
     An update whose reply Telegram would not take for SEND_RETRY_MINUTES is held, unhandled, with the user's
-    later updates queued behind it, and handled again later (handlers/transport/sending.py).
+    later updates queued behind it, and handled again later (transport/sending.py).
     Once the bot is stopping, an update not yet begun is left unhandled in the inbox for the next start (or,
     on PostgreSQL, for another machine), so that a stop waits only for the turns in flight.
     """

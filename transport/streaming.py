@@ -18,9 +18,9 @@ from typing import Callable
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, InvalidToken, RetryAfter, TelegramError
 
-from handlers.transport.formatting import split_message
-from handlers.transport.replies import send_formatted
 from services.media import seconds
+from transport.formatting import split_message
+from transport.replies import send_formatted
 
 log = logging.getLogger(__name__)
 CLOSE_WAIT_S = 5.0  # at the end of a turn, how long a draft already on its way may take to finish

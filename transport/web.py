@@ -25,9 +25,9 @@ from telegram.ext import Application, ExtBot
 from tornado.httpserver import HTTPServer
 
 from config import Config
-from handlers.transport.inbox import MAX_UPDATE_ID, masked, read_update, update_id_of, update_key
 from memory.store.backends import database_errors
 from metrics import Metrics
+from transport.inbox import MAX_UPDATE_ID, masked, read_update, update_id_of, update_key
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from config import Config
-from handlers.transport.sending import QuietOutageLogs
+from transport.sending import QuietOutageLogs
 
 
 class RedactSecrets(logging.Filter):
@@ -28,7 +28,7 @@ class RedactSecrets(logging.Filter):
 class WithholdUpdateData(logging.Filter):
     """Drops python-telegram-bot's record of a batch it could not parse: it dumps users' raw messages with a
     traceback. The inbox then reads that batch one update at a time and logs one warning for each update it
-    cannot read (handlers/transport/inbox.py)."""
+    cannot read (transport/inbox.py)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return not (isinstance(record.msg, str) and record.msg.startswith("Error while parsing updates"))

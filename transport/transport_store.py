@@ -118,7 +118,7 @@ class TransportStore:
 
     async def take_send_token(self, rate: float, burst: float, queue: bool = True) -> float | None:
         """Take one token from the bot's shared bucket (`rate` a second, at most `burst` saved) on the database's
-        clock; return the seconds to wait before the request it pays for (handlers/transport/send_budget.py). With
+        clock; return the seconds to wait before the request it pays for (transport/send_budget.py). With
         `queue` False, only a token there now: None when there is none."""
         d, number = self._dialect, "CAST(? AS DOUBLE PRECISION)"
         elapsed = f"{d.greatest}(0, {d.epoch_now} - send_budget.refilled_at)"

@@ -19,10 +19,10 @@ from telegram.error import NetworkError, TimedOut
 from telegram.ext import Application, ExtBot
 
 from clock import utc_now
-from handlers.transport.sending import Outage, unreachable
-from handlers.transport.transport_store import TransportStore
 from memory.secrets.masking import mask_secrets
 from memory.store.backends import database_errors
+from transport.sending import Outage, unreachable
+from transport.transport_store import TransportStore
 
 log = logging.getLogger(__name__)
 MAX_UPDATE_ID = 2**63 - 1  # the inbox keeps update_id in a 64-bit column; Telegram's are far below

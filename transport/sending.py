@@ -3,7 +3,7 @@
 A request to a chat (or for a file) that Telegram cannot take (a 5xx, a timeout, a refused connection) is tried
 again with backoff for up to SEND_RETRY_MINUTES; then, or at once when the bot is stopping, it raises
 SendPostponed, and the update being handled stays unhandled and is handled again later
-(handlers/transport/ordering.py). A moment's signal (the "typing…" action, a draft of a reply, the answer to
+(transport/ordering.py). A moment's signal (the "typing…" action, a draft of a reply, the answer to
 a pressed button) is never retried, and during an outage is dropped unsent. Start-up calls go once.
 """
 
@@ -22,9 +22,9 @@ from aiolimiter import AsyncLimiter
 from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import BaseRateLimiter
 
-from handlers.transport.send_budget import Budget
 from memory.store.backends import database_errors
 from services.media import seconds
+from transport.send_budget import Budget
 
 log = logging.getLogger(__name__)
 MOMENTARY = frozenset({"sendChatAction", "sendMessageDraft", "answerCallbackQuery"})

@@ -12,7 +12,7 @@ from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMar
 from telegram.constants import ChatAction, ParseMode
 from telegram.error import BadRequest, TelegramError
 
-from handlers.transport.formatting import split_message, to_telegram_html
+from transport.formatting import split_message, to_telegram_html
 
 log = logging.getLogger(__name__)
 # A reply ready within a second needs no "typing…" (Telegram would show it until the reply anyway, a blink):
@@ -55,7 +55,7 @@ async def send_text(bot: Bot, chat_id: int, text: str, reply_markup: InlineKeybo
     as plain text. Return the id of the first message sent (None where Telegram's answer did not say)."""
     # Telegram shows no NUL and the HTML conversion drops it, so a piece made only of NULs (an echoed
     # "\x00" * 5000) would become an empty message, which Telegram refuses: drop them before splitting.
-    # The app's bot (handlers/transport/inbox.py) sends without reading Telegram's answer into a Message.
+    # The app's bot (transport/inbox.py) sends without reading Telegram's answer into a Message.
     send = getattr(bot, "send_unread", bot.send_message)
     sent: list[int | None] = []
 

@@ -22,8 +22,8 @@ import logging
 import time
 from typing import Awaitable, Callable
 
-from handlers.transport.transport_store import TransportStore
 from memory.store.backends import database_errors
+from transport.transport_store import TransportStore
 
 log = logging.getLogger(__name__)
 # Requests saved up while idle. One: the requests are paced evenly, never more than `rate` + 1 in any second
