@@ -79,6 +79,7 @@ from transport.ordering import PerUserUpdateProcessor
 from transport.send_budget import Budget
 from transport.sending import Outage, SendGate
 from transport.streaming import Drafts
+from transport.transport_migrations import migrate_transport
 from transport.transport_store import TransportStore
 from transport.web import PortTaken, WebServer
 
@@ -106,8 +107,9 @@ async def build_application(
     """
     # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
     database = await open_database(config.database)
-    store, transport, meter = Store(database), TransportStore(database), UsageMeter(database)
+    store, meter = Store(database), UsageMeter(database)
     try:
+        transport = await TransportStore.open(database)  # its own tables, its own migrations
         if not config.webhook_url and not await transport.take_poller_lock():
             raise AnotherPoller(
                 f"another process is already polling Telegram with {config.database_name}; to run several"
@@ -414,7 +416,8 @@ def copy_db_command(config: Config, argv: list[str]) -> int:
         print("usage: python bot.py copy-db --to postgresql://USER:PASSWORD@HOST/DATABASE", file=sys.stderr)
         return 2
     try:
-        counts = asyncio.run(copying.copy_sqlite_to_postgres(config.database_path, target))
+        counts = asyncio.run(
+            copying.copy_sqlite_to_postgres(config.database_path, target, also_migrate=migrate_transport))
     except copying.CopyError as error:
         print(f"error: {hide_password(str(error), target)}", file=sys.stderr)
         return 2

@@ -23,6 +23,7 @@ from memory.facts import Extraction, Fact  # noqa: E402
 from memory.store.copying import copy_sqlite_to_postgres  # noqa: E402
 from memory.store.memory_store import Store  # noqa: E402
 from tests import pg  # noqa: E402
+from transport.transport_migrations import migrate_transport  # noqa: E402
 
 T0 = datetime(2026, 12, 1, tzinfo=timezone.utc)
 VECTOR = bytes(1536)  # 384 float32, the size of a local model's vector
@@ -57,7 +58,7 @@ async def main() -> None:
             target = pg.with_search_path(server.url, schema)
             for attempt in ("first copy", "re-run"):
                 started = time.perf_counter()
-                counts = await copy_sqlite_to_postgres(source, target)
+                counts = await copy_sqlite_to_postgres(source, target, also_migrate=migrate_transport)
                 seconds = time.perf_counter() - started
                 rows = sum(source_rows for source_rows, _ in counts.values())
                 same = all(source_rows == copied for source_rows, copied in counts.values())

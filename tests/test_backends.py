@@ -128,7 +128,7 @@ async def test_a_due_item_is_taken_once_and_moving_it_frees_it(store):
 
 
 async def test_earlier_unhandled_updates_are_the_users_own_in_order(store):
-    inbox = TransportStore(store.backend)
+    inbox = await TransportStore.open(store.backend)
     await inbox.record_updates([(5, '{"update_id": 5}', 1), (3, '{"update_id": 3}', 1),
                                 (4, '{"update_id": 4}', 2), (6, '{"update_id": 6}', 1)], T0)
     await inbox.mark_handled(3, T0)

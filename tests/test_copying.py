@@ -17,6 +17,7 @@ from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from tests.conftest import fetch
 from tests.timeouts import scaled
+from transport.transport_migrations import migrate_transport
 from transport.transport_store import TransportStore
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
@@ -48,7 +49,7 @@ async def source(tmp_path):
     await store.save_facts(1, Extraction([Fact("location", "city", "Berlin", confidence=0.91)]), T0 + 5 * H, 100,
                            extracted_upto=5, topic=Topic("переезд в Берлин", T0, T0 + 2 * H))
     await store.save_embeddings(1, "emb-1", [(f.id, VECTOR, 384) for f in await store.facts(1)])
-    inbox, meter = TransportStore(store.backend), UsageMeter(store.backend)
+    inbox, meter = await TransportStore.open(store.backend), UsageMeter(store.backend)
     await inbox.record_updates([(900, '{"update_id": 900}', 1), (901, '{"update_id": 901}', 2)], T0)
     await inbox.mark_handled(900, T0 + H)
     await meter.record_usage(1, T0, voice_seconds=12.5)
@@ -86,9 +87,10 @@ async def read_back(store) -> dict:
 
 async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(source, pg_url):
     before, files = digest(source), sorted(os.listdir(source.parent))
-    counts = await copy_sqlite_to_postgres(source, pg_url)
-    assert list(counts) == ["users", "messages", "facts", "fact_history", "fact_relations", "inbox", "topics", "usage",
-                           "forgotten", "send_budget", "reminders", "members", "memory_events"]
+    counts = await copy_sqlite_to_postgres(source, pg_url, also_migrate=migrate_transport)
+    assert list(counts) == ["users", "messages", "facts", "fact_history", "fact_relations", "topics", "usage",
+                           "forgotten", "reminders", "members", "memory_events", "transport_version", "inbox",
+                           "send_budget"]
     assert all(lite == pg for lite, pg in counts.values()) and counts["messages"] == (12, 12)
     assert counts["fact_history"] == (1, 1) and counts["usage"][0] == 14
     assert digest(source) == before and sorted(os.listdir(source.parent)) == files
@@ -123,15 +125,15 @@ async def test_a_database_in_use_is_read_with_its_write_ahead_log(source, pg_url
     try:
         await turn(running, 1, "not yet checkpointed", T0 + 9 * H)
         assert Path(f"{source}-wal").stat().st_size > 0
-        counts = await copy_sqlite_to_postgres(source, pg_url)
+        counts = await copy_sqlite_to_postgres(source, pg_url, also_migrate=migrate_transport)
     finally:
         await running.close()
     assert counts["messages"] == (13, 13)
 
 
 async def test_a_second_run_copies_nothing_new_and_counts_still_match(source, pg_url):
-    first = await copy_sqlite_to_postgres(source, pg_url)
-    again = await copy_sqlite_to_postgres(source, pg_url)
+    first = await copy_sqlite_to_postgres(source, pg_url, also_migrate=migrate_transport)
+    again = await copy_sqlite_to_postgres(source, pg_url, also_migrate=migrate_transport)
     assert again == first
     store = await Store.open(pg_url)
     try:
@@ -144,7 +146,7 @@ async def test_rows_the_target_already_held_show_as_a_mismatch(source, pg_url):
     store = await Store.open(pg_url)
     await turn(store, 77, "someone else", T0)
     await store.close()
-    counts = await copy_sqlite_to_postgres(source, pg_url)
+    counts = await copy_sqlite_to_postgres(source, pg_url, also_migrate=migrate_transport)
     assert counts["users"] == (2, 3) and counts["facts"] == (2, 2)
     # Its message took id 1, so the source's message 1 was skipped as "already there": only users tell.
     assert counts["messages"] == (12, 12)
@@ -154,13 +156,13 @@ async def test_an_old_schema_or_a_table_postgresql_lacks_is_refused(source, pg_u
     old = tmp_path / "old.db"
     sqlite3.connect(old).execute("PRAGMA user_version = 3").connection.close()
     with pytest.raises(CopyError, match="start the bot once on it"):
-        await copy_sqlite_to_postgres(old, pg_url)
+        await copy_sqlite_to_postgres(old, pg_url, also_migrate=migrate_transport)
     extra = tmp_path / "extra.db"
     with sqlite3.connect(source) as db, sqlite3.connect(extra) as copy:
         db.backup(copy)
         copy.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
     with pytest.raises(CopyError, match="table notes"):
-        await copy_sqlite_to_postgres(extra, pg_url)
+        await copy_sqlite_to_postgres(extra, pg_url, also_migrate=migrate_transport)
 
 
 def cli(database: Path, *args: str) -> subprocess.CompletedProcess:
@@ -206,7 +208,7 @@ async def test_a_members_memory_in_a_group_and_memorys_record_are_copied(tmp_pat
     await turn(store, member, "in the group", T0, update_id=950)
     await store.save_facts(member, Extraction([Fact("pets", "pet:kesha", "parrot Kesha")]), T0, 100)
     await store.close()
-    counts = await copy_sqlite_to_postgres(path, pg_url)
+    counts = await copy_sqlite_to_postgres(path, pg_url, also_migrate=migrate_transport)
     assert counts["members"] == (1, 1) and counts["memory_events"] == (1, 1)
     pg = await Store.open(pg_url)
     try:

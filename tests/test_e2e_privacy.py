@@ -31,7 +31,7 @@ async def tables_mentioning(path, user_id: int) -> dict[str, int]:
     counts = {}
     tables = await fetch(store, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
     for (table,) in tables:
-        if table == "send_budget":  # one row, the bot's shared Telegram rate: nobody's data
+        if table in ("send_budget", "transport_version"):  # the bot's shared Telegram rate, a schema's version
             continue
         if table == "inbox":  # an update waiting there carries the user in its JSON, and whose it is
             where, values = "payload LIKE ? OR user_id = ?", (f'%"id": {user_id},%', user_id)

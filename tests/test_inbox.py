@@ -26,8 +26,8 @@ def app_stub() -> SimpleNamespace:
 
 
 @pytest.fixture
-def inbox(store):
-    return Inbox(TransportStore(store.backend))
+async def inbox(store):
+    return Inbox(await TransportStore.open(store.backend))
 
 
 def test_masked_hides_secrets_in_every_text_and_caption_and_nothing_else():

@@ -1,4 +1,5 @@
-"""The PostgreSQL migrations build the same schema as the SQLite ones: tables, column order, indexes."""
+"""The PostgreSQL migrations build the same schema as the SQLite ones: tables, column order, indexes (memory's
+migrations, then the transport's, as the bot runs them)."""
 
 import sqlite3
 
@@ -6,6 +7,7 @@ import asyncpg
 
 from memory.store.migrations import MIGRATIONS
 from memory.store.migrations_pg import PG_MIGRATIONS
+from transport import transport_migrations
 
 TIME_COLUMNS = {
     "users": {"first_seen", "last_seen", "checkin_at", "blocked_at", "proactive_day", "extract_claim", "checkin_claim"},
@@ -24,7 +26,7 @@ TIME_COLUMNS = {
 def sqlite_schema() -> tuple[dict[str, list[str]], set[str]]:
     """Columns in order per table, and index names, after every SQLite migration."""
     db = sqlite3.connect(":memory:")
-    for _, _, statements in MIGRATIONS:
+    for _, _, statements in MIGRATIONS + transport_migrations.MIGRATIONS:
         for statement in statements:
             db.execute(statement)
     listed = db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")
@@ -38,7 +40,7 @@ def sqlite_schema() -> tuple[dict[str, list[str]], set[str]]:
 async def migrated(url: str) -> asyncpg.Connection:
     """A connection to a schema with every PG migration applied, one transaction each."""
     conn = await asyncpg.connect(url)
-    for _, _, statements in PG_MIGRATIONS:
+    for _, _, statements in PG_MIGRATIONS + transport_migrations.PG_MIGRATIONS:
         async with conn.transaction():
             for statement in statements:
                 await conn.execute(statement)

@@ -26,9 +26,9 @@ SENDING = "transport.sending"
 
 
 @pytest.fixture
-def transport(store):
+async def transport(store):
     """The transport's store over the test's database (SQLite, and PostgreSQL, as `store` is)."""
-    return TransportStore(store.backend)
+    return await TransportStore.open(store.backend)
 
 
 class FakeTime(RealTime):

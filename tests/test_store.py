@@ -192,7 +192,7 @@ async def test_an_update_id_of_another_users_message_is_not_a_turn(store):
 
 
 async def test_the_inbox_replays_what_was_not_handled_and_forgets_the_payload_of_what_was(store):
-    inbox = TransportStore(store.backend)
+    inbox = await TransportStore.open(store.backend)
     await inbox.record_updates([(7, '{"update_id": 7}', 1), (8, '{"update_id": 8}', 1)], T0)
     await inbox.record_updates([(7, '{"update_id": 7, "again": true}', 1)], T0)  # redelivered: kept as it was
     assert await inbox.unhandled_updates() == ['{"update_id": 7}', '{"update_id": 8}']

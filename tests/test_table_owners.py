@@ -1,7 +1,8 @@
 """Each table of the database has one owner, and only the owner's modules touch it: read from the source's SQL.
 
 Three owners share one database (memory/store/database.py): memory's Store (what is remembered), the usage meter
-(memory/store/meter.py) and the transport's store (transport/transport_store.py). A module's SQL is every
+(memory/store/meter.py) and the transport (transport/transport_store.py, with its own migrations in
+transport/transport_migrations.py). A module's SQL is every
 string in it (f-strings too; docstrings aside); a table it names after FROM, JOIN, INTO, UPDATE or TABLE is one it
 touches.
 """
@@ -18,14 +19,15 @@ from tests.test_layers import LAYERS, MODULES, ROOT, module_name, room
 
 MEMORY = "memory.store"
 METER = "memory.store.meter"
-TRANSPORT = "transport.transport_store"
+TRANSPORT = "transport"  # the package: its store and its migrations
+TRANSPORT_MODULES = {"transport.transport_store", "transport.transport_migrations"}
 DATABASE = "the database"  # the backends under every owner, with their own bookkeeping
 
 OWNERS = {
     "users": MEMORY, "messages": MEMORY, "facts": MEMORY, "fact_history": MEMORY, "fact_relations": MEMORY,
     "topics": MEMORY, "forgotten": MEMORY, "reminders": MEMORY, "members": MEMORY, "memory_events": MEMORY,
     "usage": METER,
-    "inbox": TRANSPORT, "send_budget": TRANSPORT,
+    "inbox": TRANSPORT, "send_budget": TRANSPORT, "transport_version": TRANSPORT,
     "schema_version": DATABASE,  # PostgreSQL's record of the migrations applied (SQLite's is PRAGMA user_version)
 }
 DATABASE_MODULES = {
@@ -94,8 +96,9 @@ TOUCHED = {module: tables for module, source in our_sources().items() if (tables
 
 def created_tables() -> set[str]:
     found = set()
-    for name in ("migrations.py", "migrations_pg.py"):
-        found |= set(re.findall(r"CREATE TABLE (\w+)", (ROOT / "memory" / "store" / name).read_text(encoding="utf-8")))
+    for name in ("memory/store/migrations.py", "memory/store/migrations_pg.py", "transport/transport_migrations.py"):
+        path = ROOT / name
+        found |= set(re.findall(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)", path.read_text(encoding="utf-8")))
     return found
 
 
@@ -119,8 +122,8 @@ def test_every_shared_table_is_still_touched_where_it_says():
 
 
 def test_the_inbox_and_the_send_budget_are_the_transports_alone():
-    assert {module for module, tables in TOUCHED.items() if tables & {"inbox", "send_budget"}} - EVERY_TABLE == {
-        TRANSPORT}
+    assert {module for module, tables in TOUCHED.items() if tables & {"inbox", "send_budget"}} - EVERY_TABLE == (
+        TRANSPORT_MODULES)
     assert {module for module, tables in TOUCHED.items() if "usage" in tables} - EVERY_TABLE == {
         METER, *(module for module, table in SHARED if table == "usage")}
 
@@ -145,6 +148,7 @@ def f(d):
     assert tables_touched(source) == {"users", "facts", "usage", "send_budget", "topics"}
     assert owner_of("memory.store.meter") == METER and owner_of("memory.store.fact_rows") == MEMORY
     assert owner_of("transport.transport_store") == TRANSPORT and owner_of("services.companion") is None
+    assert owner_of("transport.transport_migrations") == TRANSPORT and owner_of("transportation") is None
     assert owner_of("memory.store.sqlite_backend") == DATABASE
 
 
@@ -153,5 +157,5 @@ def test_nothing_outside_the_owners_touches_a_table():
 
 
 def test_the_sources_are_where_the_owners_say():
-    for module in (METER, TRANSPORT, *DATABASE_MODULES, *EVERY_TABLE):
+    for module in (METER, *TRANSPORT_MODULES, *DATABASE_MODULES, *EVERY_TABLE):
         assert (ROOT / Path(*module.split("."))).with_suffix(".py").is_file(), module

@@ -4,7 +4,8 @@ The inbox of Telegram updates: an update is recorded before Telegram learns it a
 its handlers ran, so a crash loses none (the unhandled are replayed) and answers none twice (a redelivered one
 is known). The send budget: the machines of one bot share Telegram's rate in one token bucket row
 (send_budget), taken from in one statement. And the locks across machines: a user's turns one at a time, and
-one process polling. It owns the tables inbox and send_budget, and touches no other (tests/test_table_owners.py).
+one process polling. It owns the tables inbox and send_budget, and touches no other (tests/test_table_owners.py);
+their schema is its own too (transport/transport_migrations.py).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from memory.store.backends import iso
 from memory.store.database import Backend
 from memory.store.postgres_backend import PostgresBackend
 from memory.store.scripts import statement
+from transport.transport_migrations import migrate_transport
 
-# The advisory lock the one polling process holds (PostgreSQL): users take their own id (positive), the
-# migrations take -1 (memory/store/postgres_backend.py).
+# The advisory lock the one polling process holds (PostgreSQL): users take their own id (positive), memory's
+# migrations take -1 (memory/store/postgres_backend.py), the transport's -3 (transport/transport_migrations.py).
 POLLER_LOCK = -2
 
 
@@ -29,6 +31,13 @@ class TransportStore:
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
         self._dialect = backend.dialect
+
+    @classmethod
+    async def open(cls, backend: Backend) -> "TransportStore":
+        """Return the transport's store over `backend`, its tables first brought to their latest migration
+        (transport/transport_migrations.py)."""
+        await migrate_transport(backend)
+        return cls(backend)
 
     @property
     def on_postgres(self) -> bool:

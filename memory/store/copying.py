@@ -6,12 +6,12 @@ Stop the bot first: rows it writes to the SQLite file after the copy has read it
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import aiosqlite
 
 from memory.store.backends import is_postgres_url
-from memory.store.database import open_database
+from memory.store.database import Backend, open_database
 from memory.store.migrations import LATEST_VERSION
 from memory.store.postgres_backend import PostgresBackend
 
@@ -41,9 +41,13 @@ def in_fk_order(tables: list[str], parents: dict[str, set[str]]) -> list[str]:
     return ordered
 
 
-async def copy_sqlite_to_postgres(source: Path | str, target: str, batch: int = BATCH) -> dict[str, tuple[int, int]]:
-    """Copy every table of the SQLite file `source` into the PostgreSQL database `target` (migrated first);
-    return {table: (rows in the source, rows in the target)}, in copy order."""
+async def copy_sqlite_to_postgres(
+    source: Path | str, target: str, batch: int = BATCH,
+    also_migrate: Callable[[Backend], Awaitable[object]] | None = None,
+) -> dict[str, tuple[int, int]]:
+    """Copy every table of the SQLite file `source` into the PostgreSQL database `target` (migrated first, by
+    memory's migrations and by `also_migrate`: the other owners' own, such as the transport's); return
+    {table: (rows in the source, rows in the target)}, in copy order."""
     source = Path(source)
     if not is_postgres_url(target):
         raise CopyError("--to must be a postgresql:// URL")
@@ -69,6 +73,8 @@ async def copy_sqlite_to_postgres(source: Path | str, target: str, batch: int = 
                    for t in tables}
         backend = await open_database(target)
         try:
+            if also_migrate is not None:
+                await also_migrate(backend)
             assert isinstance(backend, PostgresBackend)  # a postgresql:// URL, checked above
             async with backend.pool.acquire() as pg:
                 return await _copy(lite, pg, in_fk_order(tables, parents), batch)

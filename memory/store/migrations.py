@@ -95,17 +95,7 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         4,
         "inbox of updates, replies linked to their message",
         (
-            # Every update is written here before Telegram is told it arrived, and marked handled once
-            # its handlers have run: after a crash the unhandled ones are replayed, and a redelivered
-            # one is recognised. The payload (secrets masked) is dropped as soon as it is handled.
-            """
-            CREATE TABLE inbox (
-                update_id INTEGER PRIMARY KEY,
-                payload TEXT,                        -- the update as JSON while it waits; NULL once handled
-                received_at TEXT NOT NULL,
-                handled_at TEXT
-            )
-            """,
+            # The inbox this migration created is the transport's now: transport/transport_migrations.py, its 1.
             # For an assistant message: the id of the user message it answers, so that a turn cut short
             # by a crash resumes where it stopped.
             "ALTER TABLE messages ADD COLUMN reply_to INTEGER",
@@ -190,9 +180,7 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         9,
         "several machines on one database: whose update it is, and claims on background work",
         (
-            # The user (else the chat) an update belongs to: their earlier unhandled updates go first.
-            "ALTER TABLE inbox ADD COLUMN user_id INTEGER",
-            "CREATE INDEX inbox_unhandled ON inbox(user_id, update_id) WHERE handled_at IS NULL",
+            # Whose update it is moved with the inbox: transport/transport_migrations.py, its 2.
             # Until when one machine has taken the user's fact extraction, their check-in, or a fact's
             # follow-up (UTC); another machine leaves it alone until then. Used on PostgreSQL only.
             "ALTER TABLE users ADD COLUMN extract_claim TEXT",
@@ -233,16 +221,8 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         11,
         "Telegram's rate shared by several machines",
         (
-            # One row: the token bucket every process of the bot takes a token from before a request to Telegram
-            # (PostgreSQL only; one process on SQLite keeps its bucket in memory). refilled_at is in seconds
-            # since the epoch, on the database's clock.
-            """
-            CREATE TABLE send_budget (
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                tokens REAL NOT NULL,
-                refilled_at REAL NOT NULL
-            )
-            """,
+            # The send budget this migration created is the transport's now: transport/transport_migrations.py, its 3.
+            # The number stays, so that memory's versions keep their meaning in every old database.
         ),
     ),
     (

@@ -104,15 +104,7 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         4,
         "inbox of updates, replies linked to their message",
         (
-            # update_id: a plain BIGINT key, Telegram's id.
-            """
-            CREATE TABLE inbox (
-                update_id BIGINT PRIMARY KEY,
-                payload TEXT,
-                received_at TEXT COLLATE "C" NOT NULL,
-                handled_at TEXT COLLATE "C"
-            )
-            """,
+            # The inbox this migration created is the transport's now: transport/transport_migrations.py, its 1.
             "ALTER TABLE messages ADD COLUMN reply_to BIGINT",
         ),
     ),
@@ -179,8 +171,7 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         9,
         "several machines on one database: whose update it is, and claims on background work",
         (
-            "ALTER TABLE inbox ADD COLUMN user_id BIGINT",
-            "CREATE INDEX inbox_unhandled ON inbox(user_id, update_id) WHERE handled_at IS NULL",
+            # Whose update it is moved with the inbox: transport/transport_migrations.py, its 2.
             'ALTER TABLE users ADD COLUMN extract_claim TEXT COLLATE "C"',
             'ALTER TABLE users ADD COLUMN checkin_claim TEXT COLLATE "C"',
             'ALTER TABLE facts ADD COLUMN followup_claim TEXT COLLATE "C"',
@@ -211,13 +202,8 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
         11,
         "Telegram's rate shared by several machines",
         (
-            """
-            CREATE TABLE send_budget (
-                id INTEGER PRIMARY KEY CHECK (id = 1),
-                tokens DOUBLE PRECISION NOT NULL,
-                refilled_at DOUBLE PRECISION NOT NULL
-            )
-            """,
+            # The send budget this migration created is the transport's now: transport/transport_migrations.py, its 3.
+            # The number stays, so that memory's versions keep their meaning in every old database.
         ),
     ),
     (
