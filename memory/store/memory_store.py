@@ -1,7 +1,8 @@
 """The store: what the bot remembers of its users, in the database it shares (memory/store/database.py).
 
-The inbox, the send budget and the poller lock are the transport's (transport/transport_store.py), the
-usage ledger the meter's (memory/store/meter.py); tests/test_table_owners.py says which tables each may touch."""
+The inbox, the send budget and the poller lock are the transport's (transport/transport_store.py, its schema in
+transport/transport_migrations.py), the usage ledger the meter's (memory/store/meter.py); tests/test_table_owners.py
+says which tables each may touch."""
 
 from __future__ import annotations
 
