@@ -40,13 +40,37 @@ EVERY_TABLE = {"memory.store.migrations", "memory.store.migrations_pg", "memory.
 SHARED = {
     ("memory.store.turn_rows", "usage"): "a user's message is counted in the statement that stores it, and a "
     "reply's tokens with the reply: each exactly once, in the turn's one round trip",
-    ("memory.store.memory_store", "usage"): "forget_user keeps what the user spent in the day's totals but no "
+    ("memory.store.account_rows", "usage"): "forget_user keeps what the user spent in the day's totals but no "
     "longer says whose, in the transaction that forgets them",
     ("memory.store.meter", "users"): "a charge `while_stored` goes to a user only while they are stored; /stats "
     "counts the users active",
     ("memory.store.meter", "facts"): "/stats counts the facts kept",
     ("memory.store.backends", "users"): "the Dialect holds the engine-specific fragments of memory's own queries",
     ("memory.store.backends", "topics"): "the Dialect holds the engine-specific fragments of memory's own queries",
+}
+# Inside memory's store, each repository (a subclass of memory/store/rows.py's Rows) touches only its own tables: the
+# first its own, the rest each for a reason said beside it.
+REPOSITORY_TABLES = {
+    "memory.store.turn_rows": {"messages", "users",
+                               "facts",  # a turn reads the user's facts with their session, in one round trip
+                               "usage"},  # SHARED: a message is counted in the statement that stores it
+    "memory.store.fact_rows": {"facts", "fact_history", "fact_relations",
+                               "users",  # a "name" fact is the user's name too
+                               "messages"},  # the messages an extraction pass has yet to read
+    "memory.store.forget_rows": {"forgotten", "facts", "fact_history", "fact_relations", "topics", "users",
+                                 "memory_events"},  # a forget removes facts and topic lines, kept for Undo
+    "memory.store.outreach_rows": {"users", "messages",  # a message written first is stored in the session
+                                   "facts"},  # follow-ups are due from facts; a city sets the clock
+    "memory.store.topic_rows": {"topics"},
+    "memory.store.claims": {"users", "facts"},  # claims on a user's upkeep, and on a fact's follow-up
+    "memory.store.edit_rows": {"messages"},
+    "memory.store.reminder_rows": {"reminders"},
+    "memory.store.scope_rows": {"members", "users", "messages", "facts"},  # a member's memory is a user key of its own
+    "memory.store.event_rows": {"memory_events"},
+    "memory.store.user_rows": {"users", "messages"},  # /profile counts the user's messages
+    # The one repository that spans memory's tables: /export reads them all, /forget deletes them all at once.
+    "memory.store.account_rows": {"users", "messages", "facts", "fact_history", "topics", "reminders", "members",
+                                  "memory_events", "usage"},
 }
 TOUCH = re.compile(r"\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\s+\"?([a-z_][a-z0-9_]*)")
 
@@ -159,3 +183,24 @@ def test_nothing_outside_the_owners_touches_a_table():
 def test_the_sources_are_where_the_owners_say():
     for module in (METER, *TRANSPORT_MODULES, *DATABASE_MODULES, *EVERY_TABLE):
         assert (ROOT / Path(*module.split("."))).with_suffix(".py").is_file(), module
+
+
+def repository_modules() -> set[str]:
+    """Return memory's store modules that define a subclass of Rows (memory/store/rows.py)."""
+    found = set()
+    for path in sorted((ROOT / "memory" / "store").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id == "Rows" for b in node.bases):
+                found.add(module_name(path))
+    return found
+
+
+def test_every_repository_says_which_tables_it_touches():
+    assert repository_modules() == set(REPOSITORY_TABLES)
+
+
+@pytest.mark.parametrize("module", sorted(REPOSITORY_TABLES))
+def test_a_repository_touches_only_its_own_tables(module):
+    strays = sorted(TOUCHED.get(module, set()) - REPOSITORY_TABLES[module])
+    assert strays == [], f"{module} touches {strays}, which are not its tables"
+    assert TOUCHED.get(module, set()) == REPOSITORY_TABLES[module], f"{module} no longer touches all it says"

@@ -11,20 +11,16 @@ transport/transport_store.py.)
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Callable
 
 from memory.due import DueItem
-from memory.store.backends import Dialect, Session
 from memory.store.backends import iso as _iso
+from memory.store.rows import Rows
 
 
-class ClaimQueries:
+class ClaimQueries(Rows):
     """Mixed into Store: claims on extraction passes and on due items."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
 
     async def claim_extraction(self, user_id: int, now: datetime, until: datetime) -> bool:
         """Take the user's next extraction pass until `until`; False when another machine holds it."""

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
-from typing import Callable
-
-from memory.store.backends import Session
+from memory.store.rows import Rows
 
 
-class EditQueries:
-    """A user's message found by its Telegram id and rewritten; mixed into Store, which provides the connection."""
+class EditQueries(Rows):
+    """A user's message found by its Telegram id and rewritten: a repository over the shared database."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
 
     async def session_message(
         self, user_id: int, chat_message_id: int, history_limit: int

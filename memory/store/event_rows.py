@@ -8,14 +8,14 @@ marked wrong (kept as that fact's history); forget_user takes the user's id and 
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Callable, Iterable
+from typing import Iterable
 
 from memory.facts import Fact
 from memory.store.backends import Session
 from memory.store.backends import iso as _iso
+from memory.store.rows import Rows
 
 LEARNED, CORRECTED, REPLACED, REMOVED, WRONG = "learned", "corrected", "replaced", "removed", "wrong"
 BY_USER = "user"  # the source of a removal or a ✗: the user's own doing
@@ -53,10 +53,9 @@ async def record_events(db: Session, user_id: int, event: str, source: str, stam
         await db.executemany(f"INSERT INTO memory_events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
 
-class EventQueries:
-    """The memory's own figures; mixed into Store, which provides the connection."""
+class EventQueries(Rows):
+    """The memory's own figures: a repository over the shared database."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
 
     async def memory_figures(self, now: datetime) -> MemoryFigures:
         """Return what memory learned in the 24 hours before `now` by source, the ✗ marks then, and of the facts

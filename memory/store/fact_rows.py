@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Callable
@@ -22,6 +21,7 @@ from memory.facts import (
 from memory.store.backends import Dialect, Session
 from memory.store.backends import iso as _iso
 from memory.store.event_rows import BY_USER, CORRECTED, LEARNED, REMOVED, REPLACED, event_rows, record_events
+from memory.store.rows import Rows
 from memory.store.topic_rows import save_topic
 
 FACT_COLUMNS = (
@@ -41,12 +41,9 @@ def _fact(row: tuple) -> Fact:
     )
 
 
-class FactQueries:
-    """Reading and writing a user's facts; mixed into Store, which provides the connection and lock."""
+class FactQueries(Rows):
+    """Reading and writing a user's facts."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
 
     async def facts(self, user_id: int) -> list[Fact]:
         """Return all of the user's facts, oldest first."""

@@ -6,14 +6,14 @@ JSON in `forgotten` only until it expires, for the Undo button, and purged after
 from __future__ import annotations
 
 import json
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from typing import Callable
 
 from memory.changes import Forgotten
-from memory.store.backends import Dialect, Session
+from memory.store.backends import Session
 from memory.store.event_rows import BY_USER, REMOVED, WRONG, event_rows, record_events
 from memory.store.fact_rows import FACT_COLUMN_NAMES, _fact, _iso
+from memory.store.rows import Rows
 
 # Everything a fact row holds but its vector (re-embedded after an Undo) and a machine's claim.
 FACT_ROW = ("id", "category", "key", "value", "importance", "confidence", "source", "source_message_id",
@@ -30,12 +30,9 @@ def _marks(count: int) -> str:
     return ", ".join("?" * count)
 
 
-class ForgetQueries:
-    """Forgetting some facts with Undo; mixed into Store, which provides the connection and lock."""
+class ForgetQueries(Rows):
+    """Forgetting some facts with Undo."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
 
     async def forget(
         self, user_id: int, fact_ids: list[int], scrub: Scrub, now: datetime, keep: timedelta,

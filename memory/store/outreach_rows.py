@@ -9,13 +9,12 @@ to Telegram, so a crash after the claim can lose it but never send it twice.
 from __future__ import annotations
 
 import json
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Callable
 
 from memory.due import DueItem
-from memory.store.backends import Dialect, Session
 from memory.store.fact_rows import _iso
+from memory.store.rows import Rows
+from memory.store.turn_rows import TurnQueries
 
 USER_COLUMNS = (
     "u.settings, (SELECT c.value FROM facts c WHERE c.user_id = u.id AND c.key = 'city' AND c.ended IS NULL),"
@@ -41,12 +40,9 @@ def _item(row: tuple) -> DueItem:
     )
 
 
-class ProactiveQueries:
-    """Reading, moving and claiming due items; mixed into Store, which provides the connection and lock."""
+class ProactiveQueries(Rows):
+    """Reading, moving and claiming due items."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
 
     async def due_items(self, now: datetime, limit: int) -> list[DueItem]:
         """Return up to `limit` items due by `now`, the longest overdue first, for users who can be written to."""
@@ -107,7 +103,7 @@ class ProactiveQueries:
                 " RETURNING id",
                 (item.user_id, text, _iso(now), item.kind),
             )
-            await self._prune(db, item.user_id, history_limit)  # type: ignore[attr-defined]
+            await TurnQueries._prune(db, item.user_id, history_limit)
         return message_id
 
     async def mark_blocked(self, user_id: int, message_id: int | None, now: datetime, first: bool = False) -> None:

@@ -8,13 +8,12 @@ while the row still has the due time it was read with, so a cancel or a move mea
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Callable
 
 from memory.reminder import ACTIVE, Reminder
-from memory.store.backends import Dialect, Session
+from memory.store.backends import Session
 from memory.store.fact_rows import _iso
+from memory.store.rows import Rows
 
 REMINDER_COLUMNS = "id, user_id, chat_id, asker, task, due_at, rule, zone, created_at, state, delivered_at, missed"
 # `state = 'active'` as written in the partial index reminders_by_due, so that both engines use it.
@@ -44,13 +43,10 @@ async def _active_count(db: Session, user_id: int) -> int:
     return int(count)
 
 
-class ReminderQueries:
-    """Setting, listing, cancelling and moving a user's reminders, and taking due ones to send; mixed into Store,
-    which provides the connection and lock."""
+class ReminderQueries(Rows):
+    """Setting, listing, cancelling and moving a user's reminders, and taking due ones to send: a repository over
+    the shared database."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
 
     async def add_reminder(
         self, user_id: int, chat_id: int, task: str, due_at: datetime, rule: str | None, zone: str, now: datetime,

@@ -3,16 +3,14 @@ groups (part of Store, on either engine). Why they are kept apart: memory/scopes
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
 
 from memory.facts import Fact
 from memory.scopes import is_member_key, member_keys
-from memory.store.backends import Dialect, Session
 from memory.store.backends import iso as _iso
 from memory.store.fact_rows import FACT_COLUMN_NAMES, FACT_COLUMNS, _fact
+from memory.store.rows import Rows
 
 
 @dataclass(frozen=True)
@@ -35,12 +33,9 @@ class GroupMessage:
     speaker: str | None  # the member's name as Telegram showed it there (a user message's)
 
 
-class ScopeQueries:
-    """Members' memories in groups and what crosses into them; mixed into Store, which provides the connection."""
+class ScopeQueries(Rows):
+    """Members' memories in groups and what crosses into them: a repository over the shared database."""
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
 
     async def member_key(self, user_id: int, chat_id: int, title: str | None, now: datetime) -> int:
         """Return the key of the user's memory in the group `chat_id`, giving them one (and the user a row of their

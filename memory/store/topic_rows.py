@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timezone
-from typing import Callable
 
 from memory.continuity import Topic
-from memory.store.backends import Dialect, Session
+from memory.store.backends import Session
+from memory.store.rows import Rows
 
 TOPIC_COLUMNS = "id, text, started_at, ended_at"
 
@@ -57,15 +56,12 @@ async def save_topic(db: Session, user_id: int, topic: Topic, keep: int) -> None
     )
 
 
-class TopicQueries:
-    """Reading and deleting a user's topic lines; mixed into Store, which provides the connection and lock.
+class TopicQueries(Rows):
+    """Reading and deleting a user's topic lines.
 
     Lines are written by FactQueries.save_facts, in the transaction that records what the extractor read.
     """
 
-    _session: Callable[[], AbstractAsyncContextManager[Session]]
-    _transaction: Callable[[], AbstractAsyncContextManager[Session]]
-    _dialect: Dialect
 
     async def topics(self, user_id: int, limit: int = 1_000) -> list[Topic]:
         """Return the user's topic lines, newest first."""

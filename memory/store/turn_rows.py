@@ -6,15 +6,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Awaitable, Callable
 
 import aiosqlite
 
 from memory.continuity import Topic
 from memory.facts import Fact
-from memory.store.backends import Dialect
 from memory.store.fact_rows import FACT_COLUMNS, _fact, _iso
-from memory.store.scripts import Script, T
+from memory.store.rows import Rows
+from memory.store.scripts import Script
 from memory.store.topic_rows import topics_from_json
 
 # However long the extractor is down, a session never keeps more than this many times HISTORY_LIMIT.
@@ -78,11 +77,9 @@ def _facts_from_json(text: str | None) -> list[Fact]:
     return [_fact(tuple(row)) for row in rows]
 
 
-class TurnQueries:
-    """Beginning a turn (begin_turn) and storing its reply (add_reply); mixed into Store, which runs scripts."""
+class TurnQueries(Rows):
+    """Beginning a turn (begin_turn) and storing its reply (add_reply): a repository over the shared database."""
 
-    _dialect: Dialect
-    _run: Callable[[Script[T]], Awaitable[T]]
 
     async def begin_turn(
         self,
@@ -303,3 +300,28 @@ class TurnQueries:
             " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?))",
             (user_id, user_id, max(keep - written, 0), user_id, user_id, max(keep * UNREAD_CAP - written, 0)),
         )
+
+    async def message_for_update(self, user_id: int, update_id: int) -> str | None:
+        """Return what was stored of the user's message from this update (a voice note's transcript), or None.
+
+        A turn resumed after a crash uses it instead of transcribing the voice note again.
+        """
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                "SELECT content FROM messages WHERE update_id = ? AND user_id = ?", (update_id, user_id)
+            )
+        return next((row[0] for row in rows), None)
+
+    async def last_unanswered(self, user_id: int) -> tuple[int, str, str] | None:
+        """Return (update id, content, kind) of the user's newest message when nothing answered it yet, else None.
+
+        What a "Try again" press may answer: only their very last message, and only once (the reply ends it).
+        """
+        async with self._session() as db:
+            rows = await db.execute_fetchall(
+                "SELECT m.update_id, m.content, m.kind FROM messages m WHERE m.user_id = ? AND m.role = 'user'"
+                " AND m.update_id IS NOT NULL AND m.id = (SELECT MAX(id) FROM messages WHERE user_id = ?)"
+                " AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.user_id = m.user_id AND r.reply_to = m.id)",
+                (user_id, user_id),
+            )
+        return next((tuple(row) for row in rows), None)  # type: ignore[return-value]
