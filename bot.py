@@ -53,7 +53,7 @@ from memory.recall.recaller import FactRecaller, RecallSettings
 from memory.secrets import seeds
 from memory.store.backends import database_errors
 from memory.store.database import open_database
-from memory.store.memory_store import Store
+from memory.store.memory_store import Repositories, Store
 from memory.store.meter import UsageMeter
 from memory.style import candidates as style_candidates
 from memory.text import word_forms
@@ -178,14 +178,16 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
             await server.close()
         raise
     model = chat_model(config, chat, config.openai_model, meter, clock, metrics, upkeep=False)
+    repos = Repositories.over(store.backend)  # each service gets only the repositories it uses
     listener = None
     if config.transcription_model:
         transcriber = Transcriber(model, config.transcription_model, config.transcription_timeout_s)
-        listener = Listener(store, transcriber, config.subset(LimitSettings), clock, meter=meter)
-    recaller = FactRecaller(store, embedder, config.subset(RecallSettings))
+        listener = Listener(repos.turns, repos.users, repos.facts, transcriber, config.subset(LimitSettings), clock,
+                            meter=meter)
+    recaller = FactRecaller(repos.facts, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
     forgetter = Forgetter(store, clock)
-    why = Why(store, forgetter)
+    why = Why(repos.facts, repos.reminders, repos.scopes, repos.topics, repos.turns, forgetter)
     extractor = LLMExtractor(
         chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, metrics, upkeep=True),
         load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
@@ -205,11 +207,11 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         drafts=Drafts(config.stream_replies, config.stream_interval_s),
         outreach=Outreach(store, model, config.subset(OutreachSettings), persona, outreach_sender(bot), clock,
                           meter=meter, metrics=metrics),
-        reminders=Reminders(store, model, config.subset(ReminderSettings), clock, load_prompt("reminder.md"),
-                            reminder_sender(bot, store), metrics=metrics),
+        reminders=Reminders(repos.facts, repos.reminders, repos.users, model, config.subset(ReminderSettings), clock,
+                            load_prompt("reminder.md"), reminder_sender(bot, store), metrics=metrics),
         memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter, why, metrics),
         why=why,
-        quality=MemoryQuality(store, embedder.name),
+        quality=MemoryQuality(repos.events, repos.facts, repos.turns, embedder.name),
         web=WebServer(config.port, metrics if config.metrics else None, config.metrics_port),
         servers=tuple(servers),
     )

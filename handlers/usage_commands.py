@@ -81,7 +81,8 @@ async def usage_command(update: Update, context: Context) -> None:
         return
     services, language = context.bot_data, user.language_code
     now = services.clock()
-    day = await today(services.store, services.meter, services.config.subset(LimitSettings), user.id, now)
+    limits = services.config.subset(LimitSettings)
+    day = await today(services.store, services.store, services.meter, limits, user.id, now)
     reply = text(
         "usage", language, left=time_left(now, day.resets_at, language),
         messages=of_limit(day.spent.messages, day.limits.messages, language),

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from memory.store.memory_store import Store
+from memory.store.fact_rows import FactQueries
 from memory.store.meter import UsageMeter
+from memory.store.user_rows import UserRows
 from memory.time.schedule import local_zone
 from memory.usage import Limits, Spent, day_start, next_reset, reached
 
@@ -55,8 +56,10 @@ async def limit_reached(
     return reached(await meter.spent_since(user_id, day_start(now, zone)), limits)
 
 
-async def today(store: Store, meter: UsageMeter, config: LimitSettings, user_id: int, now: datetime) -> Today:
-    """Return the user's day so far, in their own zone."""
-    zone = local_zone(await store.settings(user_id), await store.facts(user_id), config.timezone)
+async def today(
+    users: UserRows, facts: FactQueries, meter: UsageMeter, config: LimitSettings, user_id: int, now: datetime,
+) -> Today:
+    """Return the user's day so far, in their own zone (their settings' or their city's)."""
+    zone = local_zone(await users.settings(user_id), await facts.facts(user_id), config.timezone)
     spent = await meter.spent_since(user_id, day_start(now, zone))
     return Today(spent, limits_for(config, user_id), next_reset(now, zone))

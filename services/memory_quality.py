@@ -9,8 +9,9 @@ from statistics import fmean
 
 from memory.recall.duplicates import duplicate_summary, duplicate_threshold, near_duplicates
 from memory.recall.ranking import decode
-from memory.store.event_rows import MemoryFigures
-from memory.store.memory_store import Store
+from memory.store.event_rows import EventQueries, MemoryFigures
+from memory.store.fact_rows import FactQueries
+from memory.store.turn_rows import TurnQueries
 from services.why import Used
 
 SAMPLE = 100  # memories looked through for near-duplicates: the most recently active in 7 days (about 20 ms each)
@@ -51,24 +52,26 @@ class MemoryQuality:
     """Measures memory from what the store records of it; `embedder` names the model whose vectors recall stores
     (Embedder.name), whose own threshold the near-duplicate test uses."""
 
-    def __init__(self, store: Store, embedder: str) -> None:
-        self.store = store
+    def __init__(self, events: EventQueries, facts: FactQueries, turns: TurnQueries, embedder: str) -> None:
+        self.events = events
+        self.facts = facts
+        self.turns = turns
         self.embedder = embedder
 
     async def measure(self, now: datetime) -> Quality:
         """Return memory's figures at `now`."""
         used = [Used.from_json(text).count for text in
-                await self.store.memories_used_since(now - timedelta(days=1))]
-        return Quality(await self.store.memory_figures(now), await self._duplicates(now), len(used),
+                await self.turns.memories_used_since(now - timedelta(days=1))]
+        return Quality(await self.events.memory_figures(now), await self._duplicates(now), len(used),
                        fmean(used) if used else None)
 
     async def _duplicates(self, now: datetime) -> Duplicates:
         threshold = duplicate_threshold(self.embedder)
         found = Duplicates()
-        for key in await self.store.memories_active_since(now - timedelta(days=7), SAMPLE):
-            facts = await self.store.facts(key)
+        for key in await self.facts.memories_active_since(now - timedelta(days=7), SAMPLE):
+            facts = await self.facts.facts(key)
             vectors = {fact_id: decode(blob, dim) for fact_id, blob, dim in
-                       await self.store.fact_vectors(key, self.embedder)} if threshold is not None else {}
+                       await self.facts.fact_vectors(key, self.embedder)} if threshold is not None else {}
             summary = duplicate_summary(facts, now, near_duplicates(facts, now, vectors, threshold))
             found = Duplicates(found.memories + 1, found.pairs + summary.pairs, found.involved + summary.involved,
                                found.compared + summary.compared)

@@ -25,7 +25,9 @@ from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
 from memory.reminders.repeat import Repeat
 from memory.reminders.requests import read_request
-from memory.store.memory_store import Store
+from memory.store.fact_rows import FactQueries
+from memory.store.reminder_rows import ReminderQueries
+from memory.store.user_rows import UserRows
 from memory.time.schedule import local_zone
 from metrics import Metrics
 from prompts.system import quote
@@ -101,10 +103,13 @@ class Reminders:
     """Sets, lists, cancels and moves a user's reminders, and delivers the due ones with `send`."""
 
     def __init__(
-        self, store: Store, model: ChatModel, config: ReminderSettings, clock: Callable[[], datetime],
-        instructions: str, send: Sender | None = None, metrics: Metrics | None = None,
+        self, facts: FactQueries, reminders: ReminderQueries, users: UserRows, model: ChatModel,
+        config: ReminderSettings, clock: Callable[[], datetime], instructions: str, send: Sender | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
-        self.store = store
+        self.facts = facts
+        self.reminders = reminders
+        self.users = users
         self.model = model
         self.config = config
         self.clock = clock
@@ -116,7 +121,7 @@ class Reminders:
 
     async def zone(self, user_id: int) -> ZoneInfo:
         """Return the user's zone: chosen with /timezone, else their city's, else BOT_TIMEZONE."""
-        return local_zone(await self.store.settings(user_id), await self.store.facts(user_id), self.config.timezone)
+        return local_zone(await self.users.settings(user_id), await self.facts.facts(user_id), self.config.timezone)
 
     async def hear(
         self, user_id: int, chat_id: int, words: str, update_id: int | None = None, asker: str | None = None,
@@ -135,7 +140,7 @@ class Reminders:
             return None
         if request is None:
             return None
-        await self.store.meet_user(user_id, self.clock())  # a first message may be a request
+        await self.users.meet_user(user_id, self.clock())  # a first message may be a request
         if isinstance(request, CancelReminder):
             return await self._cancel(user_id, chat_id, request.about)
         if isinstance(request, MoveReminder):
@@ -148,7 +153,7 @@ class Reminders:
                 return request
         if isinstance(request, AskReminder):
             first = request.choices[0]
-            pending = await self.store.add_reminder(
+            pending = await self.reminders.add_reminder(
                 user_id, chat_id, request.task, first.at, None, zone.key, self.clock(), asker=asker,
                 update_id=update_id, state=PENDING,
             )
@@ -159,7 +164,7 @@ class Reminders:
         self, user_id: int, chat_id: int, request: SetReminder, zone: ZoneInfo, update_id: int | None,
         asker: str | None,
     ) -> Outcome:
-        made = await self.store.add_reminder(
+        made = await self.reminders.add_reminder(
             user_id, chat_id, request.task, request.at, request.repeat.rule() if request.repeat else None, zone.key,
             self.clock(), asker=asker, limit=MAX_ACTIVE, update_id=update_id,
         )
@@ -170,7 +175,7 @@ class Reminders:
         within FARTHEST); None when it was chosen already, or the time has passed."""
         if not self.clock() < at <= self.clock() + FARTHEST:
             return None
-        return self._due(await self.store.activate_reminder(user_id, reminder_id, at, MAX_ACTIVE))
+        return self._due(await self.reminders.activate_reminder(user_id, reminder_id, at, MAX_ACTIVE))
 
     def wake_with(self, wake: Wake) -> None:
         """From now on, tell `wake` of each time by which a sweep must run: a reminder set or moved to then, or a
@@ -186,13 +191,13 @@ class Reminders:
     async def _within(self, user_id: int, chat_id: int) -> list[Reminder]:
         """Return the user's active reminders a message in `chat_id` may act on: all of them in their private
         chat, only those set in it in a group (whose members must not see the others' tasks)."""
-        active = await self.store.reminders(user_id)
+        active = await self.reminders.reminders(user_id)
         return active if chat_id == user_id else [r for r in active if r.chat_id == chat_id]
 
     async def _cancel(self, user_id: int, chat_id: int, about: str) -> Outcome:
         active = await self._within(user_id, chat_id)
         matches = matching(active, about) if about else active
-        if len(matches) == 1 and await self.store.cancel_reminder(user_id, matches[0].id):
+        if len(matches) == 1 and await self.reminders.cancel_reminder(user_id, matches[0].id):
             return Outcome("cancelled", matches[0])
         if len(matches) > 1:
             return Outcome("which", matches=tuple(matches[:10]), task=about)
@@ -204,28 +209,28 @@ class Reminders:
             return Outcome("no_last")
         zone = ZoneInfo(last.zone)
         at = request.moved(last.due_at.astimezone(zone), now.astimezone(zone))
-        if at is None or at <= self.clock() or not await self.store.move_reminder(user_id, last.id, at):
+        if at is None or at <= self.clock() or not await self.reminders.move_reminder(user_id, last.id, at):
             return Outcome("unclear", last, task=last.task)
-        return Outcome("moved", self._due(await self.store.reminder(user_id, last.id)))
+        return Outcome("moved", self._due(await self.reminders.reminder(user_id, last.id)))
 
     async def shift(self, user_id: int, reminder_id: int, by: timedelta) -> Reminder | None:
         """Move the user's active reminder `by` later (Change time's buttons); None when it is no longer active."""
-        found = await self.store.reminder(user_id, reminder_id)
+        found = await self.reminders.reminder(user_id, reminder_id)
         if found is None or found.state != ACTIVE:
             return None
-        if not await self.store.move_reminder(user_id, found.id, max(found.due_at, self.clock()) + by):
+        if not await self.reminders.move_reminder(user_id, found.id, max(found.due_at, self.clock()) + by):
             return None
-        return self._due(await self.store.reminder(user_id, found.id))
+        return self._due(await self.reminders.reminder(user_id, found.id))
 
     async def snooze(self, user_id: int, reminder_id: int, by: timedelta) -> Reminder | None:
         """Remind of a delivered reminder's task again `by` from now, as a one-off of its own (a recurring one
         keeps its rule); None when it was cancelled, or the user has the most reminders they may have."""
-        found = await self.store.reminder(user_id, reminder_id)
+        found = await self.reminders.reminder(user_id, reminder_id)
         if found is None or found.state == CANCELLED:
             return None
         now = self.clock()
-        return self._due(await self.store.add_reminder(user_id, found.chat_id, found.task, now + by, None, found.zone,
-                                                       now, asker=found.asker, limit=MAX_ACTIVE))
+        return self._due(await self.reminders.add_reminder(
+            user_id, found.chat_id, found.task, now + by, None, found.zone, now, asker=found.asker, limit=MAX_ACTIVE))
 
     async def _ask_model(self, words: str, task: str, now: datetime) -> SetReminder | Outcome:
         """One small structured call for a request the rules cannot place in time; an answer that names no
@@ -250,30 +255,30 @@ class Reminders:
         when something was missed. In a group neither: its members must not read the user's tasks."""
         if not private:
             return (), []
-        listed = await self.store.reminders(user_id, missed_too=True)
-        missed = await self.store.take_missed(user_id) if any(r.missed for r in listed) else []
+        listed = await self.reminders.reminders(user_id, missed_too=True)
+        missed = await self.reminders.take_missed(user_id) if any(r.missed for r in listed) else []
         return tuple(r for r in listed if r.state == ACTIVE), missed
 
     async def sweep(self) -> int:
         """Send every reminder due now; return how many Telegram took."""
         now = self.clock()
-        due = await self.store.due_reminders(now, SWEEP_LIMIT)
+        due = await self.reminders.due_reminders(now, SWEEP_LIMIT)
         sent = await asyncio.gather(*(self._deliver(reminder, now) for reminder in due))
         return sum(sent)
 
     async def next_due(self) -> datetime | None:
         """Return when the next sweep has something to take: the soonest reminder no machine holds (in the past
         when more are waiting than a sweep reads); None when no reminder is active."""
-        return await self.store.next_reminder_due(self.clock())
+        return await self.reminders.next_reminder_due(self.clock())
 
     async def _deliver(self, reminder: Reminder, now: datetime) -> bool:
         assert self.send is not None
         async with self._sends:
-            if not await self.store.take_reminder(reminder, now, now + CLAIM):
+            if not await self.reminders.take_reminder(reminder, now, now + CLAIM):
                 return False  # another machine has it, or it changed meanwhile
             late = self.clock() - reminder.due_at
             if late > LATE_LIMIT:
-                await self.store.skip_reminder(reminder, next_time(reminder, self.clock()))
+                await self.reminders.skip_reminder(reminder, next_time(reminder, self.clock()))
                 self.metrics.reminder("missed")
                 return False
             try:
@@ -284,11 +289,11 @@ class Reminders:
             self.metrics.reminder(outcome, late.total_seconds() if outcome == "sent" else None)
             if outcome == "failed":
                 retry = self.clock() + RETRY
-                await self.store.release_reminder(reminder, retry)
+                await self.reminders.release_reminder(reminder, retry)
                 self._wake(retry)
                 return False
             # Blocked: it cannot arrive; a one-off is done, a recurring one waits for its next time.
-            await self.store.finish_reminder(reminder, self.clock(), next_time(reminder, self.clock()))
+            await self.reminders.finish_reminder(reminder, self.clock(), next_time(reminder, self.clock()))
             return outcome == "sent"
 
 

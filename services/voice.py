@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Awaitable, Callable
 
-from memory.store.memory_store import Store
+from memory.store.fact_rows import FactQueries
 from memory.store.meter import UsageMeter
+from memory.store.turn_rows import TurnQueries
+from memory.store.user_rows import UserRows
 from memory.usage import voice_reached
 from services.limits import LimitSettings, limits_for, today
 from services.transcriber import Transcriber
@@ -16,10 +18,12 @@ class Listener:
     """Turns a user's recording into their words, within their daily seconds of voice."""
 
     def __init__(
-        self, store: Store, transcriber: Transcriber, config: LimitSettings, clock: Callable[[], datetime], *,
-        meter: UsageMeter,
+        self, turns: TurnQueries, users: UserRows, facts: FactQueries, transcriber: Transcriber,
+        config: LimitSettings, clock: Callable[[], datetime], *, meter: UsageMeter,
     ) -> None:
-        self.store = store
+        self.turns = turns
+        self.users = users  # the user's zone, where their day starts
+        self.facts = facts
         self.meter = meter  # counts the seconds heard
         self.transcriber = transcriber
         self.config = config
@@ -29,7 +33,7 @@ class Listener:
         """True when the user's seconds of voice for today are spent (DAILY_VOICE_SECONDS); no query without it."""
         if not limits_for(self.config, user_id).voice_seconds:
             return False
-        day = await today(self.store, self.meter, self.config, user_id, self.clock())
+        day = await today(self.users, self.facts, self.meter, self.config, user_id, self.clock())
         return voice_reached(day.spent, day.limits)
 
     async def words(
@@ -38,7 +42,7 @@ class Listener:
     ) -> str:
         """Return what the recording says: stored already if a crash cut this update's turn short, else
         transcribed (secrets masked) from the audio `fetch` downloads, its seconds counted for today."""
-        stored = await self.store.message_for_update(user_id, update_id)
+        stored = await self.turns.message_for_update(user_id, update_id)
         if stored is not None:
             return stored
         words = await self.transcriber.transcribe(await fetch(), name, language)

@@ -19,8 +19,11 @@ from memory.continuity import Topic
 from memory.facts import Fact
 from memory.reminder import Reminder
 from memory.scopes import Scope, visible_in_group
-from memory.store.memory_store import Store
-from memory.store.turn_rows import StoredReply
+from memory.store.fact_rows import FactQueries
+from memory.store.reminder_rows import ReminderQueries
+from memory.store.scope_rows import ScopeQueries
+from memory.store.topic_rows import TopicQueries
+from memory.store.turn_rows import StoredReply, TurnQueries
 from services.forgetting import Forgetter
 
 # The kinds of memory a prompt holds, in the order the list shows them.
@@ -109,26 +112,31 @@ def remembered(used: Used, facts: Sequence[Fact], topics: Sequence[Topic],
 class Why:
     """Reads back what a reply's prompt held, and retires a memory marked wrong from it."""
 
-    def __init__(self, store: Store, forgetter: Forgetter) -> None:
-        self.store = store
+    def __init__(self, facts: FactQueries, reminders: ReminderQueries, scopes: ScopeQueries, topics: TopicQueries,
+                 turns: TurnQueries, forgetter: Forgetter) -> None:
+        self.facts = facts
+        self.reminders = reminders
+        self.scopes = scopes
+        self.topics = topics
+        self.turns = turns
         self.forgetter = forgetter
 
     async def explain(self, scope: Scope, chat_message_id: int | None = None, reply_id: int | None = None
                       ) -> Explanation | None:
         """Return the reply in `scope` that Telegram's `chat_message_id` carried, or the stored reply `reply_id`, or
         else the newest one, with its memories as they are now; None when it is no longer in the session."""
-        reply = await self.store.reply_used(scope.key, chat_message_id, reply_id)
+        reply = await self.turns.reply_used(scope.key, chat_message_id, reply_id)
         return None if reply is None else await self._explained(scope, reply)
 
     async def earlier(self, scope: Scope, limit: int) -> list[Explanation]:
         """Return the newest `limit` replies still in the scope's session with their memories, newest first."""
-        return [await self._explained(scope, reply) for reply in await self.store.replies_used(scope.key, limit)]
+        return [await self._explained(scope, reply) for reply in await self.turns.replies_used(scope.key, limit)]
 
     async def mark_wrong(self, scope: Scope, kind: str, item: int) -> Forgotten | None:
         """Retire the memory `item` of `kind` that the scope may see, as marked wrong by its user, with Undo; None
         when it is not theirs to mark (gone, another user's, or not visible there)."""
         if kind == TOPICS:
-            if not any(topic.id == item for topic in await self.store.topics(scope.key)):
+            if not any(topic.id == item for topic in await self.topics.topics(scope.key)):
                 return None
             return await self.forgetter.retire(scope.key, [], [item])
         if kind not in MARKABLE:
@@ -142,7 +150,7 @@ class Why:
     async def undo(self, scope: Scope, undo_id: int) -> bool:
         """Put back what a ✗ in `scope` retired, within UNDO_MINUTES; False when it has expired or is not theirs."""
         # A ✗ in private may have retired a fact said in a group; one in a group, a fact the user shared into it.
-        keys = await self.store.memories_of(scope.owner) if scope.private else [scope.key, scope.owner]
+        keys = await self.scopes.memories_of(scope.owner) if scope.private else [scope.key, scope.owner]
         for key in keys:
             if await self.forgetter.undo(key, undo_id) is not None:
                 return True
@@ -150,18 +158,18 @@ class Why:
 
     async def _explained(self, scope: Scope, reply: StoredReply) -> Explanation:
         facts = [fact for _, kept in await self._facts_by_memory(scope) for fact in kept]
-        topics = await self.store.topics(scope.key)
-        reminders = await self.store.reminders(scope.owner) if scope.private else []
+        topics = await self.topics.topics(scope.key)
+        reminders = await self.reminders.reminders(scope.owner) if scope.private else []
         return Explanation(reply, remembered(Used.from_json(reply.used), facts, topics, reminders))
 
     async def _facts_by_memory(self, scope: Scope) -> list[tuple[int, list[Fact]]]:
         """Return the facts the scope may see by the memory holding them: the scope's own, then what the user shares
         into it now (in a group: from their private memory; in private: from their memories in groups)."""
-        own = await self.store.facts(scope.key)
+        own = await self.facts.facts(scope.key)
         if scope.private:
             crossing: dict[int, list[Fact]] = {}
-            for key, fact in await self.store.shared_from_groups(scope.owner):
+            for key, fact in await self.scopes.shared_from_groups(scope.owner):
                 crossing.setdefault(key, []).append(fact)
             return [(scope.key, own), *crossing.items()]
-        seen = visible_in_group(own, await self.store.shared_facts(scope.owner))
+        seen = visible_in_group(own, await self.scopes.shared_facts(scope.owner))
         return [(scope.key, own), (scope.owner, seen[len(own):])]

@@ -10,6 +10,7 @@ import pytest
 
 from config import Config
 from memory.facts import Extraction, Fact
+from memory.store.memory_store import Repositories
 from services.forgetting import Forgetter
 from services.memory_page import MemoryPage, PageSettings
 from services.page_input import Refused
@@ -25,7 +26,9 @@ HOUR = timedelta(hours=1)
 def page(store):
     config = Config(telegram_token="1:x", openai_api_key="k", timezone="Europe/Berlin")
     forgetter = Forgetter(store, lambda: NOW)
-    return MemoryPage(store, config.subset(PageSettings), lambda: NOW, forgetter, Why(store, forgetter))
+    repos = Repositories.over(store.backend)
+    why = Why(repos.facts, repos.reminders, repos.scopes, repos.topics, repos.turns, forgetter)
+    return MemoryPage(store, config.subset(PageSettings), lambda: NOW, forgetter, why)
 
 
 async def test_a_fact_typed_for_a_new_user_gives_them_a_row_and_a_second_time_is_known(page, store):

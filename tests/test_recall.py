@@ -362,7 +362,7 @@ async def test_a_remote_embedder_takes_the_facts_without_a_vector_along_with_the
     recaller.embedder.remote = True
     chosen = await recaller.choose(1, "q", facts, NOW)
     assert recaller.embedder.calls == [["q", "note: n2", "note: n3", "note: n9"]]  # one call, not two
-    assert recaller.store.saved == [2, 3, 9]
+    assert recaller.facts.saved == [2, 3, 9]
     assert ids(chosen) == [9, 3]  # the facts embedded on the way are ranked (9 is nearest to the query)
     assert not recaller.embeds_eagerly
 
@@ -376,7 +376,7 @@ async def test_a_remote_embedder_takes_more_facts_without_a_vector_with_each_que
     for _ in range(3):
         await recaller.choose(1, "q", facts, NOW)
     assert [len(call) - 1 for call in recaller.embedder.calls] == [RIDE_ALONG, 8, 0]  # then the query alone
-    assert recaller.store.saved == ids(facts)
+    assert recaller.facts.saved == ids(facts)
     assert not recaller.lacks_vectors(1)  # a remote model's facts never wait for an embedding pass
 
 
@@ -384,12 +384,12 @@ async def test_an_in_process_embedder_embeds_only_the_query_at_recall_and_marks_
     facts = [_told(1, 10), _told(2, 10), _told(3, 10)]
     recaller = _recaller([], 0.0, facts)
     await recaller.choose(1, "q", facts, NOW)
-    assert recaller.embedder.calls == [["q"]] and recaller.store.saved == []
+    assert recaller.embedder.calls == [["q"]] and recaller.facts.saved == []
     assert recaller.embeds_eagerly
     # The turn's upkeep embeds them (as stored texts, not as a query), all in one call, and clears the mark.
     assert recaller.lacks_vectors(1) and not recaller.lacks_vectors(2)
     assert await recaller.embed_missing(1) == 3
-    assert recaller.embedder.calls[1] == ["note: n1", "note: n2", "note: n3"] and recaller.store.saved == [1, 2, 3]
+    assert recaller.embedder.calls[1] == ["note: n1", "note: n2", "note: n3"] and recaller.facts.saved == [1, 2, 3]
     assert not recaller.lacks_vectors(1)
     await recaller.choose(1, "q", facts, NOW)
     assert recaller.embedder.calls[2] == ["q"] and not recaller.lacks_vectors(1)

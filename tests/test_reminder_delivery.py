@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from config import Config
 from memory.reminder import Reminder
 from memory.reminders.kinds import SetReminder
-from memory.store.memory_store import Store
+from memory.store.memory_store import Repositories, Store
 from services.reminders import Reminders, ReminderSettings, matching, next_time, read_model_answer
 
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -49,7 +49,9 @@ async def setting(store: Store, at: datetime, rule: str | None = None, user_id: 
 
 
 def service(store: Store, clock: Clock, send) -> Reminders:
-    return Reminders(store, model=None, config=CONFIG.subset(ReminderSettings), clock=clock, instructions="", send=send)  # type: ignore[arg-type]
+    repos = Repositories.over(store.backend)
+    return Reminders(repos.facts, repos.reminders, repos.users, model=None,  # type: ignore[arg-type]
+                     config=CONFIG.subset(ReminderSettings), clock=clock, instructions="", send=send)
 
 
 async def test_a_due_reminder_goes_once_and_a_later_one_waits(store):

@@ -12,7 +12,7 @@ import numpy as np
 from memory.facts import Fact, choose_for_prompt, prompt_candidates
 from memory.recall.embeddings import Embedder, EmbeddingsMissing
 from memory.recall.ranking import bm25_scores, cosine_scores, decode, encode, fuse, select_facts, session_pull
-from memory.store.memory_store import Store
+from memory.store.fact_rows import FactQueries
 
 log = logging.getLogger(__name__)
 RIDE_ALONG = 32  # at most this many new facts embedded with a query, to keep the call short
@@ -53,8 +53,8 @@ class RecallSettings:
 class FactRecaller:
     """Chooses a user's facts for the prompt; with few facts all of them, else the most relevant."""
 
-    def __init__(self, store: Store, embedder: Embedder, config: RecallSettings) -> None:
-        self.store = store
+    def __init__(self, facts: FactQueries, embedder: Embedder, config: RecallSettings) -> None:
+        self.facts = facts
         self.embedder = embedder
         self.config = config
         # Users whose last recall found facts without a vector from an in-process model (after an embedding
@@ -67,7 +67,7 @@ class FactRecaller:
         if len(prompt_candidates(facts, now)) <= limit:
             return choose_for_prompt(facts, now, limit)  # everything fits: no embedding call
         try:
-            rows = await self.store.fact_vectors(user_id, self.embedder.name)
+            rows = await self.facts.fact_vectors(user_id, self.embedder.name)
             lacking = self._lacking_vectors(facts, rows)
             if lacking and not self.embedder.remote:
                 self._lacking.add(user_id)  # for the turn's upkeep, whatever becomes of the query
@@ -114,7 +114,7 @@ class FactRecaller:
     async def _save(self, user_id: int, facts: list[Fact], vectors: np.ndarray) -> list[tuple[int, bytes, int]]:
         rows = [(fact.id, encode(vector), len(vector))
                 for fact, vector in zip(facts, vectors, strict=True) if fact.id is not None]
-        await self.store.save_embeddings(user_id, self.embedder.name, rows)
+        await self.facts.save_embeddings(user_id, self.embedder.name, rows)
         return rows
 
     @property
@@ -130,7 +130,7 @@ class FactRecaller:
     async def embed_missing(self, user_id: int) -> int:
         """Embed the user's facts that have no vector from the current model; return how many."""
         self._lacking.discard(user_id)  # a failure here is found again by the user's next recall
-        facts = await self.store.facts_to_embed(user_id, self.embedder.name)
+        facts = await self.facts.facts_to_embed(user_id, self.embedder.name)
         if not facts:
             return 0
         vectors = await self.embedder.embed([fact_text(fact) for fact in facts])

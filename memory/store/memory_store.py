@@ -6,6 +6,7 @@ says which tables each may touch."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiosqlite
@@ -25,6 +26,34 @@ from memory.store.scope_rows import ScopeQueries
 from memory.store.topic_rows import TopicQueries
 from memory.store.turn_rows import TurnQueries
 from memory.store.user_rows import UserRows
+
+
+@dataclass(frozen=True)
+class Repositories:
+    """Each repository of memory's tables over one database: bot.py gives each service only those it uses."""
+
+    turns: TurnQueries
+    facts: FactQueries
+    forgetting: ForgetQueries
+    outreach: ProactiveQueries
+    topics: TopicQueries
+    claims: ClaimQueries
+    edits: EditQueries
+    reminders: ReminderQueries
+    scopes: ScopeQueries
+    events: EventQueries
+    users: UserRows
+    accounts: AccountRows
+
+    @classmethod
+    def over(cls, backend: Backend) -> "Repositories":
+        """Return every repository, each over `backend`."""
+        return cls(
+            turns=TurnQueries(backend), facts=FactQueries(backend), forgetting=ForgetQueries(backend),
+            outreach=ProactiveQueries(backend), topics=TopicQueries(backend), claims=ClaimQueries(backend),
+            edits=EditQueries(backend), reminders=ReminderQueries(backend), scopes=ScopeQueries(backend),
+            events=EventQueries(backend), users=UserRows(backend), accounts=AccountRows(backend),
+        )
 
 
 class Store(
