@@ -48,7 +48,7 @@ from llm.client import ChatModel  # noqa: E402
 from memory import zones  # noqa: E402
 from memory.facts import Extraction, Fact  # noqa: E402
 from memory.store.fact_rows import _iso  # noqa: E402
-from memory.store.memory_store import Store  # noqa: E402
+from memory.store.memory_store import Repositories, Store  # noqa: E402
 from memory.store.meter import UsageMeter  # noqa: E402
 from memory.store.outreach_rows import DUE_QUERY  # noqa: E402
 from memory.time.schedule import plan_followup  # noqa: E402
@@ -114,8 +114,10 @@ async def fresh(base: Path, config) -> tuple[Store, Outreach]:
     shutil.copyfile(base, base.with_name("run.db"))
     store = await Store.open(base.with_name("run.db"))
     await store.due_items(SWEEP_NOW, 1000)
-    return store, Outreach(store, None, config.subset(OutreachSettings), "", None, clock=lambda: SWEEP_NOW,  # type: ignore[arg-type]
-                           meter=UsageMeter(store.backend))
+    repos = Repositories.over(store.backend)
+    return store, Outreach(repos.claims, repos.facts, repos.outreach, repos.topics,
+                           None, config.subset(OutreachSettings), "", None,  # type: ignore[arg-type]
+                           clock=lambda: SWEEP_NOW, meter=UsageMeter(store.backend))
 
 
 async def one_run(base: Path, config, stages: dict[str, list[float]], counts: Counter) -> None:
@@ -255,7 +257,9 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
         attempts.append(Attempt(clock[0], person, item.kind, item.when, first, person.blocked(clock[0])))
         assert text == MODEL_TEXT, text
         return "blocked" if person.blocked(clock[0]) else "sent"
-    outreach = Outreach(store, fake_model(counter), config.subset(OutreachSettings), "You are a warm companion.", send,
+    repos = Repositories.over(store.backend)
+    outreach = Outreach(repos.claims, repos.facts, repos.outreach, repos.topics, fake_model(counter),
+                        config.subset(OutreachSettings), "You are a warm companion.", send,
                         clock=lambda: clock[0], meter=UsageMeter(store.backend))
 
     def planner(zone: ZoneInfo, at: datetime):  # plan_followup as the bot calls it, counting what it schedules

@@ -19,8 +19,11 @@ from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.continuity import recalled_topics
 from memory.due import DueItem
 from memory.facts import choose_for_prompt, is_style
-from memory.store.memory_store import Store
+from memory.store.claims import ClaimQueries
+from memory.store.fact_rows import FactQueries
 from memory.store.meter import UsageMeter
+from memory.store.outreach_rows import ProactiveQueries
+from memory.store.topic_rows import TopicQueries
 from memory.time.schedule import parse_when, user_zone
 from memory.usage import next_reset
 from metrics import Metrics
@@ -88,10 +91,14 @@ class Outreach:
     """Sweeps the schedule and writes what is due; `send` (the handlers' own) delivers to Telegram."""
 
     def __init__(
-        self, store: Store, model: ChatModel, config: OutreachSettings, persona: str, send: Sender,
-        clock: Callable[[], datetime], *, meter: UsageMeter, metrics: Metrics | None = None,
+        self, claims: ClaimQueries, facts: FactQueries, outreach: ProactiveQueries, topics: TopicQueries,
+        model: ChatModel, config: OutreachSettings, persona: str, send: Sender, clock: Callable[[], datetime], *,
+        meter: UsageMeter, metrics: Metrics | None = None,
     ) -> None:
-        self.store = store
+        self.claims = claims
+        self.facts = facts
+        self.outreach = outreach
+        self.topics = topics
         self.meter = meter  # counts the tokens each message costs, and says when a user's day is spent
         self.model = model
         self.config = config
@@ -111,13 +118,13 @@ class Outreach:
         now = self.clock()
         ready: dict[int, DueItem] = {}
         moves: list[tuple[DueItem, datetime | None]] = []
-        for item in await self.store.due_items(now, SWEEP_LIMIT):
+        for item in await self.outreach.due_items(now, SWEEP_LIMIT):
             decision = decide(item, now, self.manners, self.zone(item))
             if decision.action != "send":
                 moves.append((item, decision.at))
             else:
                 ready.setdefault(item.user_id, item)  # a second one waits: the daily cap is counted again
-        await self.store.move_items(moves)
+        await self.outreach.move_items(moves)
         sent = await asyncio.gather(*(self._write_quietly(item) for item in ready.values()))
         return sum(sent)
 
@@ -127,31 +134,31 @@ class Outreach:
                 return await self.write(item)
             except ModelUnavailable as error:
                 log.warning("could not write a %s (%s); trying again later", item.kind, type(error).__name__)
-                await self.store.move_items([(item, self.clock() + RETRY_AFTER)])
+                await self.outreach.move_items([(item, self.clock() + RETRY_AFTER)])
                 return False
 
     async def write(self, item: DueItem) -> bool:
         """Write one due item with the model, claim it and send it; return True if Telegram took it."""
         zone = self.zone(item)
-        history = await self.store.timed_history(item.user_id, self.config.history_limit)
+        history = await self.outreach.timed_history(item.user_id, self.config.history_limit)
         next_due = recurrence(item, zone)
         if item.kind == "followup" and self._already_told(item, history, zone):
-            await self.store.move_items([(item, None)])
+            await self.outreach.move_items([(item, None)])
             return False
         now = self.clock()
-        if self.store.on_postgres and not await self.store.take_item(item, now, now + CLAIM):
+        if self.claims.on_postgres and not await self.claims.take_item(item, now, now + CLAIM):
             return False  # another machine is writing it
         if await limit_reached(self.meter, self.config.limits, item.user_id, now, zone):  # it waits for their midnight
-            await self.store.move_items([(item, next_reset(now, zone))])
+            await self.outreach.move_items([(item, next_reset(now, zone))])
             return False
-        facts = await self.store.facts(item.user_id)
+        facts = await self.facts.facts(item.user_id)
         chosen = choose_for_prompt(facts, now, self.config.memory_prompt_facts)
         previous = next((at for role, _content, at in reversed(history) if role == "user"), None)
         messages = build_outreach_messages(
             self.persona, item, [*chosen, *(f for f in facts if f.key == "name" or is_style(f))],
             [{"role": role, "content": content} for role, content, _at in history],
             now, zone, previous, self.config.prompt_max_tokens,
-            recalled_topics(await self.store.topics(item.user_id, 6), None, self._first_said(history), timedelta(0)),
+            recalled_topics(await self.topics.topics(item.user_id, 6), None, self._first_said(history), timedelta(0)),
         )
         tally = Tally()
         try:
@@ -160,14 +167,14 @@ class Outreach:
             await self.meter.record_usage(item.user_id, self.clock(), tokens=tally.tokens, while_stored=True)
         text = usable_text(raw)
         if text is None:  # the model saw they already told it, or had nothing specific to say
-            await self.store.move_items([(item, next_due)])
+            await self.outreach.move_items([(item, next_due)])
             return False
         now = self.clock()
         later = decide(item, now, self.manners, zone)
         if later.action != "send":  # a slow model took it past the start of quiet hours, or past its day
-            await self.store.move_items([(item, later.at)])
+            await self.outreach.move_items([(item, later.at)])
             return False
-        message_id = await self.store.claim_item(
+        message_id = await self.outreach.claim_item(
             item, text, now, now.astimezone(zone).date().isoformat(), next_due, self.config.history_limit
         )
         if message_id is None:  # they wrote meanwhile, or the fact changed: nothing to send
@@ -175,7 +182,7 @@ class Outreach:
         # From here on the item is taken: a crash before Telegram answers loses it, never doubles it.
         outcome = await self.send(item.user_id, text, item.proactive_day is None, item.language_code)
         if outcome == "blocked":
-            await self.store.mark_blocked(item.user_id, message_id, self.clock(), first=item.proactive_day is None)
+            await self.outreach.mark_blocked(item.user_id, message_id, self.clock(), first=item.proactive_day is None)
         elif outcome == "sent":
             self.metrics.wrote_first(item.kind)
         return outcome == "sent"

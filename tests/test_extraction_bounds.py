@@ -27,7 +27,7 @@ from memory.extract.extractor import (
 )
 from memory.extract.extractor_answer import parse_cut_answer
 from memory.extract.keeper import CONCURRENT_EXTRACTIONS, KeeperSettings, MemoryKeeper
-from memory.store.memory_store import Store
+from memory.store.memory_store import Repositories, Store
 from memory.store.meter import UsageMeter
 from prompts import load_prompt
 from tests.timeouts import scaled
@@ -37,6 +37,12 @@ INSTRUCTIONS = load_prompt("extract_facts.md")
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s=0)
 SETTINGS = CONFIG.subset(KeeperSettings)
+
+
+def keeper_repositories(store: Store) -> tuple:
+    """Return the repositories a MemoryKeeper takes, over the store's database: claims, facts, scopes, topics, users."""
+    repos = Repositories.over(store.backend)
+    return repos.claims, repos.facts, repos.scopes, repos.topics, repos.users
 
 
 def said(message_id: int, text: str, role: str = "user") -> dict:
@@ -181,8 +187,10 @@ async def test_a_batch_past_the_servers_context_is_halved_until_it_fits_and_noth
     await tell(store, 8)
     prompt = build_extraction_messages(INSTRUCTIONS, await store.pending_messages(1, 30), [])
     model.context_window = prompt_tokens(prompt) // 2 + 1000  # about half the batch fits beside the cap
-    keeper = MemoryKeeper(store, LLMExtractor(chat, INSTRUCTIONS, max_answer_tokens=200), SETTINGS, clock=lambda: T0,
-                          meter=UsageMeter(store.backend))
+    keeper = MemoryKeeper(
+        *keeper_repositories(store), LLMExtractor(chat, INSTRUCTIONS, max_answer_tokens=200), SETTINGS,
+        clock=lambda: T0,
+        meter=UsageMeter(store.backend))
     saved = await keeper.extract_quietly(1)
     assert len({f.key for f in saved}) == 8 and all(f.key.startswith("said:") for f in saved)
     assert await store.unread_count(1) == 0
@@ -199,8 +207,10 @@ async def test_one_message_whose_answer_runs_past_the_cap_keeps_its_whole_facts(
 
     model.reply = long_answer
     await tell(store, 1, "I like so many things")
-    keeper = MemoryKeeper(store, LLMExtractor(chat, INSTRUCTIONS, max_answer_tokens=120), SETTINGS, clock=lambda: T0,
-                          meter=UsageMeter(store.backend))
+    keeper = MemoryKeeper(
+        *keeper_repositories(store), LLMExtractor(chat, INSTRUCTIONS, max_answer_tokens=120), SETTINGS,
+        clock=lambda: T0,
+        meter=UsageMeter(store.backend))
     saved = await keeper.extract_quietly(1)
     assert 0 < len(saved) < 30 and await store.unread_count(1) == 0
 
@@ -215,8 +225,9 @@ async def test_a_failed_pass_is_one_model_error_not_one_per_retry_or_format(stor
     model.fail_always(500)
     await tell(store, 2)
     extractor = LLMExtractor(chat, INSTRUCTIONS, timeout=0.5)
-    keeper = MemoryKeeper(store, extractor, replace(CONFIG, memory_retry_s=0).subset(KeeperSettings), lambda: T0,
-                          meter=UsageMeter(store.backend))
+    keeper = MemoryKeeper(
+        *keeper_repositories(store), extractor, replace(CONFIG, memory_retry_s=0).subset(KeeperSettings), lambda: T0,
+        meter=UsageMeter(store.backend))
     assert await keeper.extract_quietly(1) == []
     assert len(model.requests) >= 6 and failures == [1]  # three formats tried, retried, counted once
     [line] = messages_of(caplog, "fact extraction failed")
@@ -231,8 +242,9 @@ def messages_of(caplog, words: str) -> list[str]:
 async def test_at_shutdown_a_pass_waiting_on_a_slow_server_is_given_up_and_nothing_is_lost(store, chat, model):
     model.delay = 30  # a slow local server, minutes from an answer
     await tell(store, 2)
-    keeper = MemoryKeeper(store, LLMExtractor(chat, INSTRUCTIONS, timeout=60), SETTINGS, clock=lambda: T0,
-                          meter=UsageMeter(store.backend))
+    keeper = MemoryKeeper(
+        *keeper_repositories(store), LLMExtractor(chat, INSTRUCTIONS, timeout=60), SETTINGS, clock=lambda: T0,
+        meter=UsageMeter(store.backend))
     running = asyncio.ensure_future(keeper.extract_quietly(1))
     await model.wait_for_request()
     keeper.stopping.set()
@@ -247,7 +259,8 @@ async def test_a_sweep_works_through_every_due_user_a_few_at_a_time_without_a_ta
         async def users_due_for_extraction(self, idle_since):
             return list(range(1, 2_001))
 
-    keeper = MemoryKeeper(DueStore(), None, SETTINGS, clock=lambda: T0, meter=None)  # no pass runs: nothing is metered
+    due = DueStore()  # the keeper reads only due users (facts) and whether to claim first (claims)
+    keeper = MemoryKeeper(due, due, due, due, due, None, SETTINGS, clock=lambda: T0, meter=None)  # type: ignore[arg-type]
     done, running, most, tasks = [], set(), [0], [0]
 
     async def extract(user_id):

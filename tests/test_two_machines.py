@@ -9,13 +9,19 @@ from datetime import datetime, timedelta, timezone
 from config import Config
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.facts import Extraction, Fact
-from memory.store.memory_store import Store
+from memory.store.memory_store import Repositories, Store
 from memory.store.meter import UsageMeter
 from services.outreach import Outreach, OutreachSettings
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s=0, proactive_daily_max=5,
                 quiet_hours=None, checkin_after_hours=1)
+
+
+def keeper_repositories(store: Store) -> tuple:
+    """Return the repositories a MemoryKeeper takes, over the store's database: claims, facts, scopes, topics, users."""
+    repos = Repositories.over(store.backend)
+    return repos.claims, repos.facts, repos.scopes, repos.topics, repos.users
 
 
 class SlowExtractor:
@@ -56,8 +62,9 @@ async def test_one_users_extraction_pass_is_taken_by_one_machine(pg_url):
         await first.begin_turn(user_id=1, first_name="A", language_code="en", text="I moved to Oslo", now=T0,
                                update_id=1, history_limit=20)
         settings = CONFIG.subset(KeeperSettings)
-        keepers = [MemoryKeeper(store, extractor, settings, clock=lambda: T0 + timedelta(minutes=1),
-                                meter=UsageMeter(store.backend)) for store in (first, second)]
+        keepers = [MemoryKeeper(*keeper_repositories(store), extractor, settings,
+                                clock=lambda: T0 + timedelta(minutes=1), meter=UsageMeter(store.backend))
+                   for store in (first, second)]
         results = await asyncio.gather(*(keeper.extract_quietly(1) for keeper in keepers))
         assert extractor.calls == 1 and sorted(len(saved) for saved in results) == [0, 1]
         assert [fact.value for fact in await second.facts(1)] == ["Oslo"]
@@ -85,7 +92,9 @@ async def test_a_message_written_first_is_written_and_sent_by_one_machine(pg_url
                                update_id=1, history_limit=20, checkin_at=T0 + timedelta(hours=1))
         machines = []
         for store in (first, second):
-            machines.append(Outreach(store, model, CONFIG.subset(OutreachSettings), "persona", send,
+            repos = Repositories.over(store.backend)
+            machines.append(Outreach(repos.claims, repos.facts, repos.outreach, repos.topics, model,
+                                     CONFIG.subset(OutreachSettings), "persona", send,
                                      clock=lambda: T0 + timedelta(hours=2), meter=UsageMeter(store.backend)))
         counts = await asyncio.gather(*(outreach.sweep() for outreach in machines))
         assert sorted(counts) == [0, 1] and model.calls == 1 and len(sent) == 1

@@ -20,8 +20,12 @@ from memory.extract.extractor_answer import ExtractionError, parse_cut_answer
 from memory.facts import Extraction, Fact, memory_enabled
 from memory.recall.embeddings import EmbeddingsMissing
 from memory.recall.recaller import FactRecaller
-from memory.store.memory_store import Store
+from memory.store.claims import ClaimQueries
+from memory.store.fact_rows import FactQueries
 from memory.store.meter import UsageMeter
+from memory.store.scope_rows import ScopeQueries
+from memory.store.topic_rows import TopicQueries
+from memory.store.user_rows import UserRows
 from memory.time.schedule import local_zone, plan_followup
 from metrics import Metrics
 
@@ -58,7 +62,7 @@ class MemoryKeeper:
 
     def __init__(
         self,
-        store: Store,
+        claims: ClaimQueries, facts: FactQueries, scopes: ScopeQueries, topics: TopicQueries, users: UserRows,
         extractor: LLMExtractor,
         config: KeeperSettings,
         clock: Callable[[], datetime],
@@ -70,7 +74,11 @@ class MemoryKeeper:
         meter: UsageMeter,
         metrics: Metrics | None = None,
     ) -> None:
-        self.store = store
+        self.claims = claims
+        self.facts = facts
+        self.scopes = scopes
+        self.topics = topics
+        self.users = users
         self.meter = meter  # counts the tokens each pass costs
         self.metrics = metrics or Metrics()  # counts the facts each pass writes
         self.extractor = extractor
@@ -128,7 +136,7 @@ class MemoryKeeper:
     async def sweep(self) -> None:
         """Extract for every user who has been idle long enough and has unread messages."""
         idle_since = self.clock().timestamp() - self.config.memory_extract_delay_s
-        found = await self.store.users_due_for_extraction(datetime.fromtimestamp(idle_since, timezone.utc))
+        found = await self.facts.users_due_for_extraction(datetime.fromtimestamp(idle_since, timezone.utc))
         due = iter([user_id for user_id in found if self.idle(user_id, idle_since)])
         self._replied_at = {user: at for user, at in self._replied_at.items() if at > idle_since}  # stays small
 
@@ -144,8 +152,8 @@ class MemoryKeeper:
         """Extract for one user unless a pass is already running or a failure is recent; log the outcome."""
         if user_id in self._running or self._retry_at.get(user_id, 0) > time.monotonic():
             return []
-        shared = self.store.on_postgres  # other machines may extract too: take the user's pass first
-        if shared and not await self.store.claim_extraction(user_id, self.clock(), self.clock() + CLAIM):
+        shared = self.claims.on_postgres  # other machines may extract too: take the user's pass first
+        if shared and not await self.claims.claim_extraction(user_id, self.clock(), self.clock() + CLAIM):
             return []
         self._running.add(user_id)
         retry_at = None  # after a failure, no machine tries again before this
@@ -171,7 +179,7 @@ class MemoryKeeper:
         finally:
             self._running.discard(user_id)
             if shared:
-                await self.store.release_extraction(user_id, retry_at)
+                await self.claims.release_extraction(user_id, retry_at)
         self._retry_at.pop(user_id, None)
         self.metrics.memory_written("llm", len(saved))
         if work.calls:
@@ -224,18 +232,18 @@ class MemoryKeeper:
         gap = timedelta(minutes=self.config.conversation_gap_minutes)
         most, budget = self.config.memory_batch, None  # lowered when the server finds a batch too long
         while True:
-            forgets_seen = await self.store.forget_count(user_id)  # before reading: a forget since voids the pass
-            pending = await self.store.pending_messages(user_id, self.config.memory_batch)
+            forgets_seen = await self.facts.forget_count(user_id)  # before reading: a forget since voids the pass
+            pending = await self.facts.pending_messages(user_id, self.config.memory_batch)
             if not pending:
                 return saved
             batch = first_conversation(pending, gap)[:most]
-            owner = await self.store.owner_of(user_id)  # a member's memory in a group: their settings, their day
-            settings = await self.store.settings(owner)
-            known = await self.store.facts(user_id)
+            owner = await self.scopes.owner_of(user_id)  # a member's memory in a group: their settings, their day
+            settings = await self.users.settings(owner)
+            known = await self.facts.facts(user_id)
             zone = local_zone(settings, known, self.config.timezone)
             ongoing = None
             if memory_enabled(settings) and any(message["role"] == "user" for message in batch):
-                latest = await self.store.topics(user_id, 1)
+                latest = await self.topics.topics(user_id, 1)
                 first_said = next(message["at"] for message in batch if message["role"] == "user")
                 ongoing = latest[0] if latest and continues(latest[0], first_said, gap) else None
                 batch = self.extractor.fit(batch, known, zone, ongoing.text if ongoing else None, budget)
@@ -263,13 +271,13 @@ class MemoryKeeper:
             said = [message["at"] for message in batch if message["role"] == "user"]
             work.read += len(said)
             now = self.clock()
-            saved += await self.store.save_facts(
+            saved += await self.facts.save_facts(
                 user_id, extraction, now, self.config.memory_max_facts, extracted_upto=batch[-1]["id"],
                 plan=self._planner(zone, now, batch), topic=conversation_topic(extraction.topics, ongoing, said),
                 max_topics=self.config.memory_max_topics, forgets_seen=forgets_seen,
             )
             if extraction.forget and self.forgetter is not None:
-                meant = [fact for fact in await self.store.facts(user_id) if fact.key in extraction.forget]
+                meant = [fact for fact in await self.facts.facts(user_id) if fact.key in extraction.forget]
                 if meant:
                     work.forgotten.append(await self.forgetter.forget(user_id, meant))
             if len(batch) == len(pending) and len(pending) < self.config.memory_batch:
