@@ -186,7 +186,8 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
                             meter=meter)
     recaller = FactRecaller(repos.facts, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
-    forgetter = Forgetter(store, clock)
+    forgetter = Forgetter(repos.accounts, repos.facts, repos.forgetting, repos.reminders, repos.topics, repos.users,
+                          clock)
     why = Why(repos.facts, repos.reminders, repos.scopes, repos.topics, repos.turns, forgetter)
     extractor = LLMExtractor(
         chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, metrics, upkeep=True),
@@ -196,8 +197,9 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
     return Services(
         config=config, clock=clock, store=store, transport=transport, meter=meter, metrics=metrics, inbox=inbox,
         model=model,
-        companion=Companion(store, model, config.subset(CompanionSettings), persona, recaller, clock, forgetter,
-                            meter=meter, metrics=metrics),
+        companion=Companion(repos.edits, repos.facts, repos.outreach, repos.scopes, repos.turns, repos.users, model,
+                            config.subset(CompanionSettings), persona, recaller, clock, forgetter, meter=meter,
+                            metrics=metrics),
         keeper=MemoryKeeper(
             repos.claims, repos.facts, repos.scopes, repos.topics, repos.users, extractor,
             config.subset(KeeperSettings), clock, recaller, remembered_notifier(bot, store), forgetter,
@@ -211,7 +213,8 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
                           metrics=metrics),
         reminders=Reminders(repos.facts, repos.reminders, repos.users, model, config.subset(ReminderSettings), clock,
                             load_prompt("reminder.md"), reminder_sender(bot, store), metrics=metrics),
-        memory_page=MemoryPage(store, config.subset(PageSettings), clock, forgetter, why, metrics),
+        memory_page=MemoryPage(repos.accounts, repos.facts, repos.reminders, repos.scopes, repos.topics, repos.users,
+                               config.subset(PageSettings), clock, forgetter, why, metrics),
         why=why,
         quality=MemoryQuality(repos.events, repos.facts, repos.turns, embedder.name),
         web=WebServer(config.port, metrics if config.metrics else None, config.metrics_port),

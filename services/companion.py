@@ -17,9 +17,13 @@ from memory.rules.change_rules import extract_changes
 from memory.rules.events import extract_event_facts
 from memory.rules.rules import extract_rule_facts
 from memory.scopes import FROM_GROUPS, Scope, private_scope, visible_in_group
-from memory.store.memory_store import Store
+from memory.store.edit_rows import EditQueries
+from memory.store.fact_rows import FactQueries
 from memory.store.meter import UsageMeter
-from memory.store.turn_rows import Turn
+from memory.store.outreach_rows import ProactiveQueries
+from memory.store.scope_rows import ScopeQueries
+from memory.store.turn_rows import Turn, TurnQueries
+from memory.store.user_rows import UserRows
 from memory.style.wishes import extract_style_facts
 from memory.time.schedule import local_zone, plan_followup
 from memory.time.time_in_words import zone_hemisphere
@@ -96,7 +100,8 @@ class Companion:
 
     def __init__(
         self,
-        store: Store,
+        edits: EditQueries, facts: FactQueries, outreach: ProactiveQueries, scopes: ScopeQueries, turns: TurnQueries,
+        users: UserRows,
         model: ChatModel,
         config: CompanionSettings,
         persona: str,
@@ -111,7 +116,12 @@ class Companion:
         self.metrics = metrics or Metrics()  # memory written by the rules, and memories each reply's prompt held
         self.recaller = recaller
         self.forgetter = forgetter
-        self.store = store
+        self.edits = edits
+        self.facts = facts
+        self.outreach = outreach
+        self.scopes = scopes
+        self.turns = turns
+        self.users = users
         self.model = model
         self.config = config
         self.persona = persona
@@ -131,8 +141,8 @@ class Companion:
             return private_scope(speaker.id)
         if speaker.id < 0:
             return Scope(speaker.id, speaker.id, chat_id, title)
-        key = (await self.store.member_key(speaker.id, chat_id, title, self.clock()) if meet
-               else await self.store.known_member(speaker.id, chat_id))
+        key = (await self.scopes.member_key(speaker.id, chat_id, title, self.clock()) if meet
+               else await self.scopes.known_member(speaker.id, chat_id))
         return None if key is None else Scope(key, speaker.id, chat_id, title)
 
     @staticmethod
@@ -201,7 +211,7 @@ class Companion:
             kind, kept = FORWARD, forwarded_text(heard.forwarded_from, kept)
         elif not forwarded:
             kept = with_quote(heard.quote, kept)
-        turn = await self.store.begin_turn(
+        turn = await self.turns.begin_turn(
             user_id=scope.key,
             first_name=speaker.first_name,
             language_code=speaker.language_code,
@@ -220,8 +230,8 @@ class Companion:
         if turn.stored_reply is not None:  # a crash came between storing this reply and sending it
             return Answer(turn.stored_reply, turn.unread, [], False)
         if not scope.private:  # the user's own switches (/memory off) hold in groups too; their zone does not show
-            turn = replace(turn, settings=await self.store.settings(scope.owner))
-        shared = [] if scope.private else await self.store.shared_facts(scope.owner)
+            turn = replace(turn, settings=await self.users.settings(scope.owner))
+        shared = [] if scope.private else await self.scopes.shared_facts(scope.owner)
         zone = self._zone(scope, turn.settings, visible_in_group(turn.facts, shared))
         over_limit = over_limit or await limit_reached(self.meter, self.config.limits, scope.owner, now, zone)
         heeds = kind != "sticker" and not forwarded  # only the user's own words change memory
@@ -231,7 +241,7 @@ class Companion:
                                       answers=not over_limit, reminders=reminders, scope=scope, shared=shared)
         if over_limit:
             local_day = now.astimezone(zone).date().isoformat()
-            notice = await self.store.claim_limit_notice(scope.owner, local_day, over_limit)
+            notice = await self.users.claim_limit_notice(scope.owner, local_day, over_limit)
             return Answer("", turn.unread, limited=Limited(over_limit, next_reset(now, zone), notice))
         # With /memory off nothing new is learned; what is already known is still used.
         learns = memory_enabled(turn.settings) and heeds
@@ -240,7 +250,7 @@ class Companion:
         if found.facts or (learns and (plan.endings or plan.corrections)):
             learned = await self._save_found(scope.key, turn.message_id, found, now, zone, plan)
             if learned or plan.endings:
-                known = await self.store.facts(scope.key)
+                known = await self.facts.facts(scope.key)
                 name = next((fact.value for fact in learned if fact.key == "name"), name)
                 zone = self._zone(scope, turn.settings, visible_in_group(known, shared))  # they may have named a city
         turn, known, name = await self._seen_from(scope, turn, known, name, shared)
@@ -264,9 +274,9 @@ class Companion:
         if scope.private or scope.chat_id is None:
             if not turn.settings.get(FROM_GROUPS):  # nothing said in a group follows them here: no query
                 return turn, known, name
-            return turn, visible_in_group(known, [fact for _, fact in await self.store.shared_from_groups(scope.owner)]
+            return turn, visible_in_group(known, [fact for _, fact in await self.scopes.shared_from_groups(scope.owner)]
                                           ), name
-        said = await self.store.group_history(scope.chat_id, self.config.history_limit)
+        said = await self.scopes.group_history(scope.chat_id, self.config.history_limit)
         if said:
             turn = replace(turn, history=[
                 {"role": message.role, "content": message.content if message.role == "assistant"
@@ -282,7 +292,7 @@ class Companion:
         and corrections; return the new or changed facts."""
         cited = [replace(fact, source_message_id=message_id) for fact in found.facts]
         plan = plan or Plan()
-        saved = await self.store.save_facts(
+        saved = await self.facts.save_facts(
             user_id, Extraction(cited, found.relations, endings=plan.endings, corrections=plan.corrections),
             now, self.config.memory_max_facts,
             plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours),
@@ -301,13 +311,13 @@ class Companion:
         memory the message spoke to (the speaker's private one by default).
         """
         key = (scope or private_scope(speaker.id)).key
-        found = await self.store.session_message(key, chat_message_id, self.config.history_limit)
+        found = await self.edits.session_message(key, chat_message_id, self.config.history_limit)
         if found is None or found[2] not in EDITABLE_KINDS:
             return None
         message_id, content, kind = found
-        await self.store.edit_message(key, message_id, with_quote(split_quote(content)[0], session_text(kind, text)))
-        settings = await self.store.settings(await self.store.owner_of(key))
-        known = await self.store.facts(key)
+        await self.edits.edit_message(key, message_id, with_quote(split_quote(content)[0], session_text(kind, text)))
+        settings = await self.users.settings(await self.scopes.owner_of(key))
+        known = await self.facts.facts(key)
         if not memory_enabled(settings):
             return []
         now = self.clock()
@@ -315,7 +325,7 @@ class Companion:
         rules = self._rule_facts(text, now.astimezone(zone))
         learned = await self._save_found(key, message_id, rules, now, zone)
         stated = {(fact.key, fact.value.casefold()) for fact in rules.facts}
-        unsaid = [fact.id for fact in await self.store.facts(key) if fact.source == "rule"
+        unsaid = [fact.id for fact in await self.facts.facts(key) if fact.source == "rule"
                   and fact.source_message_id == message_id and (fact.key, fact.value.casefold()) not in stated]
         if unsaid:
             await self.forgetter.delete_facts(key, unsaid)
@@ -366,7 +376,7 @@ class Companion:
         answer, seen = await self._complete_unechoed(messages, image, on_text, tally)
         if not scope.private:
             answer = without_speaker_tag(answer)
-        reply_id = await self.store.add_reply(
+        reply_id = await self.turns.add_reply(
             scope.key, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens,
             used=used.to_json(), payer=scope.owner,
         )
@@ -384,9 +394,9 @@ class Companion:
         answer, reply_id = "", None
         if unlearned.rest and answers:
             if unlearned.forgotten is not None:  # the session as it is now: scrubbed, the request as its mark
-                history = await self.store.timed_history(scope.key, self.config.history_limit)
+                history = await self.outreach.timed_history(scope.key, self.config.history_limit)
                 turn = replace(turn, history=[{"role": role, "content": content} for role, content, _ in history],
-                               times=[at for _, _, at in history], facts=await self.store.facts(scope.key))
+                               times=[at for _, _, at in history], facts=await self.facts.facts(scope.key))
             seen_turn, known, name = await self._seen_from(scope, turn, turn.facts, turn.name, shared or [])
             answer, _, reply_id = await self._answer(speaker, seen_turn, unlearned.rest, known, name, now, zone, None,
                                                      on_text, reminders, scope)

@@ -41,9 +41,14 @@ from typing import Callable, Sequence
 
 from memory.changes import Forgotten
 from memory.facts import Fact, facts_matching
+from memory.store.account_rows import AccountRows
 from memory.store.event_rows import WRONG
-from memory.store.memory_store import Store
+from memory.store.fact_rows import FactQueries
+from memory.store.forget_rows import ForgetQueries
+from memory.store.reminder_rows import ReminderQueries
+from memory.store.topic_rows import TopicQueries
 from memory.store.turn_rows import Turn
+from memory.store.user_rows import UserRows
 from memory.unlearn.plan import Plan
 from memory.unlearn.scrub import scrubber
 from memory.unlearn.targets import words_of
@@ -69,27 +74,35 @@ class Unlearned:
 class Forgetter:
     """Every way to forget (see the module's docstring), on the user's own memory only."""
 
-    def __init__(self, store: Store, clock: Callable[[], datetime]) -> None:
-        self.store = store
+    def __init__(
+        self, accounts: AccountRows, facts: FactQueries, forgetting: ForgetQueries, reminders: ReminderQueries,
+        topics: TopicQueries, users: UserRows, clock: Callable[[], datetime],
+    ) -> None:
+        self.accounts = accounts
+        self.facts = facts
+        self.forgetting = forgetting
+        self.reminders = reminders
+        self.topics = topics
+        self.users = users
         self.clock = clock
 
     async def erase(self, user_id: int) -> tuple[int, int]:
         """Erase everything kept about the user (/forget's Yes, the page's "Forget everything"); return (messages,
         facts) deleted."""
-        return await self.store.forget_user(user_id)
+        return await self.accounts.forget_user(user_id)
 
     async def hold_words(self, user_id: int, words: str) -> list[Fact]:
         """Return the user's facts that match every word of `words` ("/forget dog"), keeping the words for
         forget_held when there are any."""
-        matches = facts_matching(await self.store.facts(user_id), words)
+        matches = facts_matching(await self.facts.facts(user_id), words)
         if matches:
-            await self.store.set_setting(user_id, HELD_WORDS, words, self.clock())
+            await self.users.set_setting(user_id, HELD_WORDS, words, self.clock())
         return matches
 
     async def forget_held(self, user_id: int) -> int:
         """Delete the facts that match the words hold_words kept (as they match now); return how many went."""
-        words = (await self.store.settings(user_id)).get(HELD_WORDS, "")
-        matches = facts_matching(await self.store.facts(user_id), words) if words else []
+        words = (await self.users.settings(user_id)).get(HELD_WORDS, "")
+        matches = facts_matching(await self.facts.facts(user_id), words) if words else []
         return await self.delete_facts(user_id, [fact.id for fact in matches if fact.id is not None])
 
     async def forget_said(self, turn: Turn, text: str, plan: Plan) -> Unlearned:
@@ -115,7 +128,7 @@ class Forgetter:
     ) -> Forgotten:
         """Delete `facts` (the user's), scrub every session message and topic line that mentions them, apply
         `edits` (message id -> new content, None: drop it), and keep it all for Undo."""
-        forgotten = await self.store.forget(
+        forgotten = await self.forgetting.forget(
             user_id, [fact.id for fact in facts if fact.id is not None], scrubber(facts), self.clock(),
             timedelta(minutes=UNDO_MINUTES), edits,
         )
@@ -127,7 +140,7 @@ class Forgetter:
         """Retire `facts` and the topic lines `topic_ids` of the user's memory as marked wrong by them (✗): they
         leave the prompts, the fact's value stays in its history, and Undo puts them back within UNDO_MINUTES.
         What the user said stays in the session: a wrong memory is the bot's mistake, not their words."""
-        forgotten = await self.store.forget(
+        forgotten = await self.forgetting.forget(
             user_id, [fact.id for fact in facts if fact.id is not None], lambda text: text, self.clock(),
             timedelta(minutes=UNDO_MINUTES), event=WRONG, topic_ids=list(topic_ids),
         )
@@ -137,14 +150,14 @@ class Forgetter:
 
     async def undo(self, user_id: int, undo_id: int) -> list[Fact] | None:
         """Put back what the forget `undo_id` removed, if it is the user's and still kept; return the facts."""
-        restored = await self.store.restore_forgotten(user_id, undo_id, self.clock())
+        restored = await self.forgetting.restore_forgotten(user_id, undo_id, self.clock())
         if restored is None:
             return None
-        return [fact for fact in await self.store.facts(user_id) if fact.id in restored]
+        return [fact for fact in await self.facts.facts(user_id) if fact.id in restored]
 
     async def fact_of(self, user_id: int, fact_id: int) -> Fact | None:
         """Return the user's fact `fact_id`, or None (another user's is never found)."""
-        return next((fact for fact in await self.store.facts(user_id) if fact.id == fact_id), None)
+        return next((fact for fact in await self.facts.facts(user_id) if fact.id == fact_id), None)
 
     async def delete_fact(self, user_id: int, fact_id: int) -> bool:
         """Delete one of the user's facts (or style wishes) for good; False when it is not theirs or gone."""
@@ -152,19 +165,19 @@ class Forgetter:
 
     async def delete_facts(self, user_id: int, fact_ids: list[int]) -> int:
         """Delete those of `fact_ids` that are the user's, for good (no Undo record); return how many went."""
-        return await self.store.delete_facts(user_id, fact_ids, self.clock())
+        return await self.facts.delete_facts(user_id, fact_ids, self.clock())
 
     async def delete_topic(self, user_id: int, topic_id: int) -> bool:
         """Delete one of the user's topic lines; False when it is not theirs or gone."""
-        return await self.store.delete_topic(user_id, topic_id) == 1
+        return await self.topics.delete_topic(user_id, topic_id) == 1
 
     async def delete_reminder(self, user_id: int, reminder_id: int) -> bool:
         """Cancel one of the user's active reminders: it is never sent again; False when there is none."""
-        return await self.store.cancel_reminder(user_id, reminder_id)
+        return await self.reminders.cancel_reminder(user_id, reminder_id)
 
     async def purge(self) -> int:
         """Delete every Undo record whose UNDO_MINUTES have passed, and what it kept; return how many went."""
-        return await self.store.purge_forgotten(self.clock())
+        return await self.forgetting.purge_forgotten(self.clock())
 
 
 def rest_of(text: str, requests: list[str]) -> str:

@@ -18,7 +18,12 @@ from memory.continuity import Topic
 from memory.facts import Correction, Extraction, Fact, Relation, comparable, is_style
 from memory.reminder import Reminder
 from memory.scopes import FROM_GROUPS, Scope, private_scope
-from memory.store.memory_store import Store
+from memory.store.account_rows import AccountRows
+from memory.store.fact_rows import FactQueries
+from memory.store.reminder_rows import ReminderQueries
+from memory.store.scope_rows import ScopeQueries
+from memory.store.topic_rows import TopicQueries
+from memory.store.user_rows import UserRows
 from memory.time.schedule import city_of, local_zone, plan_followup, user_zone
 from metrics import Metrics
 from services.forgetting import Forgetter
@@ -65,11 +70,17 @@ class MemoryPage:
     """Reads and changes one user's memory for the page; a refusal is raised as Refused."""
 
     def __init__(
-        self, store: Store, config: PageSettings, clock: Callable[[], datetime], forgetter: Forgetter, why: Why,
-        metrics: Metrics | None = None,
+        self, accounts: AccountRows, facts: FactQueries, reminders: ReminderQueries, scopes: ScopeQueries,
+        topics: TopicQueries, users: UserRows, config: PageSettings, clock: Callable[[], datetime],
+        forgetter: Forgetter, why: Why, metrics: Metrics | None = None,
     ) -> None:
         self.metrics = metrics or Metrics()  # counts the facts typed or edited here
-        self.store = store
+        self.accounts = accounts
+        self.facts = facts
+        self.reminders = reminders
+        self.scopes = scopes
+        self.topics = topics
+        self.users = users
         self.config = config
         self.clock = clock
         self.forgetter = forgetter
@@ -78,61 +89,61 @@ class MemoryPage:
     async def snapshot(self, user_id: int) -> Snapshot:
         """Return the user's name, facts, relations, topic lines (newest first), settings, active reminders
         (soonest first), the newest replies with what each used, and their memory in each group."""
-        facts, relations = await self.store.fact_graph(user_id)
+        facts, relations = await self.facts.fact_graph(user_id)
         groups = []
-        for member in await self.store.memberships(user_id):
+        for member in await self.scopes.memberships(user_id):
             scope = Scope(member.key, user_id, member.chat_id, member.title)
-            groups.append(GroupMemory(member.title, await self.store.facts(member.key),
-                                      await self.store.topics(member.key), await self.why.earlier(scope, REPLIES)))
+            groups.append(GroupMemory(member.title, await self.facts.facts(member.key),
+                                      await self.topics.topics(member.key), await self.why.earlier(scope, REPLIES)))
         return Snapshot(
-            await self.store.user_name(user_id), facts, relations, await self.store.topics(user_id),
-            await self.store.settings(user_id), await self.store.reminders(user_id),
+            await self.users.user_name(user_id), facts, relations, await self.topics.topics(user_id),
+            await self.users.settings(user_id), await self.reminders.reminders(user_id),
             await self.why.earlier(private_scope(user_id), REPLIES), groups,
         )
 
     async def edit(self, user_id: int, fact_id: int, changes: dict) -> Fact:
         """Give one of the user's facts a new value and/or date; return it as stored."""
-        facts = await self.store.facts(user_id)
+        facts = await self.facts.facts(user_id)
         old = _by_id(facts, fact_id)
         if is_style(old):  # a wish is one of a few set forms ("ты", "no fluff"): it is changed by saying it
             raise Refused("not_editable")
         fact = edited_fact(old, changes)
         await self._save(user_id, facts, Extraction(corrections=[Correction(old.key, fact)]))
-        return _by_id(await self.store.facts(user_id), fact_id)
+        return _by_id(await self.facts.facts(user_id), fact_id)
 
     async def add(self, user_id: int, fields: dict) -> tuple[Fact, bool]:
         """Add a fact typed by hand; return it as stored and whether it is new (False: it was already known)."""
         fact = new_fact(fields)
-        await self.store.meet_user(user_id, self.clock())
-        facts = await self.store.facts(user_id)
+        await self.users.meet_user(user_id, self.clock())
+        facts = await self.facts.facts(user_id)
         saved = await self._save(user_id, facts, Extraction(facts=[fact]))
         if saved:
-            return next(f for f in await self.store.facts(user_id) if f.id == saved[0].id), True
-        known = await self.store.facts(user_id)
+            return next(f for f in await self.facts.facts(user_id) if f.id == saved[0].id), True
+        known = await self.facts.facts(user_id)
         same = [f for f in known if f.key == fact.key or comparable(f.value) == comparable(fact.value)]
         return (same or [fact])[0], False
 
     async def share(self, user_id: int, fact_id: int, shared: bool) -> Fact:
         """Let one of the user's facts (or wishes) cross, or stop it: a private one into the groups they talk in, one
         said in a group into their private chat; return it as stored."""
-        for key in await self.store.memories_of(user_id):
-            if await self.store.set_shared(key, fact_id, shared):
+        for key in await self.scopes.memories_of(user_id):
+            if await self.scopes.set_shared(key, fact_id, shared):
                 if key != user_id:  # their private turns look for such facts only while some is shared
-                    crossing = bool(await self.store.shared_from_groups(user_id))
-                    await self.store.set_setting(user_id, FROM_GROUPS, crossing, self.clock())
-                return _by_id(await self.store.facts(key), fact_id)
+                    crossing = bool(await self.scopes.shared_from_groups(user_id))
+                    await self.users.set_setting(user_id, FROM_GROUPS, crossing, self.clock())
+                return _by_id(await self.facts.facts(key), fact_id)
         raise Refused("not_found")
 
     async def delete_fact(self, user_id: int, fact_id: int) -> None:
         """Delete one of the user's facts (or style wishes), in private or one learned in a group."""
-        for key in await self.store.memories_of(user_id):
+        for key in await self.scopes.memories_of(user_id):
             if await self.forgetter.delete_fact(key, fact_id):
                 return
         raise Refused("not_found")
 
     async def delete_topic(self, user_id: int, topic_id: int) -> None:
         """Delete one of the user's topic lines, in private or of a conversation in a group."""
-        for key in await self.store.memories_of(user_id):
+        for key in await self.scopes.memories_of(user_id):
             if await self.forgetter.delete_topic(key, topic_id):
                 return
         raise Refused("not_found")
@@ -147,14 +158,14 @@ class MemoryPage:
         zone may come from their city)."""
         now = self.clock()
         for key, value in settings_changes(fields).items():
-            await self.store.set_setting(user_id, key, value, now)
-        return await self.store.settings(user_id), await self.store.facts(user_id)
+            await self.users.set_setting(user_id, key, value, now)
+        return await self.users.settings(user_id), await self.facts.facts(user_id)
 
     async def export(self, user_id: int) -> bytes:
         """Return everything stored about the user, and their zone, as indented JSON (the /export file)."""
-        data = await self.store.export_user(user_id)
+        data = await self.accounts.export_user(user_id)
         settings = (data["user"] or {}).get("settings", {})
-        zone, source = user_zone(settings, city_of(await self.store.facts(user_id)), self.config.timezone)
+        zone, source = user_zone(settings, city_of(await self.facts.facts(user_id)), self.config.timezone)
         data["timezone"] = {"zone": zone, "source": source}
         return json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
 
@@ -164,8 +175,8 @@ class MemoryPage:
 
     async def _save(self, user_id: int, facts: list[Fact], extraction: Extraction) -> list[Fact]:
         now = self.clock()
-        zone: ZoneInfo = local_zone(await self.store.settings(user_id), facts, self.config.timezone)
-        saved = await self.store.save_facts(
+        zone: ZoneInfo = local_zone(await self.users.settings(user_id), facts, self.config.timezone)
+        saved = await self.facts.save_facts(
             user_id, extraction, now, self.config.memory_max_facts,
             plan=lambda fact: plan_followup(fact, zone, now, self.config.followup_after_hours), via="page",
         )

@@ -15,18 +15,21 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVICE = ROOT / "services" / "forgetting.py"
 # The store's methods that forget: erase a user, forget facts with Undo, undo, purge, and the plain deletes.
 FORGETTING = {"forget_user", "forget", "restore_forgotten", "purge_forgotten", "delete_facts", "delete_topic"}
+# What holds them: the store, or the repositories that define them (memory_store.Repositories' names).
+HOLDERS = {"store", "accounts", "forgetting", "facts", "topics"}
 # Where the store itself lives (its own methods call each other) and what may read the source for tests.
 OUTSIDE = ("memory/store/", "tests/", "bench/", ".venv/", ".real-server/")
 
 
 def store_calls(path: Path) -> set[str]:
-    """Return the FORGETTING methods `path` calls on a store: `store.x(…)` or `<anything>.store.x(…)`."""
+    """Return the FORGETTING methods `path` calls on a store or a repository: `store.x(…)`, `<anything>.store.x(…)`,
+    `self.facts.x(…)`."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FORGETTING:
             owner = node.func.value
-            if (isinstance(owner, ast.Name) and owner.id == "store") or (
-                isinstance(owner, ast.Attribute) and owner.attr == "store"
+            if (isinstance(owner, ast.Name) and owner.id in HOLDERS) or (
+                isinstance(owner, ast.Attribute) and owner.attr in HOLDERS
             ):
                 found.add(node.func.attr)
     return found
@@ -49,8 +52,9 @@ def test_the_forgetting_methods_are_the_stores():
 def test_the_check_sees_a_call_on_a_store(tmp_path):
     source = tmp_path / "handler.py"
     source.write_text("async def f(context, store, page):\n    await context.bot_data.store.delete_facts(1, [2])\n"
-                      "    await store.forget_user(1)\n    await page.delete_fact(1, 2)\n", encoding="utf-8")
-    assert store_calls(source) == {"delete_facts", "forget_user"}
+                      "    await store.forget_user(1)\n    await page.delete_fact(1, 2)\n"
+                      "    await self.topics.delete_topic(1, 2)\n", encoding="utf-8")
+    assert store_calls(source) == {"delete_facts", "forget_user", "delete_topic"}
 
 
 def test_the_services_docstring_names_every_way_to_forget():

@@ -25,10 +25,12 @@ HOUR = timedelta(hours=1)
 @pytest.fixture
 def page(store):
     config = Config(telegram_token="1:x", openai_api_key="k", timezone="Europe/Berlin")
-    forgetter = Forgetter(store, lambda: NOW)
     repos = Repositories.over(store.backend)
+    forgetter = Forgetter(repos.accounts, repos.facts, repos.forgetting, repos.reminders, repos.topics, repos.users,
+                          lambda: NOW)
     why = Why(repos.facts, repos.reminders, repos.scopes, repos.topics, repos.turns, forgetter)
-    return MemoryPage(store, config.subset(PageSettings), lambda: NOW, forgetter, why)
+    return MemoryPage(repos.accounts, repos.facts, repos.reminders, repos.scopes, repos.topics, repos.users,
+                      config.subset(PageSettings), lambda: NOW, forgetter, why)
 
 
 async def test_a_fact_typed_for_a_new_user_gives_them_a_row_and_a_second_time_is_known(page, store):

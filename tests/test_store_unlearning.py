@@ -8,13 +8,19 @@ import pytest
 
 from memory.continuity import Topic
 from memory.facts import Correction, Ending, Extraction, Fact, Relation, is_current
-from memory.store.memory_store import Store
+from memory.store.memory_store import Repositories, Store
 from services.forgetting import REQUEST_MARK, UNDO_MINUTES, Forgetter
 from tests.conftest import fetch
 
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 H = timedelta(hours=1)
 KEEP = timedelta(minutes=UNDO_MINUTES)
+
+
+def forgetter_over(store: Store, clock) -> Forgetter:
+    """Return a Forgetter over the store's database, as bot.py builds it."""
+    r = Repositories.over(store.backend)
+    return Forgetter(r.accounts, r.facts, r.forgetting, r.reminders, r.topics, r.users, clock)
 
 
 @pytest.fixture
@@ -260,7 +266,7 @@ async def test_forget_removes_the_facts_their_history_and_relations_and_scrubs_t
     request = await talk(store, "Забудь мою собаку.", now=T0 + 2 * H)
     laika = await by_key(store, "pet:laika")
     assert await store.fact_history(1, "pet:laika") != [] and (await store.fact_graph(1))[1] != []
-    forgotten = await Forgetter(store, Clock(T0 + 3 * H)).forget(1, [laika], edits={request: REQUEST_MARK})
+    forgotten = await forgetter_over(store, Clock(T0 + 3 * H)).forget(1, [laika], edits={request: REQUEST_MARK})
 
     assert forgotten.facts == [laika] and forgotten.undo_id is not None
     assert forgotten.messages == 4  # two scrubbed, one dropped, one edited
@@ -292,7 +298,7 @@ async def test_forget_leaves_another_users_rows_alone(store):
     theirs = await snapshot(store, 2)
     await remember_laika(store, user_id=1)
     laika = await by_key(store, "pet:laika", user_id=1)
-    await Forgetter(store, Clock(T0 + 3 * H)).forget(1, [laika])
+    await forgetter_over(store, Clock(T0 + 3 * H)).forget(1, [laika])
     assert await snapshot(store, 2) == theirs
     assert await store.forget_count(2) == 0
 
@@ -307,7 +313,7 @@ async def test_forget_does_not_delete_another_users_fact_by_its_id(store):
 
 async def test_forgetting_the_name_clears_the_name_the_bot_uses(store):
     await save(store, Fact("personal", "name", "Аня"))
-    forgotten = await Forgetter(store, Clock(T0)).forget(1, await store.facts(1))
+    forgotten = await forgetter_over(store, Clock(T0)).forget(1, await store.facts(1))
     assert await store.user_name(1) is None
     await store.restore_forgotten(1, forgotten.undo_id, T0 + H / 60)
     assert await store.user_name(1) == "Аня"
@@ -322,7 +328,7 @@ async def test_undo_within_the_window_puts_everything_back_as_it_was(store):
     before = await snapshot(store)
     laika = await by_key(store, "pet:laika")
     clock = Clock(T0 + 3 * H)
-    forgetter = Forgetter(store, clock)
+    forgetter = forgetter_over(store, clock)
     forgotten = await forgetter.forget(1, [laika], edits={request: REQUEST_MARK})
     assert await snapshot(store) != before
 
@@ -338,7 +344,7 @@ async def test_undo_within_the_window_puts_everything_back_as_it_was(store):
 
 async def test_undo_after_the_window_gives_nothing(store):
     await save(store, Fact("location", "city", "Kazan"))
-    forgotten = await Forgetter(store, Clock(T0)).forget(1, await store.facts(1))
+    forgotten = await forgetter_over(store, Clock(T0)).forget(1, await store.facts(1))
     assert await store.restore_forgotten(1, forgotten.undo_id, T0 + KEEP + timedelta(seconds=1)) is None
     assert await store.facts(1) == []
 
@@ -346,7 +352,7 @@ async def test_undo_after_the_window_gives_nothing(store):
 async def test_another_user_cannot_undo_a_forget(store):
     await save(store, Fact("location", "city", "Kazan"))
     [city] = await store.facts(1)
-    forgotten = await Forgetter(store, Clock(T0)).forget(1, [city])
+    forgotten = await forgetter_over(store, Clock(T0)).forget(1, [city])
     assert await store.restore_forgotten(2, forgotten.undo_id, T0) is None
     assert await store.facts(2) == [] and await store.facts(1) == []
     assert await store.restore_forgotten(1, forgotten.undo_id, T0) == [city.id]  # still the owner's to undo
@@ -355,7 +361,7 @@ async def test_another_user_cannot_undo_a_forget(store):
 async def test_undo_keeps_a_fact_learned_again_meanwhile(store):
     await remember_laika(store)
     laika = await by_key(store, "pet:laika")
-    forgotten = await Forgetter(store, Clock(T0 + 3 * H)).forget(1, [laika])
+    forgotten = await forgetter_over(store, Clock(T0 + 3 * H)).forget(1, [laika])
     await save(store, Fact("pets", "pet:laika", "собака Лайка, 3 года", source_message_id=99), now=T0 + 3 * H)
     again = await by_key(store, "pet:laika")
     assert await store.restore_forgotten(1, forgotten.undo_id, T0 + 3 * H) == []
@@ -367,7 +373,7 @@ async def test_undo_keeps_a_fact_learned_again_meanwhile(store):
 async def test_undo_brings_a_relation_back_only_when_both_facts_exist(store):
     await remember_laika(store)
     laika, city = await by_key(store, "pet:laika"), await by_key(store, "city")
-    forgotten = await Forgetter(store, Clock(T0 + 3 * H)).forget(1, [laika])
+    forgotten = await forgetter_over(store, Clock(T0 + 3 * H)).forget(1, [laika])
     assert await store.delete_facts(1, [city.id], T0) == 1
     assert await store.restore_forgotten(1, forgotten.undo_id, T0 + 3 * H) == [laika.id]
     facts, relations = await store.fact_graph(1)
@@ -377,8 +383,8 @@ async def test_undo_brings_a_relation_back_only_when_both_facts_exist(store):
 async def test_purge_deletes_only_expired_undo_records(store):
     await save(store, Fact("location", "city", "Kazan"), Fact("career", "employer", "Acme"))
     city, employer = await by_key(store, "city"), await by_key(store, "employer")
-    first = await Forgetter(store, Clock(T0)).forget(1, [city])
-    second = await Forgetter(store, Clock(T0 + KEEP / 2)).forget(1, [employer])
+    first = await forgetter_over(store, Clock(T0)).forget(1, [city])
+    second = await forgetter_over(store, Clock(T0 + KEEP / 2)).forget(1, [employer])
     assert await fetch(store, "SELECT COUNT(*) FROM forgotten") == [(2,)]
     assert await store.purge_forgotten(T0 + KEEP - timedelta(seconds=1)) == 0
     assert await store.purge_forgotten(T0 + KEEP + timedelta(seconds=1)) == 1
@@ -394,7 +400,7 @@ async def test_a_pass_that_read_before_a_forget_saves_nothing_and_the_messages_s
     said = await talk(store, "Моя собака Лайка")
     seen = await store.forget_count(1)
     await save(store, Fact("location", "city", "Kazan"))
-    await Forgetter(store, Clock(T0)).forget(1, [await by_key(store, "city")])
+    await forgetter_over(store, Clock(T0)).forget(1, [await by_key(store, "city")])
     stale = await save(store, Fact("pets", "pet:laika", "собака Лайка", source_message_id=said),
                        extracted_upto=said, forgets_seen=seen, topic=Topic("Про Лайку", T0, T0))
     assert stale == [] and await store.facts(1) == [] and await store.topics(1) == []
@@ -473,8 +479,8 @@ async def test_the_export_says_which_facts_ended_and_the_old_dates(store):
 async def test_erasing_the_user_erases_what_undo_kept(store):
     await remember_laika(store, user_id=1)
     await remember_laika(store, user_id=2)
-    mine = await Forgetter(store, Clock(T0 + 3 * H)).forget(1, [await by_key(store, "pet:laika", user_id=1)])
-    theirs = await Forgetter(store, Clock(T0 + 3 * H)).forget(2, [await by_key(store, "pet:laika", user_id=2)])
+    mine = await forgetter_over(store, Clock(T0 + 3 * H)).forget(1, [await by_key(store, "pet:laika", user_id=1)])
+    theirs = await forgetter_over(store, Clock(T0 + 3 * H)).forget(2, [await by_key(store, "pet:laika", user_id=2)])
     await store.forget_user(1)
     assert await fetch(store, "SELECT id FROM forgotten") == [(theirs.undo_id,)]
     assert await store.restore_forgotten(1, mine.undo_id, T0 + 3 * H) is None
@@ -484,9 +490,9 @@ async def test_erasing_the_user_erases_what_undo_kept(store):
 async def test_an_old_undo_button_never_restores_a_later_forget(store):
     await save(store, Fact("location", "city", "Kazan"), Fact("career", "employer", "Acme"))
     city, employer = await by_key(store, "city"), await by_key(store, "employer")
-    first = await Forgetter(store, Clock(T0)).forget(1, [city])
+    first = await forgetter_over(store, Clock(T0)).forget(1, [city])
     later = T0 + KEEP + timedelta(minutes=1)  # the first Undo has expired and this forget purges it
-    second = await Forgetter(store, Clock(later)).forget(1, [employer])
+    second = await forgetter_over(store, Clock(later)).forget(1, [employer])
     assert second.undo_id != first.undo_id
     assert await store.restore_forgotten(1, first.undo_id, later) is None  # "fg:undo:<first>" pressed late
     assert await store.facts(1) == []
@@ -495,7 +501,7 @@ async def test_an_old_undo_button_never_restores_a_later_forget(store):
 async def test_undo_brings_back_a_dropped_topic_line_after_new_lines_were_written(store):
     await save(store, Fact("pets", "pet:laika", "собака Лайка"), topic=Topic("Про Лайку", T0, T0))
     before = await store.topics(1)
-    forgotten = await Forgetter(store, Clock(T0 + H)).forget(1, [await by_key(store, "pet:laika")])
+    forgotten = await forgetter_over(store, Clock(T0 + H)).forget(1, [await by_key(store, "pet:laika")])
     assert await store.topics(1) == []
     await save(store, topic=Topic("Про погоду", T0 + H, T0 + H), user_id=2, now=T0 + H)  # another user's pass
     await store.restore_forgotten(1, forgotten.undo_id, T0 + H)

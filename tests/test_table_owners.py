@@ -204,3 +204,11 @@ def test_a_repository_touches_only_its_own_tables(module):
     strays = sorted(TOUCHED.get(module, set()) - REPOSITORY_TABLES[module])
     assert strays == [], f"{module} touches {strays}, which are not its tables"
     assert TOUCHED.get(module, set()) == REPOSITORY_TABLES[module], f"{module} no longer touches all it says"
+
+
+def test_no_service_takes_the_whole_store():
+    """Each service is built with the repositories it uses (bot.py wires them from memory_store.Repositories)."""
+    takers = sorted(module for module, deps in MODULES.items()
+                    if module.startswith(("services.", "memory.extract.", "memory.recall."))
+                    and "memory.store.memory_store" in deps)
+    assert takers == []

@@ -99,7 +99,7 @@ async def test_the_running_bot_holds_one_of_each_service_given_at_build(telegram
         assert isinstance(services, Services)
         assert app.bot._inbox is services.inbox and app.update_processor.inbox is services.inbox
         assert services.companion.forgetter is services.forgetter is services.keeper.forgetter
-        assert services.companion.store is services.store is services.memory_page.store
+        assert services.companion.facts is services.memory_page.facts is services.keeper.facts  # one of each
         assert services.servers[0].client is services.model.client
         with pytest.raises(dataclasses.FrozenInstanceError):
             services.store = None  # type: ignore[misc]
