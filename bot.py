@@ -53,7 +53,7 @@ from memory.recall.recaller import FactRecaller, RecallSettings
 from memory.secrets import seeds
 from memory.store.backends import database_errors
 from memory.store.database import open_database
-from memory.store.memory_store import Repositories, Store
+from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.style import candidates as style_candidates
 from memory.text import word_forms
@@ -107,7 +107,7 @@ async def build_application(
     """
     # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
     database = await open_database(config.database)
-    store, meter = Store(database), UsageMeter(database)
+    store, meter = Store.over(database), UsageMeter(database)
     try:
         transport = await TransportStore.open(database)  # its own tables, its own migrations
         if not config.webhook_url and not await transport.take_poller_lock():
@@ -178,17 +178,16 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
             await server.close()
         raise
     model = chat_model(config, chat, config.openai_model, meter, clock, metrics, upkeep=False)
-    repos = Repositories.over(store.backend)  # each service gets only the repositories it uses
     listener = None
     if config.transcription_model:
         transcriber = Transcriber(model, config.transcription_model, config.transcription_timeout_s)
-        listener = Listener(repos.turns, repos.users, repos.facts, transcriber, config.subset(LimitSettings), clock,
+        listener = Listener(store.turns, store.users, store.facts, transcriber, config.subset(LimitSettings), clock,
                             meter=meter)
-    recaller = FactRecaller(repos.facts, embedder, config.subset(RecallSettings))
+    recaller = FactRecaller(store.facts, embedder, config.subset(RecallSettings))
     persona = load_prompt("persona.md")
-    forgetter = Forgetter(repos.accounts, repos.facts, repos.forgetting, repos.reminders, repos.topics, repos.users,
+    forgetter = Forgetter(store.accounts, store.facts, store.forgetting, store.reminders, store.topics, store.users,
                           clock)
-    why = Why(repos.facts, repos.reminders, repos.scopes, repos.topics, repos.turns, forgetter)
+    why = Why(store.facts, store.reminders, store.scopes, store.topics, store.turns, forgetter)
     extractor = LLMExtractor(
         chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, metrics, upkeep=True),
         load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
@@ -197,26 +196,26 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
     return Services(
         config=config, clock=clock, store=store, transport=transport, meter=meter, metrics=metrics, inbox=inbox,
         model=model,
-        companion=Companion(repos.edits, repos.facts, repos.outreach, repos.scopes, repos.turns, repos.users, model,
+        companion=Companion(store.edits, store.facts, store.outreach, store.scopes, store.turns, store.users, model,
                             config.subset(CompanionSettings), persona, recaller, clock, forgetter, meter=meter,
                             metrics=metrics),
         keeper=MemoryKeeper(
-            repos.claims, repos.facts, repos.scopes, repos.topics, repos.users, extractor,
+            store.claims, store.facts, store.scopes, store.topics, store.users, extractor,
             config.subset(KeeperSettings), clock, recaller, remembered_notifier(bot, store), forgetter,
             forgotten_notifier(bot, store), meter=meter, metrics=metrics,
         ),
         forgetter=forgetter,
         listener=listener,
         drafts=Drafts(config.stream_replies, config.stream_interval_s),
-        outreach=Outreach(repos.claims, repos.facts, repos.outreach, repos.topics, model,
+        outreach=Outreach(store.claims, store.facts, store.outreach, store.topics, model,
                           config.subset(OutreachSettings), persona, outreach_sender(bot), clock, meter=meter,
                           metrics=metrics),
-        reminders=Reminders(repos.facts, repos.reminders, repos.users, model, config.subset(ReminderSettings), clock,
+        reminders=Reminders(store.facts, store.reminders, store.users, model, config.subset(ReminderSettings), clock,
                             load_prompt("reminder.md"), reminder_sender(bot, store), metrics=metrics),
-        memory_page=MemoryPage(repos.accounts, repos.facts, repos.reminders, repos.scopes, repos.topics, repos.users,
+        memory_page=MemoryPage(store.accounts, store.facts, store.reminders, store.scopes, store.topics, store.users,
                                config.subset(PageSettings), clock, forgetter, why, metrics),
         why=why,
-        quality=MemoryQuality(repos.events, repos.facts, repos.turns, embedder.name),
+        quality=MemoryQuality(store.events, store.facts, store.turns, embedder.name),
         web=WebServer(config.port, metrics if config.metrics else None, config.metrics_port),
         servers=tuple(servers),
     )

@@ -34,12 +34,12 @@ async def build(path: Path, users: int, messages: int, facts: int) -> None:
     for user_id in range(1, users + 1):
         for number in range(messages // 2):
             at = T0 + timedelta(minutes=number)
-            turn = await store.begin_turn(user_id=user_id, first_name="U", language_code="en",
+            turn = await store.turns.begin_turn(user_id=user_id, first_name="U", language_code="en",
                                           text=f"message {number}", now=at, update_id=None, history_limit=10_000)
-            await store.add_reply(user_id, f"reply {number}", at, 10_000, reply_to=turn.message_id)
+            await store.turns.add_reply(user_id, f"reply {number}", at, 10_000, reply_to=turn.message_id)
         found = [Fact("interests", f"hobby:{number}", f"hobby {number}") for number in range(facts)]
-        saved = await store.save_facts(user_id, Extraction(found), T0, 1_000)
-        await store.save_embeddings(user_id, "bench", [(fact.id, VECTOR, 384) for fact in saved])
+        saved = await store.facts.save_facts(user_id, Extraction(found), T0, 1_000)
+        await store.facts.save_embeddings(user_id, "bench", [(fact.id, VECTOR, 384) for fact in saved])
     await store.close()
 
 

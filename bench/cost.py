@@ -174,9 +174,9 @@ async def settle(app, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
 
     async def embedding_due() -> bool:  # a remote embedder embeds new facts with the next query instead
-        return recaller.embeds_eagerly and bool(await store.facts_to_embed(USER_ID, recaller.embedder.name))
+        return recaller.embeds_eagerly and bool(await store.facts.facts_to_embed(USER_ID, recaller.embedder.name))
 
-    while await store.unread_count(USER_ID) or await embedding_due():
+    while await store.facts.unread_count(USER_ID) or await embedding_due():
         if time.monotonic() > deadline:
             raise RuntimeError("memory upkeep did not finish in time")
         await asyncio.sleep(0.05)
@@ -226,7 +226,7 @@ async def replay(args) -> dict:
                                  topic_tokens=count_tokens(block) if block else 0,
                                  topic_lines=[line.split(":")[0][2:] for line in block.splitlines()
                                               if line.startswith("- ")], block=block.strip(),
-                                 facts=len(await store.facts(USER_ID)), prompt=tokens(request["messages"]),
+                                 facts=len(await store.facts.facts(USER_ID)), prompt=tokens(request["messages"]),
                                  history=len(request["messages"]) - 1,
                                  system=tokens([system]), persona=tokens([persona_only]),
                                  prompt_facts=len(FACT_LINE.findall(about(system["content"]))),
@@ -238,7 +238,7 @@ async def replay(args) -> dict:
                     await settle(app)  # the session is over: days pass, the idle sweep extracts
             clock.idle()
             await settle(app)
-            rows[-1].update(facts=len(await store.facts(USER_ID)), **counts(model, sent_texts))
+            rows[-1].update(facts=len(await store.facts.facts(USER_ID)), **counts(model, sent_texts))
     await model.close()
     await telegram.close()
     return dict(conversation=sample_id, user=user, turns_in_conversation=total, user_turns=len(turns),

@@ -91,7 +91,7 @@ PROMPT = "fitting the prompt (builds system message zero)"
 
 def wrap(app, tally: Tally) -> None:
     """Wrap the places the tally follows; they stay wrapped for the rest of the process."""
-    backend = app.bot_data.store._backend
+    backend = app.bot_data.store.backend
     backend.run = tally.timed(STORE, backend.run)
     for cls in (telegram.Update, telegram.Message):
         cls.de_json = classmethod(tally.timed(PARSING, cls.de_json.__func__))

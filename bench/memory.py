@@ -37,11 +37,11 @@ async def populate(path: Path, users: int) -> None:
     now = datetime.now(timezone.utc)
     for user_id in range(1, users + 1):
         for turn in range(10):
-            await store.begin_turn(user_id=user_id, first_name="U", language_code="en", now=now, update_id=None,
+            await store.turns.begin_turn(user_id=user_id, first_name="U", language_code="en", now=now, update_id=None,
                                    history_limit=20, text=f"message {turn}: how was your day? mine was long.")
-            await store.add_reply(user_id, "That sounds like a full day. Tell me more?", now, 20)
+            await store.turns.add_reply(user_id, "That sounds like a full day. Tell me more?", now, 20)
         facts = [Fact(category, key, value) for category, key, value in FACTS]
-        await store.save_facts(user_id, Extraction(facts), now, 100)
+        await store.facts.save_facts(user_id, Extraction(facts), now, 100)
     await store.close()
 
 

@@ -48,11 +48,11 @@ def facts_for(count: int) -> Extraction:
 
 async def fill(store, user_id: int, facts: int, topics: int) -> None:
     now = datetime.now(timezone.utc)
-    await store.meet_user(user_id, now)
-    await store.save_facts(user_id, facts_for(facts), now, max_facts=facts)
+    await store.users.meet_user(user_id, now)
+    await store.facts.save_facts(user_id, facts_for(facts), now, max_facts=facts)
     for n in range(topics):
         start = now - timedelta(days=topics - n)
-        await store.save_facts(user_id, Extraction(), now, facts,
+        await store.facts.save_facts(user_id, Extraction(), now, facts,
                                topic=Topic(f"conversation {n}: work, the cat, weekend plans", start, start),
                                max_topics=topics)
 

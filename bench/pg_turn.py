@@ -67,9 +67,9 @@ async def round_trip(url: str) -> float:
 
 
 async def turn(store: Store, user: int, update: int, now: datetime, text: str) -> None:
-    started = await store.begin_turn(user_id=user, first_name="A", language_code="en", text=text, now=now,
+    started = await store.turns.begin_turn(user_id=user, first_name="A", language_code="en", text=text, now=now,
                                      update_id=update, history_limit=20)
-    await store.add_reply(user, "a reply of some length " * 5, now, 20, reply_to=started.message_id)
+    await store.turns.add_reply(user, "a reply of some length " * 5, now, 20, reply_to=started.message_id)
 
 
 async def measure(url: str, label: str) -> None:
@@ -81,7 +81,7 @@ async def measure(url: str, label: str) -> None:
                 update += 1
                 await turn(store, user, update, T0 + timedelta(minutes=minute), f"hello {minute}, I am A")
             facts = [Fact("personal", key, f"{key} of user {user}") for key in ("city", "job", "pet", "sport", "food")]
-            await store.save_facts(user, Extraction(facts), T0, 100)
+            await store.facts.save_facts(user, Extraction(facts), T0, 100)
         samples = []
         for round_ in range(ROUNDS):
             for user in range(1, USERS + 1):

@@ -48,7 +48,7 @@ from llm.client import ChatModel  # noqa: E402
 from memory import zones  # noqa: E402
 from memory.facts import Extraction, Fact  # noqa: E402
 from memory.store.fact_rows import _iso  # noqa: E402
-from memory.store.memory_store import Repositories, Store  # noqa: E402
+from memory.store.memory_store import Store  # noqa: E402
 from memory.store.meter import UsageMeter  # noqa: E402
 from memory.store.outreach_rows import DUE_QUERY  # noqa: E402
 from memory.time.schedule import plan_followup  # noqa: E402
@@ -113,8 +113,8 @@ async def fresh(base: Path, config) -> tuple[Store, Outreach]:
     """Open a fresh copy of the populated file, its pages read once, as the previous sweep would have."""
     shutil.copyfile(base, base.with_name("run.db"))
     store = await Store.open(base.with_name("run.db"))
-    await store.due_items(SWEEP_NOW, 1000)
-    repos = Repositories.over(store.backend)
+    await store.outreach.due_items(SWEEP_NOW, 1000)
+    repos = store
     return store, Outreach(repos.claims, repos.facts, repos.outreach, repos.topics,
                            None, config.subset(OutreachSettings), "", None,  # type: ignore[arg-type]
                            clock=lambda: SWEEP_NOW, meter=UsageMeter(store.backend))
@@ -124,7 +124,7 @@ async def one_run(base: Path, config, stages: dict[str, list[float]], counts: Co
     """Time one sweep stage by stage as Outreach.sweep() runs it, then claim what it would send."""
     store, outreach = await fresh(base, config)
     t0 = time.perf_counter()
-    items = await store.due_items(SWEEP_NOW, 1000)
+    items = await store.outreach.due_items(SWEEP_NOW, 1000)
     t1 = time.perf_counter()
     ready, moves = {}, []
     for item in items:
@@ -134,11 +134,11 @@ async def one_run(base: Path, config, stages: dict[str, list[float]], counts: Co
         else:
             moves.append((item, decision.at))
     t2 = time.perf_counter()
-    await store.move_items(moves)
+    await store.outreach.move_items(moves)
     t3 = time.perf_counter()
     for item in ready.values():
         zone = outreach.zone(item)
-        await store.claim_item(item, MODEL_TEXT, SWEEP_NOW, SWEEP_NOW.astimezone(zone).date().isoformat(),
+        await store.outreach.claim_item(item, MODEL_TEXT, SWEEP_NOW, SWEEP_NOW.astimezone(zone).date().isoformat(),
                                recurrence(item, zone), config.history_limit)
     t4 = time.perf_counter()
     await store.close()
@@ -257,7 +257,7 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
         attempts.append(Attempt(clock[0], person, item.kind, item.when, first, person.blocked(clock[0])))
         assert text == MODEL_TEXT, text
         return "blocked" if person.blocked(clock[0]) else "sent"
-    repos = Repositories.over(store.backend)
+    repos = store
     outreach = Outreach(repos.claims, repos.facts, repos.outreach, repos.topics, fake_model(counter),
                         config.subset(OutreachSettings), "You are a warm companion.", send,
                         clock=lambda: clock[0], meter=UsageMeter(store.backend))
@@ -276,18 +276,19 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
             at, what, uid, text, facts = happenings[index]
             index, person = index + 1, people[uid]
             if what == 1:
-                await store.set_setting(uid, "checkins", "off", at)
+                await store.users.set_setting(uid, "checkins", "off", at)
                 continue
             if person.setting and uid not in met:  # /timezone, before their first message
-                await store.set_setting(uid, "timezone", person.setting, at)
+                await store.users.set_setting(uid, "timezone", person.setting, at)
             met.add(uid)
-            turn = await store.begin_turn(user_id=uid, first_name="U", language_code="en", text=text, now=at,
+            turn = await store.turns.begin_turn(user_id=uid, first_name="U", language_code="en", text=text, now=at,
                                           update_id=index, history_limit=config.history_limit, private=True,
                                           checkin_at=at + timedelta(hours=config.checkin_after_hours))
             if facts:
-                await store.save_facts(uid, Extraction(facts), at, config.memory_max_facts,
+                await store.facts.save_facts(uid, Extraction(facts), at, config.memory_max_facts,
                                        plan=planner(person.zone, at))
-            await store.add_reply(uid, "I'm glad you told me.", at, config.history_limit, reply_to=turn.message_id)
+            await store.turns.add_reply(uid, "I'm glad you told me.", at, config.history_limit,
+                                        reply_to=turn.message_id)
         t0 = time.perf_counter()
         await outreach.sweep()
         sweeps.append(time.perf_counter() - t0)

@@ -337,12 +337,12 @@ async def populate(path: Path, users: int) -> None:
     for user_id in range(1, users + 1):
         now = month_ago + timedelta(seconds=user_id)
         for number in range(3):
-            turn = await store.begin_turn(user_id=user_id, first_name="Ann", language_code="en", now=now,
+            turn = await store.turns.begin_turn(user_id=user_id, first_name="Ann", language_code="en", now=now,
                                           update_id=None, history_limit=20,
                                           text=SENTENCES[(user_id + number) % len(SENTENCES)])
-            await store.add_reply(user_id, SHORT, now, 20, reply_to=turn.message_id, tokens=900)
+            await store.turns.add_reply(user_id, SHORT, now, 20, reply_to=turn.message_id, tokens=900)
         facts = [Fact(category, key, value, source_message_id=turn.message_id) for category, key, value in FACTS]
-        await store.save_facts(user_id, Extraction(facts), now, 100, extracted_upto=turn.message_id)
+        await store.facts.save_facts(user_id, Extraction(facts), now, 100, extracted_upto=turn.message_id)
     await store.close()
 
 

@@ -50,8 +50,8 @@ async def run(count: int, rate: float, folder: Path) -> list[float]:
         for user in range(1, count + 1):
             # The double answers "chat not found" for a chat that never wrote: make each one known to it.
             telegram._remember_chat(telegram._remember_user(user, "U", None, "en"), user, "private")
-            await store.meet_user(user, due)
-            await store.add_reminder(user, user, f"task {user}", due, None, "UTC", due)
+            await store.users.meet_user(user, due)
+            await store.reminders.add_reminder(user, user, f"task {user}", due, None, "UTC", due)
         await store.close()
         config = replace(make_config(telegram, model, database), telegram_max_rate=rate, proactive=False,
                          memory_extract_delay_s=3600)

@@ -36,25 +36,25 @@ NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 
 
 async def trip_per_statement(store: Store, script: Script):
-    connection = store._backend.connection
-    async with store._backend.lock:
+    connection = store.backend.connection
+    async with store.backend.lock:
         return await await_each_statement(connection.execute_fetchall, script)
 
 
 async def one_trip(store: Store, script: Script):
-    connection = store._backend.connection
-    async with store._backend.lock:
+    connection = store.backend.connection
+    async with store.backend.lock:
         return await connection._execute(each_statement, connection._conn, script)
 
 
 async def one_transaction(store: Store, script: Script):
-    connection = store._backend.connection
-    async with store._backend.lock:
+    connection = store.backend.connection
+    async with store.backend.lock:
         return await connection._execute(drive, connection._conn, script)
 
 
 async def in_the_loop(store: Store, script: Script):
-    return await store._backend.run(script)  # as Store runs them since 2026-12-03: no trip at all
+    return await store.backend.run(script)  # as Store runs them since 2026-12-03: no trip at all
 
 
 WAYS = {"trip per statement": trip_per_statement, "one trip": one_trip, "one trip, one transaction": one_transaction,
@@ -65,12 +65,13 @@ async def turn(store: Store, run, user_id: int, update_id: int, pause: float) ->
     """Return the seconds of one turn's database work (its start and its reply) run the given way; the
     `pause` between them (the model answering) is not counted."""
     started = time.perf_counter()
-    begun = await run(store, store._begin_turn(user_id, "U", "en", "How was your day? I went for a walk.", NOW,
+    begun = await run(store, store.turns._begin_turn(user_id, "U", "en", "How was your day? I went for a walk.", NOW,
                                                update_id, 20, "text", True, None))
     begun_in = time.perf_counter() - started
     await asyncio.sleep(pause)  # aiosqlite's thread goes back to waiting, as it does while a model answers
     started = time.perf_counter()
-    await run(store, store._add_reply(user_id, "That sounds lovely. Tell me more?", NOW, 20, begun.message_id, 30))
+    await run(store, store.turns._add_reply(user_id, "That sounds lovely. Tell me more?", NOW, 20, begun.message_id,
+                                            30))
     return begun_in + time.perf_counter() - started
 
 
@@ -84,9 +85,9 @@ async def main() -> None:
         store = await Store.open(Path(folder) / "trips.db")
         for user_id in range(1, args.users + 1):
             for n in range(10):
-                begun = await store.begin_turn(user_id=user_id, first_name="U", language_code="en", now=NOW,
+                begun = await store.turns.begin_turn(user_id=user_id, first_name="U", language_code="en", now=NOW,
                                                update_id=None, history_limit=20, text=f"message {n}")
-                await store.add_reply(user_id, "a reply", NOW, 20, reply_to=begun.message_id)
+                await store.turns.add_reply(user_id, "a reply", NOW, 20, reply_to=begun.message_id)
         samples: dict[str, list[float]] = {name: [] for name in WAYS}
         update_id = 1_000_000
         for _ in range(args.rounds):

@@ -309,7 +309,7 @@ async def per_turn_table(database: Path | str, population: int, turns: int,
     await populate(app, population)
     print(f"  populated {population:,} users in {time.perf_counter() - started:.1f}s")
     if isinstance(database, str):  # the planner's statistics, as autovacuum soon has them after a bulk load
-        async with app.bot_data.store._session() as db:
+        async with app.bot_data.store.backend.session() as db:
             await db.execute("ANALYZE")
     ids, samples = Counter(), {}
     for active in (1, 100, 1_000):

@@ -47,18 +47,18 @@ async def block(store: Store, user_id: int, turns: int, start: int, record: bool
     began = time.process_time()
     for n in range(start, start + turns):
         now = T0 + timedelta(seconds=n)
-        turn = await store.begin_turn(user_id=user_id, first_name="Ann", language_code="en",
+        turn = await store.turns.begin_turn(user_id=user_id, first_name="Ann", language_code="en",
                                       text=f"message {n}: how was your day?", now=now,
                                       update_id=user_id * 1_000_000 + n,
                                       history_limit=HISTORY, chat_message_id=2 * n)
         assert turn is not None
         if record:
             used = Used.of(facts, recalled, wishes, topics, reminders).to_json()
-            reply = await store.add_reply(user_id, f"reply {n}: it sounds lovely", now, HISTORY,
+            reply = await store.turns.add_reply(user_id, f"reply {n}: it sounds lovely", now, HISTORY,
                                           reply_to=turn.message_id, tokens=40, used=used)
-            await store.mark_sent(user_id, reply, 2 * n + 1)
+            await store.turns.mark_sent(user_id, reply, 2 * n + 1)
         else:
-            await store.add_reply(user_id, f"reply {n}: it sounds lovely", now, HISTORY,
+            await store.turns.add_reply(user_id, f"reply {n}: it sounds lovely", now, HISTORY,
                                   reply_to=turn.message_id, tokens=40)
     return time.process_time() - began
 
@@ -66,10 +66,10 @@ async def block(store: Store, user_id: int, turns: int, start: int, record: bool
 async def measure(store: Store, rounds: int, turns: int) -> tuple[list[float], list[float], list[int], Used]:
     """Return the CPU a turn of each block without and with the record, the messages kept a user, and the record."""
     for user_id in (1, 2):
-        await store.meet_user(user_id, T0)
-        await store.save_facts(user_id, Extraction([Fact("other", f"note:{i}", f"fact number {i}")
+        await store.users.meet_user(user_id, T0)
+        await store.facts.save_facts(user_id, Extraction([Fact("other", f"note:{i}", f"fact number {i}")
                                                     for i in range(30)]), T0, 100)
-    known = await store.facts(1)
+    known = await store.facts.facts(1)
     held = (known[:20], known[20:25], known[25:28], [Topic(f"topic {i}", T0, T0, id=i) for i in range(3)],
             [Reminder(i, 1, 1, None, f"task {i}", T0, None, "UTC", T0) for i in range(2)])
     await block(store, 1, turns, 0, False, held)  # warm-up: caches, the WAL, the first checkpoints
@@ -82,7 +82,7 @@ async def measure(store: Store, rounds: int, turns: int) -> tuple[list[float], l
         before.append(await block(store, 1, turns, start, False, held) / turns)
         if not index % 2:
             after.append(await block(store, 2, turns, start, True, held) / turns)
-    rows = [(await store.profile(user_id)).messages for user_id in (1, 2)]
+    rows = [(await store.users.profile(user_id)).messages for user_id in (1, 2)]
     return before, after, rows, Used.of(*held)
 
 

@@ -13,7 +13,7 @@ async def start(update: Update, context: Context) -> None:
     user, message = update.effective_user, update.effective_message
     if user is None or message is None:
         return
-    name = await context.bot_data.store.user_name(user.id) or user.first_name
+    name = await context.bot_data.store.users.user_name(user.id) or user.first_name
     await message.reply_text(text("start", user.language_code, name=f", {name}" if name else ""))
 
 

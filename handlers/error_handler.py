@@ -56,6 +56,6 @@ async def _blocked(update: object, context: Context) -> None:
         return
     log.info("a user has blocked the bot; not writing to them until they write")
     try:
-        await context.bot_data.store.block_user(chat.id, context.bot_data.clock())
+        await context.bot_data.store.outreach.block_user(chat.id, context.bot_data.clock())
     except database_errors() as error:
         log.warning("could not mark a user blocked: %s", type(error).__name__)

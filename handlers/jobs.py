@@ -33,9 +33,9 @@ def remembered_notifier(bot: ExtBot, store: Store) -> Callable[[int, list[Fact]]
     async def notify(user_id: int, facts: list[Fact]) -> None:
         if not has_private_chat(user_id):
             return
-        confirmed = to_confirm(facts, bool((await store.settings(user_id)).get("notify")))
+        confirmed = to_confirm(facts, bool((await store.users.settings(user_id)).get("notify")))
         if confirmed:
-            profile = await store.profile(user_id)
+            profile = await store.users.profile(user_id)
             await send_note(bot, user_id, confirmed, profile.language_code if profile else None)
 
     return notify
@@ -48,7 +48,7 @@ def forgotten_notifier(bot: ExtBot, store: Store) -> Callable[[int, Forgotten], 
     async def notify(user_id: int, forgotten: Forgotten) -> None:
         if not has_private_chat(user_id):
             return
-        profile = await store.profile(user_id)
+        profile = await store.users.profile(user_id)
         await send_forgotten_note(bot, user_id, forgotten, profile.language_code if profile else None)
 
     return notify

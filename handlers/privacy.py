@@ -22,10 +22,10 @@ PROFILE_BUTTON = re.compile(r"pf:(?:pg|del:(?P<fact>[0-9]{1,18})|tp:(?P<topic>[0
 
 async def _profile_page(context: Context, user_id: int, language: str | None, page: int):
     store, config = context.bot_data.store, context.bot_data.config
-    facts, relations = await store.fact_graph(user_id)
-    settings = await store.settings(user_id)
-    name = await store.user_name(user_id)
-    topics = await store.topics(user_id, TOPICS_SHOWN)
+    facts, relations = await store.facts.fact_graph(user_id)
+    settings = await store.users.settings(user_id)
+    name = await store.users.user_name(user_id)
+    topics = await store.topics.topics(user_id, TOPICS_SHOWN)
     if not facts and not name and not settings.get("timezone") and not topics:
         return None
     zone, origin = zone_and_origin(settings, facts, config.timezone, language)
@@ -43,7 +43,7 @@ async def profile(update: Update, context: Context) -> None:
     page = await _profile_page(context, user.id, user.language_code, 0)
     if page is None:
         empty = text("profile_empty", user.language_code)
-        if not memory_enabled(await context.bot_data.store.settings(user.id)):
+        if not memory_enabled(await context.bot_data.store.users.settings(user.id)):
             empty += "\n" + text("memory_is_off", user.language_code)
         await message.reply_text(empty, reply_markup=keyboard([], _page_button(context, user.language_code)))
         return
@@ -91,13 +91,13 @@ async def memory_command(update: Update, context: Context) -> None:
     now = context.bot_data.clock()
     args = [arg.lower() for arg in context.args or []]
     if args in (["on"], ["off"]):
-        await store.set_setting(user.id, "memory", args[0], now)
+        await store.users.set_setting(user.id, "memory", args[0], now)
         await message.reply_text(text("memory_now_on" if args[0] == "on" else "memory_now_off", language))
     elif len(args) == 2 and args[0] == "notify" and args[1] in ("on", "off"):
-        await store.set_setting(user.id, "notify", args[1] == "on", now)
+        await store.users.set_setting(user.id, "notify", args[1] == "on", now)
         await message.reply_text(text("notify_now", language, state=text(args[1], language)))
     else:
-        settings = await store.settings(user.id)
+        settings = await store.users.settings(user.id)
         state = text("on" if memory_enabled(settings) else "off", language)
         notify = text("on" if settings.get("notify") else "off", language)
         await message.reply_text(text("memory_status", language, state=state, notify=notify))

@@ -110,7 +110,7 @@ async def reminders_command(update: Update, context: Context) -> None:
     if message is None or user is None:
         return
     services, language = context.bot_data, user.language_code
-    active = await services.store.reminders(user.id)
+    active = await services.store.reminders.reminders(user.id)
     if not active:
         await message.reply_text(text("reminders_none", language))
         return
@@ -133,14 +133,14 @@ async def reminder_button(update: Update, context: Context) -> None:
     user, services = query.from_user, context.bot_data
     language = user.language_code
     pressed = BUTTON.fullmatch(query.data or "")
-    found = await services.store.reminder(user.id, int(pressed[2])) if pressed else None
+    found = await services.store.reminders.reminder(user.id, int(pressed[2])) if pressed else None
     if pressed is None or found is None:
         await query.answer(text("button_expired", language))
         return
     action, number = pressed[1], int(pressed[3] or 0)
     now = services.clock()
     if action == "c":
-        done = await services.store.cancel_reminder(user.id, found.id)
+        done = await services.store.reminders.cancel_reminder(user.id, found.id)
         await query.answer()
         await _edit(query, text("reminder_cancelled" if done else "button_expired", language, task=found.task))
     elif action == "t":
@@ -178,7 +178,7 @@ def reminder_sender(bot: ExtBot, store: Store) -> Sender:
     asker), with its Done, In 10 minutes and In an hour buttons, and says how it went."""
 
     async def send(reminder: Reminder, late: timedelta | None) -> str:
-        profile = await store.profile(reminder.user_id)
+        profile = await store.users.profile(reminder.user_id)
         language = profile.language_code if profile else None
         line = html.escape(delivery(reminder.task, language or "", late))
         if reminder.asker is not None:
@@ -200,5 +200,5 @@ async def start_reminders(app: Application) -> None:
     another machine's claim simply expires."""
     services = app.bot_data
     if not services.store.on_postgres:
-        await services.store.release_reminder_claims()
+        await services.store.reminders.release_reminder_claims()
     ReminderTimer(app.job_queue, services.reminders, services.config.reminder_sweep_s).start(FIRST_SWEEP_S)

@@ -26,7 +26,7 @@ async def describe_zone(context: Context, user_id: int, language: str | None) ->
     """Return the line that names the user's zone, where it came from and their time now."""
     store, config = context.bot_data.store, context.bot_data.config
     zone, origin = zone_and_origin(
-        await store.settings(user_id), await store.facts(user_id), config.timezone, language
+        await store.users.settings(user_id), await store.facts.facts(user_id), config.timezone, language
     )
     local = context.bot_data.clock().astimezone(ZoneInfo(zone))
     return text("zone_is", language, zone=zone, origin=origin, time=f"{local:%H:%M}")
@@ -44,13 +44,13 @@ async def timezone_command(update: Update, context: Context) -> None:
         await message.reply_text(await describe_zone(context, user.id, language) + "\n" + text("zone_help", language))
         return
     if argument.lower() in AUTOMATIC:
-        await store.set_setting(user.id, "timezone", None, now)
+        await store.users.set_setting(user.id, "timezone", None, now)
     else:
         zone = parse_zone(argument)
         if zone is None:
             await message.reply_text(text("zone_unknown", language, place=argument))
             return
-        await store.set_setting(user.id, "timezone", zone, now)
+        await store.users.set_setting(user.id, "timezone", zone, now)
     await message.reply_text(text("zone_set", language) + " " + await describe_zone(context, user.id, language))
 
 
@@ -65,9 +65,9 @@ async def checkins_command(update: Update, context: Context) -> None:
         return
     args = [arg.lower() for arg in context.args or []]
     if args in (["on"], ["off"]):
-        await store.set_setting(user.id, "checkins", args[0], context.bot_data.clock())
+        await store.users.set_setting(user.id, "checkins", args[0], context.bot_data.clock())
         await message.reply_text(text(f"checkins_now_{args[0]}", language))
         return
-    settings = await store.settings(user.id)
+    settings = await store.users.settings(user.id)
     state = "off" if settings.get("checkins") == "off" else "on"
     await message.reply_text(text("checkins_status", language, state=text(f"checkins_{state}", language)))

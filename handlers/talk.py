@@ -107,7 +107,7 @@ async def on_edit(update: Update, context: Context) -> None:
     learned = await context.bot_data.companion.edit(speaker, message.message_id, content, scope)
     if not learned or not private:
         return
-    confirmed = to_confirm(learned, bool((await context.bot_data.store.settings(speaker.id)).get("notify")))
+    confirmed = to_confirm(learned, bool((await context.bot_data.store.users.settings(speaker.id)).get("notify")))
     if confirmed:
         await send_note(context.bot, message.chat.id, confirmed, user.language_code)
 
@@ -123,7 +123,7 @@ async def try_again(update: Update, context: Context) -> None:
     scope = await context.bot_data.companion.scope_of(speaker, chat.id, chat.title, chat.type == ChatType.PRIVATE,
                                                       meet=False)
     pressed = TRY_AGAIN.fullmatch(query.data or "")
-    waiting = await context.bot_data.store.last_unanswered(scope.key) if pressed and scope else None
+    waiting = await context.bot_data.store.turns.last_unanswered(scope.key) if pressed and scope else None
     if waiting is None or waiting[0] != int(pressed[1]):  # type: ignore[index]
         await query.answer(text("button_expired", user.language_code))
         return
@@ -222,4 +222,4 @@ async def _send_reply(context: Context, chat_id: int, reply: str, scope: Scope, 
         brain = keyboard([[("🧠", f"wy:r:{reply_id}")]])
     sent = await send_text(context.bot, chat_id, reply, reply_markup=brain)
     if reply_id is not None and sent is not None:
-        await context.bot_data.store.mark_sent(scope.key, reply_id, sent)
+        await context.bot_data.store.turns.mark_sent(scope.key, reply_id, sent)

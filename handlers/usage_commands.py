@@ -82,7 +82,7 @@ async def usage_command(update: Update, context: Context) -> None:
     services, language = context.bot_data, user.language_code
     now = services.clock()
     limits = services.config.subset(LimitSettings)
-    day = await today(services.store, services.store, services.meter, limits, user.id, now)
+    day = await today(services.store.users, services.store.facts, services.meter, limits, user.id, now)
     reply = text(
         "usage", language, left=time_left(now, day.resets_at, language),
         messages=of_limit(day.spent.messages, day.limits.messages, language),

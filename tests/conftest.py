@@ -154,7 +154,7 @@ async def store(database):
 
 async def fetch(store, sql: str, params=()) -> list[tuple]:
     """Run raw SQL (with ? placeholders) on a store of either backend; for tests that look under the hood."""
-    async with store._session() as db:
+    async with store.backend.session() as db:
         return [tuple(row) for row in await db.execute_fetchall(sql, params)]
 
 

@@ -109,7 +109,8 @@ async def wait_healthy(http, port: int, alive=lambda: True, tries: int = 600) ->
 
 async def session(store, user_id: int, limit: int = 20) -> list[dict[str, str]]:
     """Return the user's last `limit` stored messages, oldest first, as chat messages."""
-    return [{"role": role, "content": content} for role, content, _at in await store.timed_history(user_id, limit)]
+    return [{"role": role, "content": content} for role, content, _at in await store.outreach.timed_history(user_id,
+                                                                                                            limit)]
 
 
 async def serve_post(path: str, handler) -> tuple[web.AppRunner, str]:

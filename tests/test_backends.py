@@ -97,34 +97,34 @@ def test_database_url_selects_postgresql_and_is_never_shown_with_its_password():
 # ----- on both backends -----
 
 async def talk(store: Store, user_id: int, at=T0, update_id=None, checkin_after=MINUTE):
-    return await store.begin_turn(user_id=user_id, first_name="A", language_code="en", text="hi", now=at,
+    return await store.turns.begin_turn(user_id=user_id, first_name="A", language_code="en", text="hi", now=at,
                                   update_id=update_id, history_limit=20, checkin_at=at + checkin_after)
 
 
 async def test_an_extraction_pass_is_taken_by_one_machine_until_released_or_expired(store):
     await talk(store, 1)
-    assert await store.claim_extraction(1, T0, T0 + 15 * MINUTE)
-    assert not await store.claim_extraction(1, T0 + MINUTE, T0 + 16 * MINUTE)  # another machine
-    assert await store.claim_extraction(1, T0 + 15 * MINUTE + MINUTE, T0 + 30 * MINUTE)  # expired
-    await store.release_extraction(1)
-    assert await store.claim_extraction(1, T0 + 17 * MINUTE, T0 + 30 * MINUTE)
-    await store.release_extraction(1, T0 + 40 * MINUTE)  # failed: nobody before the retry time
-    assert not await store.claim_extraction(1, T0 + 39 * MINUTE, T0 + 50 * MINUTE)
-    assert not await store.claim_extraction(2, T0, T0 + MINUTE)  # nobody of that id
+    assert await store.claims.claim_extraction(1, T0, T0 + 15 * MINUTE)
+    assert not await store.claims.claim_extraction(1, T0 + MINUTE, T0 + 16 * MINUTE)  # another machine
+    assert await store.claims.claim_extraction(1, T0 + 15 * MINUTE + MINUTE, T0 + 30 * MINUTE)  # expired
+    await store.claims.release_extraction(1)
+    assert await store.claims.claim_extraction(1, T0 + 17 * MINUTE, T0 + 30 * MINUTE)
+    await store.claims.release_extraction(1, T0 + 40 * MINUTE)  # failed: nobody before the retry time
+    assert not await store.claims.claim_extraction(1, T0 + 39 * MINUTE, T0 + 50 * MINUTE)
+    assert not await store.claims.claim_extraction(2, T0, T0 + MINUTE)  # nobody of that id
 
 
 async def test_a_due_item_is_taken_once_and_moving_it_frees_it(store):
     await talk(store, 1)
-    await store.save_facts(1, Extraction([Fact("plans", "plan:exam", "exam", when="2026-12-01")]), T0, 100,
+    await store.facts.save_facts(1, Extraction([Fact("plans", "plan:exam", "exam", when="2026-12-01")]), T0, 100,
                            plan=lambda _fact: T0 + MINUTE)
-    checkin, followup = sorted(await store.due_items(T0 + 2 * MINUTE, 10), key=lambda item: item.kind)
+    checkin, followup = sorted(await store.outreach.due_items(T0 + 2 * MINUTE, 10), key=lambda item: item.kind)
     for item in (checkin, followup):
-        assert await store.take_item(item, T0 + 2 * MINUTE, T0 + 12 * MINUTE)
-        assert not await store.take_item(item, T0 + 3 * MINUTE, T0 + 13 * MINUTE)
-    await store.move_items([(checkin, T0 + 30 * MINUTE)])
-    [moved] = [item for item in await store.due_items(T0 + 31 * MINUTE, 10) if item.kind == "checkin"]
-    assert await store.take_item(moved, T0 + 31 * MINUTE, T0 + 41 * MINUTE)
-    assert not await store.take_item(checkin, T0 + 31 * MINUTE, T0 + 41 * MINUTE)  # no longer due as read
+        assert await store.claims.take_item(item, T0 + 2 * MINUTE, T0 + 12 * MINUTE)
+        assert not await store.claims.take_item(item, T0 + 3 * MINUTE, T0 + 13 * MINUTE)
+    await store.outreach.move_items([(checkin, T0 + 30 * MINUTE)])
+    [moved] = [item for item in await store.outreach.due_items(T0 + 31 * MINUTE, 10) if item.kind == "checkin"]
+    assert await store.claims.take_item(moved, T0 + 31 * MINUTE, T0 + 41 * MINUTE)
+    assert not await store.claims.take_item(checkin, T0 + 31 * MINUTE, T0 + 41 * MINUTE)  # no longer due as read
 
 
 async def test_earlier_unhandled_updates_are_the_users_own_in_order(store):
@@ -178,7 +178,7 @@ async def test_only_one_process_may_poll_and_the_lock_goes_with_it(pg_url):
 async def test_a_pooled_connection_goes_back_without_a_reset_round_trip_and_an_open_transaction_is_undone(pg_url):
     store = await Store.open(pg_url)
     try:
-        async with store._session() as db:
+        async with store.backend.session() as db:
             pid = (await db.execute_fetchall("SELECT pg_backend_pid()"))[0][0]
             await db.execute_fetchall("SELECT 'the last statement' AS marker")
         import asyncpg
@@ -189,11 +189,11 @@ async def test_a_pooled_connection_goes_back_without_a_reset_round_trip_and_an_o
         finally:
             await other.close()
         assert last == [("SELECT 'the last statement' AS marker",)]  # asyncpg's default would have sent RESET ALL
-        connection = await store._backend.pool.acquire()
+        connection = await store.backend.pool.acquire()
         await connection.execute("BEGIN")
         await connection.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (9, 'a', 'a')")
-        await store._backend.pool.release(connection)  # a transaction left open goes back rolled back
-        async with store._session() as db:
+        await store.backend.pool.release(connection)  # a transaction left open goes back rolled back
+        async with store.backend.session() as db:
             assert await db.execute_fetchall("SELECT id FROM users WHERE id = 9") == []
     finally:
         await store.close()
@@ -205,12 +205,12 @@ async def test_two_machines_merging_into_one_users_memory_at_once_both_succeed(d
         await talk(machines[0], 1)
         cities = ["Oslo", "Bergen", "Tromsø", "Kazan", "Perm", "Omsk"]
         await asyncio.gather(*(
-            machines[number % 2].save_facts(1, Extraction([Fact("location", "city", city)]), T0, 100)
+            machines[number % 2].facts.save_facts(1, Extraction([Fact("location", "city", city)]), T0, 100)
             for number, city in enumerate(cities)
         ))
-        [city] = await machines[1].facts(1)
+        [city] = await machines[1].facts.facts(1)
         assert city.value in cities
-        assert len(await machines[0].fact_history(1, "city")) == len(cities) - 1
+        assert len(await machines[0].facts.fact_history(1, "city")) == len(cities) - 1
     finally:
         for machine in machines:
             await machine.close()
@@ -226,14 +226,14 @@ def counting_script(log: list):
 
 async def test_a_script_runs_its_statements_in_order_and_returns_its_result(store):
     seen: list = []
-    assert await store._backend.run(counting_script(seen)) == 3
+    assert await store.backend.run(counting_script(seen)) == 3
     assert seen == [[], []]
 
 
 def count_trips(store: Store, monkeypatch) -> list:
     """Return the list each script's trip to the store's SQLite thread is appended to, from now on."""
     trips = []
-    connection = store._backend.connection
+    connection = store.backend.connection
     original = connection._execute
 
     async def counted(fn, *args, **kwargs):
@@ -250,12 +250,12 @@ async def test_a_script_on_sqlite_runs_at_once_without_a_trip_to_its_thread(tmp_
     store = await Store.open(tmp_path / "trips.db")
     trips = count_trips(store, monkeypatch)
     try:
-        assert await store._backend.run(counting_script([])) == 3
-        turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+        assert await store.backend.run(counting_script([])) == 3
+        turn = await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                       update_id=7, history_limit=20)
-        await store.add_reply(1, "hello", T0, 20, reply_to=turn.message_id, tokens=12)
+        await store.turns.add_reply(1, "hello", T0, 20, reply_to=turn.message_id, tokens=12)
         assert trips == []  # a turn's start and its reply ran in the loop's thread
-        async with store._session() as db:  # and committed: aiosqlite's thread sees them
+        async with store.backend.session() as db:  # and committed: aiosqlite's thread sees them
             assert [row[0] for row in await db.execute_fetchall("SELECT content FROM messages ORDER BY id")] == [
                 "hi", "hello"]
     finally:
@@ -268,11 +268,12 @@ async def test_a_failing_statement_fails_the_script_and_the_store_goes_on(store)
         yield "SELECT no_such_column FROM users", ()
 
     with pytest.raises(Exception, match="no_such_column"):
-        await store._backend.run(broken())
-    turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+        await store.backend.run(broken())
+    turn = await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                   update_id=8, history_limit=20)
     assert [message["content"] for message in turn.history] == ["hi"]
-    async with store._session() as db:  # on SQLite, where a script is one transaction, its first write went with it
+    # On SQLite, where a script is one transaction, its first write went with it.
+    async with store.backend.session() as db:
         assert len(await db.execute_fetchall("SELECT id FROM users WHERE id = 5")) == store.on_postgres
 
 
@@ -284,12 +285,12 @@ async def test_while_another_connection_writes_a_script_waits_in_the_thread_not_
         other.execute("BEGIN IMMEDIATE")  # a backup tool, or a second process by mistake, writing
         asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")  # only the loop can end it
         started = time.monotonic()
-        turn = await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+        turn = await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                       update_id=9, history_limit=20)
         assert 0.25 < time.monotonic() - started < 4  # it waited for the other writer, and the loop ran meanwhile
         assert trips == [drive]
         assert [message["content"] for message in turn.history] == ["hi"]
-        assert await store._backend.run(counting_script([])) == 3
+        assert await store.backend.run(counting_script([])) == 3
         assert trips == [drive]  # the file is free again: at once
     finally:
         other.close()
@@ -300,18 +301,18 @@ async def test_sessions_and_transactions_on_sqlite_run_in_the_loops_thread(tmp_p
     store = await Store.open(tmp_path / "inline.db")
     trips = count_trips(store, monkeypatch)
     threads: set = set()
-    store._backend.connection._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
+    store.backend.connection._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
     try:
-        async with store._transaction() as db:
+        async with store.backend.transaction() as db:
             await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (5, '2026-12-01', '2026-12-01')")
             assert (await db.execute("UPDATE users SET name = 'A' WHERE id = 5")).rowcount == 1
-        async with store._session() as db:
+        async with store.backend.session() as db:
             assert await db.execute_fetchall("SELECT name FROM users WHERE id = 5") == [("A",)]
         with pytest.raises(sqlite3.IntegrityError):
-            async with store._transaction() as db:
+            async with store.backend.transaction() as db:
                 await db.execute("UPDATE users SET name = 'B' WHERE id = 5")
                 await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (5, 'x', 'x')")
-        async with store._session() as db:  # the failed transaction left nothing behind
+        async with store.backend.session() as db:  # the failed transaction left nothing behind
             assert await db.execute_fetchall("SELECT name FROM users WHERE id = 5") == [("A",)]
         assert trips == [] and threads == {threading.get_ident()}
     finally:
@@ -337,14 +338,14 @@ async def test_while_another_connection_writes_a_transaction_and_a_statement_wai
             asyncio.get_running_loop().call_later(0.3, other.execute, "COMMIT")
             started, ticks = time.monotonic(), 0
             if write == "transaction":
-                async with store._transaction() as db:
+                async with store.backend.transaction() as db:
                     await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (6, 'x', 'x')")
             else:
-                async with store._session() as db:
+                async with store.backend.session() as db:
                     await db.execute("UPDATE users SET name = 'C' WHERE id = 6")
             assert 0.25 < time.monotonic() - started < 4 and ticks >= 10
         assert trips == ["execute", "execute"]  # BEGIN IMMEDIATE, then the UPDATE, waited there
-        async with store._session() as db:
+        async with store.backend.session() as db:
             assert await db.execute_fetchall("SELECT name FROM users WHERE id = 6") == [("C",)]
             assert await db.execute_fetchall("PRAGMA busy_timeout") == [(0,)]  # back to never waiting
     finally:
@@ -360,7 +361,7 @@ async def test_scripts_that_arrive_together_share_a_trip_in_order_and_each_gets_
     release = asyncio.Event()
 
     async def busy() -> None:  # a query of the store's own holding the connection while the turns arrive
-        async with store._session():
+        async with store.backend.session():
             await release.wait()
 
     def broken():
@@ -369,10 +370,10 @@ async def test_scripts_that_arrive_together_share_a_trip_in_order_and_each_gets_
     try:
         holder = asyncio.create_task(busy())
         await asyncio.sleep(0)
-        turns = [asyncio.create_task(store.begin_turn(
+        turns = [asyncio.create_task(store.turns.begin_turn(
             user_id=user, first_name="A", language_code="en", text=f"hi {user}", now=T0, update_id=100 + user,
             history_limit=20)) for user in range(1, 51)]
-        turns.insert(25, asyncio.create_task(store._backend.run(broken())))
+        turns.insert(25, asyncio.create_task(store.backend.run(broken())))
         await asyncio.sleep(0.05)
         release.set()
         outcomes = await asyncio.gather(*turns, return_exceptions=True)
@@ -390,7 +391,7 @@ async def test_a_script_on_a_closed_store_fails_and_never_hangs(tmp_path):
     store = await Store.open(tmp_path / "closed.db")
     await store.close()
     with pytest.raises(ValueError, match="connection"):
-        await asyncio.wait_for(store._backend.run(counting_script([])), scaled(5))
+        await asyncio.wait_for(store.backend.run(counting_script([])), scaled(5))
 
 
 def test_a_checkpoint_copies_the_log_and_restarts_a_long_one(tmp_path):
@@ -427,12 +428,12 @@ async def test_the_log_is_checkpointed_in_a_thread_not_inside_a_commit(tmp_path,
     monkeypatch.setattr(sqlite_backend, "checkpoint_file", recorded)
     store = await Store.open(tmp_path / "log.db")
     try:
-        async with store._session() as db:  # SQLite's own checkpoint, inside a commit, only for a runaway log
+        async with store.backend.session() as db:  # SQLite's own checkpoint, inside a commit, only for a runaway log
             assert (await db.execute_fetchall("PRAGMA wal_autocheckpoint"))[0][0] == AUTOCHECKPOINT_FRAMES > 1000
         for update_id in range(sqlite_backend.CHECKPOINT_EVERY):
-            await store.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
+            await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                    update_id=update_id, history_limit=20)
-        await store._backend._checkpoint
+        await store.backend._checkpoint
         [(thread, (busy, frames, copied))] = runs
         assert thread != threading.get_ident()
         assert busy == 0 and frames == copied > 0

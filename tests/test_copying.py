@@ -28,7 +28,7 @@ GROUP = -1001234567890  # a supergroup's chat id: more than 32 bits
 
 
 async def turn(store, user_id, text, now, update_id=None):
-    return await store.begin_turn(user_id=user_id, first_name="Аня", language_code="ru", text=text, now=now,
+    return await store.turns.begin_turn(user_id=user_id, first_name="Аня", language_code="ru", text=text, now=now,
                                   update_id=update_id, history_limit=50)
 
 
@@ -41,26 +41,27 @@ async def source(tmp_path):
     for i in range(3):
         for user_id in (1, 2):
             t = await turn(store, user_id, f"message {i}", T0 + i * H, update_id=100 + 2 * i + user_id)
-            await store.add_reply(user_id, f"reply {i}", T0 + i * H, 50, reply_to=t.message_id, tokens=40)
-    await store.save_facts(1, Extraction(
+            await store.turns.add_reply(user_id, f"reply {i}", T0 + i * H, 50, reply_to=t.message_id, tokens=40)
+    await store.facts.save_facts(1, Extraction(
         [Fact("location", "city", "Moscow", confidence=0.7), Fact("pets", "pet:murka", "Murka", confidence=0.33)],
         [Relation("pet:murka", "city", "lives_in", 0.6)],
     ), T0, 100)
-    await store.save_facts(1, Extraction([Fact("location", "city", "Berlin", confidence=0.91)]), T0 + 5 * H, 100,
+    await store.facts.save_facts(1, Extraction([Fact("location", "city", "Berlin", confidence=0.91)]), T0 + 5 * H, 100,
                            extracted_upto=5, topic=Topic("переезд в Берлин", T0, T0 + 2 * H))
-    await store.save_embeddings(1, "emb-1", [(f.id, VECTOR, 384) for f in await store.facts(1)])
+    await store.facts.save_embeddings(1, "emb-1", [(f.id, VECTOR, 384) for f in await store.facts.facts(1)])
     inbox, meter = await TransportStore.open(store.backend), UsageMeter(store.backend)
     await inbox.record_updates([(900, '{"update_id": 900}', 1), (901, '{"update_id": 901}', 2)], T0)
     await inbox.mark_handled(900, T0 + H)
     await meter.record_usage(1, T0, voice_seconds=12.5)
     await meter.record_usage(None, T0, model_errors=1)
-    await store.set_setting(1, "proactive", False, T0)
-    await store.set_setting(2, "language", "en", T0)
-    pills = await store.add_reminder(1, GROUP, "take the pills", T0 + H, "day 21:00", "Europe/Berlin", T0, asker="Аня")
-    await store.finish_reminder(pills, T0 + H, T0 + 25 * H)
-    call = await store.add_reminder(2, 2, "позвонить маме", T0 + 2 * H, None, "Europe/Moscow", T0)
-    await store.finish_reminder(call, T0 + 2 * H, None)
-    await store.add_reminder(2, 2, "купить хлеб", T0 + 3 * H, None, "Europe/Moscow", T0)
+    await store.users.set_setting(1, "proactive", False, T0)
+    await store.users.set_setting(2, "language", "en", T0)
+    pills = await store.reminders.add_reminder(1, GROUP, "take the pills", T0 + H, "day 21:00", "Europe/Berlin", T0,
+                                               asker="Аня")
+    await store.reminders.finish_reminder(pills, T0 + H, T0 + 25 * H)
+    call = await store.reminders.add_reminder(2, 2, "позвонить маме", T0 + 2 * H, None, "Europe/Moscow", T0)
+    await store.reminders.finish_reminder(call, T0 + 2 * H, None)
+    await store.reminders.add_reminder(2, 2, "купить хлеб", T0 + 3 * H, None, "Europe/Moscow", T0)
     await store.close()
     return path
 
@@ -73,13 +74,13 @@ async def read_back(store) -> dict:
     """What the Store says about both users."""
     return {
         user_id: {
-            "export": await store.export_user(user_id),
-            "facts": [(f.key, f.value, f.confidence, f.importance) for f in await store.facts(user_id)],
-            "vectors": sorted(await store.fact_vectors(user_id, "emb-1")),
-            "history": await store.fact_history(user_id, "city"),
-            "settings": await store.settings(user_id),
-            "topics": await store.topics(user_id),
-            "reminders": [await store.reminder(user_id, r) for r in range(1, 4)],
+            "export": await store.accounts.export_user(user_id),
+            "facts": [(f.key, f.value, f.confidence, f.importance) for f in await store.facts.facts(user_id)],
+            "vectors": sorted(await store.facts.fact_vectors(user_id, "emb-1")),
+            "history": await store.facts.fact_history(user_id, "city"),
+            "settings": await store.users.settings(user_id),
+            "topics": await store.topics.topics(user_id),
+            "reminders": [await store.reminders.reminder(user_id, r) for r in range(1, 4)],
         }
         for user_id in (1, 2)
     }
@@ -108,12 +109,13 @@ async def test_the_copy_reads_back_the_same_and_leaves_the_source_untouched(sour
         highest = (await fetch(pg, "SELECT MAX(id) FROM messages"))[0][0]
         new = await turn(pg, 3, "first on PostgreSQL", T0 + 10 * H)  # the sequences start past the copied ids
         assert new.message_id > highest
-        await pg.save_facts(3, Extraction([Fact("location", "city", "Riga")]), T0 + 10 * H, 100)
+        await pg.facts.save_facts(3, Extraction([Fact("location", "city", "Riga")]), T0 + 10 * H, 100)
         assert counts["reminders"] == (3, 3)
         assert [r.task for r in copied[2]["reminders"] if r] == ["позвонить маме", "купить хлеб"]
         pills = copied[1]["reminders"][0]
         assert (pills.chat_id, pills.asker, pills.due_at, pills.delivered_at) == (GROUP, "Аня", T0 + 25 * H, T0 + H)
-        later = await pg.add_reminder(3, 3, "first on PostgreSQL", T0 + 20 * H, None, "Europe/Riga", T0 + 10 * H)
+        later = await pg.reminders.add_reminder(3, 3, "first on PostgreSQL", T0 + 20 * H, None, "Europe/Riga",
+                                                T0 + 10 * H)
         assert later is not None and later.id == 4  # past the copied ids
     finally:
         await lite.close()
@@ -137,7 +139,7 @@ async def test_a_second_run_copies_nothing_new_and_counts_still_match(source, pg
     assert again == first
     store = await Store.open(pg_url)
     try:
-        assert len((await store.export_user(1))["messages"]) == 6
+        assert len((await store.accounts.export_user(1))["messages"]) == 6
     finally:
         await store.close()
 
@@ -204,17 +206,18 @@ def test_a_missing_source_is_one_line(tmp_path):
 async def test_a_members_memory_in_a_group_and_memorys_record_are_copied(tmp_path, pg_url):
     path = tmp_path / "bot.db"
     store = await Store.open(path)
-    member = await store.member_key(1, GROUP, "Аня и друзья", T0)
+    member = await store.scopes.member_key(1, GROUP, "Аня и друзья", T0)
     await turn(store, member, "in the group", T0, update_id=950)
-    await store.save_facts(member, Extraction([Fact("pets", "pet:kesha", "parrot Kesha")]), T0, 100)
+    await store.facts.save_facts(member, Extraction([Fact("pets", "pet:kesha", "parrot Kesha")]), T0, 100)
     await store.close()
     counts = await copy_sqlite_to_postgres(path, pg_url, also_migrate=migrate_transport)
     assert counts["members"] == (1, 1) and counts["memory_events"] == (1, 1)
     pg = await Store.open(pg_url)
     try:
-        assert [(m.key, m.chat_id, m.title) for m in await pg.memberships(1)] == [(member, GROUP, "Аня и друзья")]
-        assert [fact.value for fact in await pg.facts(member)] == ["parrot Kesha"]
-        await pg.save_facts(member, Extraction([Fact("pets", "pet:gosha", "parrot Gosha")]), T0, 100)
+        assert [(m.key, m.chat_id, m.title) for m in await pg.scopes.memberships(1)] == [(member, GROUP,
+                                                                                          "Аня и друзья")]
+        assert [fact.value for fact in await pg.facts.facts(member)] == ["parrot Kesha"]
+        await pg.facts.save_facts(member, Extraction([Fact("pets", "pet:gosha", "parrot Gosha")]), T0, 100)
         assert await fetch(pg, "SELECT COUNT(*) FROM memory_events") == [(2,)]  # its ids start past the copied
     finally:
         await pg.close()

@@ -299,7 +299,7 @@ async def test_strangers_are_refused_politely_and_nothing_of_theirs_is_kept(tele
     assert "private bot" in refusal["visible_text"]
     assert len(model.requests) == 1
     store = await Store.open(config.database_path)
-    assert await session(store, BOB, 20) == [] and await store.user_name(BOB) is None
+    assert await session(store, BOB, 20) == [] and await store.users.user_name(BOB) is None
     await store.close()
 
 

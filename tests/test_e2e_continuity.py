@@ -74,12 +74,12 @@ async def test_a_later_conversation_recalls_the_earlier_one_and_the_same_one_doe
         clock.now += timedelta(minutes=2)
         await say(telegram, "Ещё ездила смотреть квартиру на Лесной, понравилась", 2, app)
         clock.now += timedelta(minutes=5)  # idle: the first pass reads both messages
-        [first] = await until(lambda: store.topics(ANN))
+        [first] = await until(lambda: store.topics.topics(ANN))
         clock.now += timedelta(minutes=30)  # still the same conversation (the gap is 60 minutes)
         await say(telegram, "Кстати, что почитать посоветуешь?", 3, app)
         clock.now += timedelta(minutes=5)
         await until(lambda: _unread_is_zero(store))
-        [merged] = await store.topics(ANN)
+        [merged] = await store.topics.topics(ANN)
         clock.now += timedelta(days=3)
         await say(telegram, "Привет, я вернулась", 4, app)
         clock.now += timedelta(minutes=10)
@@ -95,7 +95,7 @@ async def test_a_later_conversation_recalls_the_earlier_one_and_the_same_one_doe
 
 
 async def _unread_is_zero(store) -> bool:
-    return await store.unread_count(ANN) == 0
+    return await store.facts.unread_count(ANN) == 0
 
 
 async def test_a_line_is_deleted_by_its_button_and_forget_takes_them_all(telegram, model, config, clock):
@@ -104,7 +104,7 @@ async def test_a_line_is_deleted_by_its_button_and_forget_takes_them_all(telegra
         store = app.bot_data.store
         await say(telegram, "Поругалась с сестрой из-за дачи", 1, app)
         clock.now += timedelta(minutes=5)
-        await until(lambda: store.topics(ANN))
+        await until(lambda: store.topics.topics(ANN))
         clock.now += timedelta(days=1)
         await say(telegram, "Собеседование в пятницу, готовлюсь", 2, app)
         clock.now += timedelta(minutes=5)
@@ -113,13 +113,13 @@ async def test_a_line_is_deleted_by_its_button_and_forget_takes_them_all(telegra
         [(label, data)] = [(label, data) for label, data in buttons_of(page) if "сестрой" in label]
         telegram.push_callback(ANN, data, page["message_id"])
         [edited] = await telegram.wait_for_call("editMessageText", 1)
-        left = [topic.text for topic in await store.topics(ANN)]
+        left = [topic.text for topic in await store.topics.topics(ANN)]
         clock.now += timedelta(days=1)
         await say(telegram, "Привет", 4, app)
         ask = await say(telegram, "/forget", 5, app)
         telegram.push_callback(ANN, "forget:all", ask["message_id"])
         await telegram.wait_for_call("editMessageText", 2)
-        gone = await store.topics(ANN)
+        gone = await store.topics.topics(ANN)
     assert "О чём мы говорили недавно:" in page["visible_text"] and "сестрой" in page["visible_text"]
     assert "сестрой" not in edited["text"] and left == ["Собеседование в пятницу"]
     last = system_zero(chat_requests(model)[-1])
@@ -128,7 +128,7 @@ async def test_a_line_is_deleted_by_its_button_and_forget_takes_them_all(telegra
 
 
 async def _lines(store, count: int) -> bool:
-    return len(await store.topics(ANN)) == count
+    return len(await store.topics.topics(ANN)) == count
 
 
 async def test_with_memory_off_no_line_is_written(telegram, model, config, clock):
@@ -139,5 +139,5 @@ async def test_with_memory_off_no_line_is_written(telegram, model, config, clock
         await say(telegram, "Завтра экзамен по химии", 2, app)
         clock.now += timedelta(minutes=5)
         await until(lambda: _unread_is_zero(store))
-        lines = await store.topics(ANN)
+        lines = await store.topics.topics(ANN)
     assert lines == [] and extraction_requests(model) == []

@@ -49,7 +49,7 @@ async def test_an_echo_before_the_answer_is_cut_from_what_is_sent_and_stored(tel
         telegram.push_text(ANN, f"{mention}как дела?", **where)
         await telegram.wait_for_sent(chat, 2)
         # In a group the session is her memory there (memory/scopes.py).
-        key = await app.bot_data.store.known_member(ANN, GROUP) if where else ANN
+        key = await app.bot_data.store.scopes.known_member(ANN, GROUP) if where else ANN
         history = await session(app.bot_data.store, key)
     assert reply["visible_text"] == ANSWER
     assert [m["content"] for m in model.requests[-1]["messages"][1:] if m["role"] == "assistant"] == [ANSWER]

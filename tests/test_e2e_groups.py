@@ -49,7 +49,7 @@ async def tell_olya_privately(app, telegram) -> None:
              Fact("other", "debt", "owes 300,000 on a credit card", importance=8),
              Fact("family", "ex_partner", "Dima", importance=6),
              Fact("career", "employer", "Sberbank", importance=7)]
-    await app.bot_data.store.save_facts(OLYA, Extraction(facts), datetime.now(timezone.utc), 100)
+    await app.bot_data.store.facts.save_facts(OLYA, Extraction(facts), datetime.now(timezone.utc), 100)
 
 
 async def test_private_memory_never_reaches_a_group_prompt_nor_another_members(telegram, model, config):
@@ -85,12 +85,12 @@ async def test_what_she_says_in_a_group_stays_in_that_group_unless_she_shares(te
         telegram.push_text(OLYA, "hi again", first_name="Olya")
         await telegram.wait_for_sent(OLYA, 2)
         store = app.bot_data.store
-        [city] = [fact for fact in await store.facts(OLYA) if fact.key == "city"]
+        [city] = [fact for fact in await store.facts.facts(OLYA) if fact.key == "city"]
         await app.bot_data.memory_page.share(OLYA, city.id, True)
         in_group(telegram, OLYA, WORK, "weather?", "Olya")
         await telegram.wait_for_sent(WORK, 2)
-        friends = (await store.memberships(OLYA))[0]
-        group_facts = await store.facts(friends.key)
+        friends = (await store.scopes.memberships(OLYA))[0]
+        group_facts = await store.facts.facts(friends.key)
     _, _, later_in_friends, in_work, private_again, shared_in_work = chat_requests(model)
     assert "Murka" in later_in_friends["messages"][0]["content"]
     assert "Murka" not in prompt_text(in_work) and "Murka" not in prompt_text(private_again)
@@ -108,13 +108,13 @@ async def test_a_forget_said_in_a_group_forgets_there_only_and_forget_erases_eve
         in_group(telegram, OLYA, FRIENDS, "forget about my dog", "Olya")
         await telegram.wait_for_sent(FRIENDS, 2)
         store = app.bot_data.store
-        [friends] = await store.memberships(OLYA)
-        kept_privately, kept_in_group = await store.facts(OLYA), await store.facts(friends.key)
+        [friends] = await store.scopes.memberships(OLYA)
+        kept_privately, kept_in_group = await store.facts.facts(OLYA), await store.facts.facts(friends.key)
         in_group(telegram, OLYA, WORK, "I live in Kazan", "Olya")
         await telegram.wait_for_sent(WORK, 1)
         telegram.push_text(OLYA, "/export", first_name="Olya")
         [upload] = await telegram.wait_for_call("sendDocument", 1)
-        keys = [member.key for member in await store.memberships(OLYA)]
+        keys = [member.key for member in await store.scopes.memberships(OLYA)]
         telegram.push_text(OLYA, "/forget", first_name="Olya")
         ask = (await telegram.wait_for_sent(OLYA, 2))[-1]
         erase = ask["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
@@ -148,13 +148,13 @@ async def test_why_lists_what_a_reply_used_and_a_cross_retires_a_fact_with_undo(
         await telegram.wait_for_call("answerCallbackQuery", 1)
         telegram.push_callback(OLYA, crosses["✗ Berlin"], listed["message_id"])
         marked = (await telegram.wait_for_sent(OLYA, 4))[-1]
-        after_cross = {fact.value for fact in await app.bot_data.store.facts(OLYA)}
+        after_cross = {fact.value for fact in await app.bot_data.store.facts.facts(OLYA)}
         telegram.push_text(OLYA, "and now?", first_name="Olya")
         await telegram.wait_for_sent(OLYA, 5)
         undo = marked["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
         telegram.push_callback(OLYA, undo, marked["message_id"])
         await telegram.wait_for_call("editMessageText", 1)
-        after_undo = {fact.value for fact in await app.bot_data.store.facts(OLYA)}
+        after_undo = {fact.value for fact in await app.bot_data.store.facts.facts(OLYA)}
         telegram.push_text(OLYA, "/why", first_name="Olya")
         last = (await telegram.wait_for_sent(OLYA, 6))[-1]
         events = await fetch(app.bot_data.store, "SELECT event, value FROM memory_events WHERE event = 'wrong'")
@@ -184,8 +184,8 @@ async def test_why_in_a_group_shows_only_what_the_group_may_see_and_only_to_its_
         cross = listed["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
         telegram.push_callback(PASHA, cross, listed["message_id"], chat_id=FRIENDS)
         await telegram.wait_for_call("answerCallbackQuery", 1)
-        [friends] = await app.bot_data.store.memberships(OLYA)
-        still = [fact.value for fact in await app.bot_data.store.facts(friends.key)]
+        [friends] = await app.bot_data.store.scopes.memberships(OLYA)
+        still = [fact.value for fact in await app.bot_data.store.facts.facts(friends.key)]
     assert "Murka" not in refused["visible_text"] and "no longer know" in refused["visible_text"]
     assert "Murka" in listed["visible_text"]
     assert not [word for word in PRIVATE_WORDS if word in listed["visible_text"]]
@@ -198,7 +198,7 @@ async def test_stats_shows_what_memory_learned_what_was_undone_and_duplicated(te
     async with running_bot(replace(config, admin_user_ids=frozenset({OLYA}))) as app:
         telegram.push_text(PASHA, "I live in Berlin and I have a dog named Rex", first_name="Pasha")
         await telegram.wait_for_sent(PASHA, 1)
-        await app.bot_data.store.save_facts(PASHA, Extraction([Fact("pets", "pet:murka", "Мурка"),
+        await app.bot_data.store.facts.save_facts(PASHA, Extraction([Fact("pets", "pet:murka", "Мурка"),
                                                                Fact("pets", "pet:мурка", "кошка Мурка")]),
                                             datetime.now(timezone.utc), 100, via="page")
         telegram.push_text(PASHA, "/why", first_name="Pasha")
@@ -220,8 +220,8 @@ async def test_what_she_said_in_a_group_reaches_her_private_chat_only_when_she_l
         telegram.push_text(OLYA, "hello", first_name="Olya")
         await telegram.wait_for_sent(OLYA, 1)
         store = app.bot_data.store
-        group_key = (await store.memberships(OLYA))[0].key
-        [murka] = await store.facts(group_key)
+        group_key = (await store.scopes.memberships(OLYA))[0].key
+        [murka] = await store.facts.facts(group_key)
         shared = await app.bot_data.memory_page.share(OLYA, murka.id, True)
         telegram.push_text(OLYA, "how is my cat?", first_name="Olya")
         await telegram.wait_for_sent(OLYA, 2)
@@ -230,11 +230,11 @@ async def test_what_she_said_in_a_group_reaches_her_private_chat_only_when_she_l
         cross = listed["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
         telegram.push_callback(OLYA, cross, listed["message_id"])
         marked = (await telegram.wait_for_sent(OLYA, 4))[-1]
-        gone = await store.facts(group_key)
+        gone = await store.facts.facts(group_key)
         undo = marked["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
         telegram.push_callback(OLYA, undo, marked["message_id"])
         await telegram.wait_for_call("editMessageText", 1)
-        back = await store.facts(group_key)
+        back = await store.facts.facts(group_key)
         await app.bot_data.memory_page.share(OLYA, murka.id, False)
         telegram.push_text(OLYA, "and now?", first_name="Olya")
         await telegram.wait_for_sent(OLYA, 5)
@@ -286,7 +286,7 @@ async def test_in_a_group_an_edit_corrects_that_groups_memory_a_forward_teaches_
         in_group(telegram, OLYA, FRIENDS, "I live in Kazan", "Olya")
         await telegram.wait_for_sent(FRIENDS, 1)
         [(said_id,)] = await fetch(store, "SELECT chat_message_id FROM messages WHERE user_id = ? AND role = 'user'",
-                                   (await store.known_member(OLYA, FRIENDS),))
+                                   (await store.scopes.known_member(OLYA, FRIENDS),))
         await processed.wait(telegram.push_edited_text(OLYA, said_id, f"@{telegram.bot_username} I live in Omsk",
                                                        chat_id=FRIENDS))
         telegram.push_message(OLYA, {"text": f"@{telegram.bot_username} my name is Boris and I live in Paris",
@@ -296,8 +296,9 @@ async def test_in_a_group_an_edit_corrects_that_groups_memory_a_forward_teaches_
         await processed.wait(telegram.push_update({"update_id": 99_999, "message": "not a message"}))
         in_group(telegram, OLYA, FRIENDS, "and now?", "Olya")
         await telegram.wait_for_sent(FRIENDS, 3)
-        group = {fact.key: fact.value for fact in await store.facts(await store.known_member(OLYA, FRIENDS))}
-        private = {fact.key: fact.value for fact in await store.facts(OLYA)}
+        group = {fact.key: fact.value for fact in await store.facts.facts(await store.scopes.known_member(OLYA,
+                                                                                                          FRIENDS))}
+        private = {fact.key: fact.value for fact in await store.facts.facts(OLYA)}
     assert group == {"city": "Omsk"}  # the edit corrected what she said there; the forward was Boris's words
     assert private["city"] == "Berlin" and "name" not in private
     assert "Omsk" in chat_requests(model)[-1]["messages"][0]["content"]

@@ -41,7 +41,7 @@ async def say(telegram, processed, user_id: int, text: str, **kwargs) -> None:
 
 async def stored_contents(config, user_id: int) -> list[str]:
     store = await Store.open(config.database_path)
-    exported = await store.export_user(user_id)
+    exported = await store.accounts.export_user(user_id)
     await store.close()
     return [m["content"] for m in exported["messages"] if m["role"] == "user"]
 

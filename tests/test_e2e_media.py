@@ -67,7 +67,7 @@ async def test_a_voice_note_is_transcribed_stored_as_theirs_learned_from_and_ans
         ("user", "voice", model.transcript), ("assistant", "text", reply["visible_text"])]
     assert {(k, v) for k, v in rows(db, "SELECT key, value FROM facts")} >= {("name", "Anna"), ("city", "Berlin")}
     store = await Store.open(db)
-    exported = await store.export_user(ANN)
+    exported = await store.accounts.export_user(ANN)
     await store.close()
     assert exported["messages"][0]["kind"] == "voice"
 

@@ -107,7 +107,7 @@ async def test_a_fact_stated_only_by_the_assistant_is_never_stored(telegram, mod
         await telegram.wait_for_sent(ANN, 2)
     assert "Paris" not in system_zero(chat_requests(model)[-1])
     store = await Store.open(config.database_path)
-    assert await store.facts(ANN) == []
+    assert await store.facts.facts(ANN) == []
     await store.close()
 
 
@@ -171,7 +171,7 @@ async def wait_until_stored(config, user_id: int, key: str, timeout: float = 10.
     deadline = time.monotonic() + scaled(timeout)
     while True:
         store = await Store.open(config.database_path)
-        keys = {fact.key for fact in await store.facts(user_id)}
+        keys = {fact.key for fact in await store.facts.facts(user_id)}
         await store.close()
         if key in keys:
             return
@@ -196,7 +196,7 @@ async def test_at_shutdown_passes_still_waiting_for_a_slot_give_up_and_run_after
         await wait_until(lambda: len(extraction_requests(model)) >= 8)
         store = app.bot_data.store
         for user in users:
-            await wait_until_async(lambda u=user: store.unread_count(u), expect=0)
+            await wait_until_async(lambda u=user: store.facts.unread_count(u), expect=0)
 
 
 async def wait_until_async(probe, expect, timeout: float = 10.0) -> None:

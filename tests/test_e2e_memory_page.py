@@ -70,8 +70,8 @@ def wall(day: date, hour: int, minute: int, zone: ZoneInfo) -> datetime:
 async def remind(app, user_id: int, task: str, due: datetime, rule: str | None = None) -> Reminder:
     """Set a reminder in the user's private chat, as their turn would; return it."""
     store = app.bot_data.store
-    await store.meet_user(user_id, datetime.now(timezone.utc))
-    reminder = await store.add_reminder(user_id, user_id, task, due, rule, str(due.tzinfo),
+    await store.users.meet_user(user_id, datetime.now(timezone.utc))
+    reminder = await store.reminders.add_reminder(user_id, user_id, task, due, rule, str(due.tzinfo),
                                         datetime.now(timezone.utc))
     assert reminder is not None
     return reminder
@@ -204,7 +204,7 @@ async def test_another_users_ids_get_404_and_nothing_of_theirs_changes(bot, conf
     app = bot[0]
     await teach(telegram, "I have a dog named Rex.")
     await teach(telegram, "I have a cat named Tom.", user_id=BOB)
-    await app.bot_data.store.save_facts(ANN, Extraction(), datetime.now(timezone.utc), 100,
+    await app.bot_data.store.facts.save_facts(ANN, Extraction(), datetime.now(timezone.utc), 100,
                                         topic=Topic("walks with Rex", datetime.now(timezone.utc),
                                                     datetime.now(timezone.utc)))
     ann, bob = page(bot, config, telegram), page(bot, config, telegram, user_id=BOB)
@@ -224,7 +224,7 @@ async def test_a_fact_a_wish_and_a_topic_line_are_deleted_once(bot, config, tele
     app = bot[0]
     await teach(telegram, "I have a dog named Rex. Please stop using emoji.")
     now = datetime.now(timezone.utc)
-    await app.bot_data.store.save_facts(ANN, Extraction(), now, 100, topic=Topic("walks with Rex", now, now))
+    await app.bot_data.store.facts.save_facts(ANN, Extraction(), now, 100, topic=Topic("walks with Rex", now, now))
     ann = page(bot, config, telegram)
     memory = (await ann.call("GET", "api/memory"))[1]
     rex, [wish], [topic] = fact_named(memory, "Rex"), memory["wishes"], memory["topics"]
@@ -246,7 +246,8 @@ async def test_settings_change_the_zone_check_ins_and_memory(bot, config, telegr
     assert status == 200
     assert answer["settings"]["timezone"] == "Asia/Tokyo" and answer["settings"]["zone_chosen"] is True
     assert answer["settings"]["checkins"] is False and answer["settings"]["memory"] is False
-    assert await app.bot_data.store.settings(ANN) == {"timezone": "Asia/Tokyo", "checkins": "off", "memory": "off"}
+    assert await app.bot_data.store.users.settings(ANN) == {"timezone": "Asia/Tokyo", "checkins": "off",
+                                                            "memory": "off"}
     status, answer = await ann.call("PATCH", "api/settings", {"timezone": None})
     assert answer["settings"]["timezone"] == "UTC" and answer["settings"]["zone_chosen"] is False
     for body, code in (({"timezone": "Qwertyuiopville"}, "bad_zone"), ({"memory": "off"}, "bad_type"),
@@ -262,7 +263,7 @@ async def test_forget_everything_needs_the_confirmation_and_then_leaves_nothing(
     for body in (None, {"confirm": "yes"}, {"confirm": False}):
         status, answer = await ann.call("POST", "api/forget", body)
         assert (status, answer["code"]) == (422, "confirm")
-    assert await app.bot_data.store.facts(ANN)
+    assert await app.bot_data.store.facts.facts(ANN)
     status, answer = await ann.call("POST", "api/forget", {"confirm": True})
     assert status == 200 and answer["facts"] >= 2 and answer["messages"] == 2
     counts = await tables_mentioning(config.database_path, ANN)
@@ -343,16 +344,16 @@ async def test_a_reminder_is_deleted_once_and_another_users_gets_the_answer_a_fa
     assert not_theirs[0] == 404 and not_theirs[1]["code"] == "not_found"
     for path in (f"api/reminders/{mine.id}", "api/reminders/999999"):
         assert await bob.call("DELETE", path) == not_theirs, path
-    assert [reminder.id for reminder in await app.bot_data.store.reminders(ANN)] == [mine.id, kept.id]
+    assert [reminder.id for reminder in await app.bot_data.store.reminders.reminders(ANN)] == [mine.id, kept.id]
     assert await ann.call("DELETE", f"api/reminders/{mine.id}") == (200, {"deleted": 1})
     assert await ann.call("DELETE", f"api/reminders/{mine.id}") == not_theirs  # already cancelled
-    assert (await app.bot_data.store.reminder(ANN, mine.id)).state == "cancelled"
+    assert (await app.bot_data.store.reminders.reminder(ANN, mine.id)).state == "cancelled"
     assert [reminder["id"] for reminder in (await ann.call("GET", "api/memory"))[1]["reminders"]] == [kept.id]
     unsigned = await ann.call("DELETE", f"api/reminders/{kept.id}", headers={})
     assert unsigned[0] == 401 and unsigned[1]["code"] == "signed"
     status, answer = await ann.call("DELETE", f"api/reminders/{kept.id}", raw="{}" + " " * 20_000)
     assert (status, answer["code"]) == (413, "too_big")  # refused before the body is read, as for a fact
-    assert [reminder.id for reminder in await app.bot_data.store.reminders(ANN)] == [kept.id]
+    assert [reminder.id for reminder in await app.bot_data.store.reminders.reminders(ANN)] == [kept.id]
 
 
 async def test_a_fact_is_shared_into_groups_only_by_its_owner_and_only_with_a_yes_or_no(bot, config, telegram,

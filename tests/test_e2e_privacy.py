@@ -65,7 +65,7 @@ async def test_profile_lists_a_stated_fact_and_one_fact_is_deleted_by_its_button
     redrawn = last_call(telegram, "editMessageText")
     assert "Rex" not in redrawn["text"] and "Berlin" in redrawn["text"]
     store = await Store.open(config.database_path)
-    assert {f.key for f in await store.facts(ANN)} == {"name", "city"}
+    assert {f.key for f in await store.facts.facts(ANN)} == {"name", "city"}
     await store.close()
 
 
@@ -108,7 +108,7 @@ async def test_forget_with_words_deletes_only_the_matching_facts(telegram, model
     assert "Deleted: 1." in last_call(telegram, "editMessageText")["text"]
     assert "nothing that matches" in telegram.sent_to(ANN)[-1]["visible_text"]
     store = await Store.open(config.database_path)
-    assert [f.key for f in await store.facts(ANN)] == ["city"]
+    assert [f.key for f in await store.facts.facts(ANN)] == ["city"]
     await store.close()
 
 
@@ -141,7 +141,7 @@ async def test_memory_off_stores_nothing_new_and_on_again_does(telegram, model, 
         telegram.push_text(ANN, "I have a cat named Luna")
         await telegram.wait_for_sent(ANN, 4)
         store = await Store.open(config.database_path)
-        assert await store.facts(ANN) == []
+        assert await store.facts.facts(ANN) == []
         await store.close()
         telegram.push_text(ANN, "/memory on")
         await telegram.wait_for_sent(ANN, 5)
@@ -149,7 +149,7 @@ async def test_memory_off_stores_nothing_new_and_on_again_does(telegram, model, 
         await telegram.wait_for_sent(ANN, 6)
     assert "Memory is off" in off_profile["visible_text"]
     store = await Store.open(config.database_path)
-    assert [f.value for f in await store.facts(ANN)] == ["Berlin"]
+    assert [f.value for f in await store.facts.facts(ANN)] == ["Berlin"]
     await store.close()
 
 
@@ -164,7 +164,7 @@ async def test_remembered_notes_are_off_by_default_and_can_be_turned_on(telegram
         [(label, undo)] = buttons_of(noted)
         telegram.push_callback(ANN, undo, noted["message_id"])
         [edited] = await telegram.wait_for_call("editMessageText", 1)
-        facts = [fact.value for fact in await app.bot_data.store.facts(ANN)]
+        facts = [fact.value for fact in await app.bot_data.store.facts.facts(ANN)]
     assert "remembered" not in quiet["visible_text"] and len(telegram.sent_to(ANN)) == 4
     assert "remembered" not in reply["visible_text"]
     assert noted["visible_text"] == "✎ remembered: dog Rex" and label == "↩ Undo"
@@ -197,8 +197,8 @@ async def test_memory_commands_in_a_group_point_to_the_private_chat_and_reveal_o
         await telegram.wait_for_sent(ANN, 1)
         telegram.push_text(ANN, command, chat_id=group, chat_type="group")
         [answer] = await telegram.wait_for_sent(group, 1)
-        facts = {f.key for f in await app.bot_data.store.facts(ANN)}
-        settings = await app.bot_data.store.settings(ANN)
+        facts = {f.key for f in await app.bot_data.store.facts.facts(ANN)}
+        settings = await app.bot_data.store.users.settings(ANN)
     assert "private chat" in answer["visible_text"] and "Berlin" not in answer["visible_text"]
     assert telegram.documents == [] and "reply_markup" not in answer
     assert {"name", "city"} <= facts and "memory" not in settings

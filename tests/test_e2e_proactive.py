@@ -173,13 +173,14 @@ async def test_an_event_already_talked_about_gets_no_follow_up(telegram, model, 
         store = app.bot_data.store
         await say(telegram, processed, ANN, "привет", language_code="ru")
         exam = Fact("plans", "plan:exam", "экзамен по химии", when="2026-11-30T14:00")
-        await store.save_facts(ANN, Extraction([exam]), clock(), 100, plan=lambda _f: clock.now + timedelta(hours=5))
+        await store.facts.save_facts(ANN, Extraction([exam]), clock(), 100,
+                                     plan=lambda _f: clock.now + timedelta(hours=5))
         clock.set("2026-11-30T16:00")
         await say(telegram, processed, ANN, "Сдала экзамен на пятёрку!", language_code="ru")
         clock.set("2026-11-30T17:30")
         await sweeps.wait()
         assert outreach_requests(model) == []
-        assert await store.due_items(clock.now + timedelta(days=30), 10) == []
+        assert await store.outreach.due_items(clock.now + timedelta(days=30), 10) == []
 
 
 async def test_checkins_off_stops_them_and_on_brings_them_back(telegram, model, config, clock):
@@ -293,8 +294,8 @@ async def test_the_zone_from_the_city_shows_in_the_prompt_profile_and_export_and
         assert exported["timezone"] == {"zone": "Europe/Moscow", "source": "command"}
         await say(telegram, processed, ANN, "/timezone Марс", language_code="ru")
         assert "Я не знаю «Марс»" in telegram.sent_to(ANN)[-1]["visible_text"]
-        await app.bot_data.store.forget_user(ANN)
-        assert await app.bot_data.store.settings(ANN) == {}
+        await app.bot_data.store.accounts.forget_user(ANN)
+        assert await app.bot_data.store.users.settings(ANN) == {}
 
 
 async def test_a_message_whose_writing_runs_into_quiet_hours_waits_for_the_morning(telegram, model, config, clock):
@@ -315,7 +316,7 @@ async def test_a_message_whose_writing_runs_into_quiet_hours_waits_for_the_morni
         clock.set("2026-11-30T21:58")
         await sweeps.wait()
         assert len(outreach_requests(model)) >= 1 and len(telegram.sent_to(ANN)) == 1
-        [due] = await app.bot_data.store.due_items(clock.now + timedelta(days=1), 10)
+        [due] = await app.bot_data.store.outreach.due_items(clock.now + timedelta(days=1), 10)
         assert due.due_at == datetime(2026, 12, 1, 9, 0, tzinfo=MOSCOW)
         clock.set("2026-12-01T09:01")
         await telegram.wait_for_sent(ANN, 2)

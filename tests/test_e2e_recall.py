@@ -24,16 +24,17 @@ def config(telegram, model, tmp_path):
 
 async def seed(config, user_id, facts, when):
     store = await Store.open(config.database_path)
-    await store.begin_turn(user_id=user_id, first_name="U", language_code="en", text="hi", now=when,
+    await store.turns.begin_turn(user_id=user_id, first_name="U", language_code="en", text="hi", now=when,
                            update_id=None, history_limit=20)
     for category, key, value, importance in facts:
-        await store.save_facts(user_id, Extraction([Fact(category, key, value, importance=importance)]), when, 100)
+        await store.facts.save_facts(user_id, Extraction([Fact(category, key, value, importance=importance)]), when,
+                                     100)
     await store.close()
 
 
 async def embedded(config, user_id) -> bool:
     store = await Store.open(config.database_path)
-    missing = await store.facts_to_embed(user_id, config.embedding_model)
+    missing = await store.facts.facts_to_embed(user_id, config.embedding_model)
     await store.close()
     return not missing
 
@@ -97,6 +98,6 @@ async def test_recall_reads_only_the_current_users_vectors(telegram, model, conf
     assert "Bob" not in prompt
     assert not any("Bob" in text for text in model.embedding_requests[-1]["input"])
     store = await Store.open(config.database_path)
-    ann_ids = {fact.id for fact in await store.facts(ANN)}
-    assert {row[0] for row in await store.fact_vectors(ANN, config.embedding_model)} == ann_ids
+    ann_ids = {fact.id for fact in await store.facts.facts(ANN)}
+    assert {row[0] for row in await store.facts.fact_vectors(ANN, config.embedding_model)} == ann_ids
     await store.close()

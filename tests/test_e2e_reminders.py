@@ -67,7 +67,7 @@ async def test_a_one_off_is_confirmed_known_to_the_model_and_delivered_once(tele
         system = chat_requests(model)[-1]["messages"][0]["content"]
         assert REMINDERS in system and "позвонить маме" in system.split(REMINDERS)[1]
         assert "now set" in system  # what this message did
-        [reminder] = await app.bot_data.store.reminders(ANN)
+        [reminder] = await app.bot_data.store.reminders.reminders(ANN)
         assert reminder.due_at == datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW)
 
         await asyncio.sleep(0.3)
@@ -81,7 +81,7 @@ async def test_a_one_off_is_confirmed_known_to_the_model_and_delivered_once(tele
         clock.set("2026-12-05T09:30:00")
         await asyncio.sleep(0.5)
         assert len(telegram.sent_to(ANN)) == 3  # exactly once
-        assert await app.bot_data.store.reminders(ANN) == []
+        assert await app.bot_data.store.reminders.reminders(ANN) == []
 
 
 async def test_a_recurring_one_is_planned_from_its_rule_not_from_its_delivery(telegram, model, config, clock):
@@ -90,7 +90,7 @@ async def test_a_recurring_one_is_planned_from_its_rule_not_from_its_delivery(te
         assert "take my pills" in line["text"] and "21:00" in line["text"]
         await delivered(telegram, ANN, 3, clock, "2026-12-04T21:00:40")  # delivered 40 s after its time
         await asyncio.sleep(0.3)
-        [reminder] = await app.bot_data.store.reminders(ANN)
+        [reminder] = await app.bot_data.store.reminders.reminders(ANN)
         assert reminder.rule == "day 21:00"
         assert reminder.due_at == datetime(2026, 12, 5, 21, 0, tzinfo=MOSCOW)  # not 21:00:40
 
@@ -113,10 +113,10 @@ async def test_reminders_lists_them_and_cancel_removes_one(telegram, model, conf
         telegram.push_callback(ANN, cancels[0], listing["message_id"])
         await telegram.wait_for_call("answerCallbackQuery")
         await asyncio.sleep(0.2)
-        assert [r.task for r in await app.bot_data.store.reminders(ANN)] == ["call Bob"]
+        assert [r.task for r in await app.bot_data.store.reminders.reminders(ANN)] == ["call Bob"]
         telegram.push_callback(BOB, cancels[1], listing["message_id"], chat_id=ANN)  # not Bob's to press
         await telegram.wait_for_call("answerCallbackQuery", 2)
-        assert [r.task for r in await app.bot_data.store.reminders(ANN)] == ["call Bob"]
+        assert [r.task for r in await app.bot_data.store.reminders.reminders(ANN)] == ["call Bob"]
 
 
 async def test_cancel_and_move_in_conversation(telegram, model, config, clock):
@@ -125,11 +125,11 @@ async def test_cancel_and_move_in_conversation(telegram, model, config, clock):
         await say(telegram, ANN, "напомни в понедельник в 19:00 сходить в спортзал", 4, language_code="ru")
         moved, _ = (await say(telegram, ANN, "перенеси на 10", 6, language_code="ru"))[-2:]
         assert "10:00" in moved["text"]
-        gym = next(r for r in await app.bot_data.store.reminders(ANN) if "спортзал" in r.task)
+        gym = next(r for r in await app.bot_data.store.reminders.reminders(ANN) if "спортзал" in r.task)
         assert gym.due_at == datetime(2026, 12, 7, 10, 0, tzinfo=MOSCOW)  # the last one set, its own day kept
         cancelled, _ = (await say(telegram, ANN, "отмени напоминание про маму", 8, language_code="ru"))[-2:]
         assert "позвонить маме" in cancelled["text"]
-        assert [r.task for r in await app.bot_data.store.reminders(ANN)] == [gym.task]
+        assert [r.task for r in await app.bot_data.store.reminders.reminders(ANN)] == [gym.task]
 
 
 async def test_a_bare_hour_is_asked_about_and_set_once_chosen(telegram, model, config, clock):
@@ -137,14 +137,14 @@ async def test_a_bare_hour_is_asked_about_and_set_once_chosen(telegram, model, c
         question, _ = await say(telegram, ANN, "напомни завтра в 7 выключить духовку", 2, language_code="ru")
         picks = buttons(question)
         assert [label for label, _ in picks] == ["07:00", "19:00"]
-        assert await app.bot_data.store.reminders(ANN) == []  # nothing set until they choose
+        assert await app.bot_data.store.reminders.reminders(ANN) == []  # nothing set until they choose
         telegram.push_callback(ANN, picks[1][1], question["message_id"])
         await telegram.wait_for_call("editMessageText")
-        [reminder] = await app.bot_data.store.reminders(ANN)
+        [reminder] = await app.bot_data.store.reminders.reminders(ANN)
         assert reminder.due_at == datetime(2026, 12, 5, 19, 0, tzinfo=MOSCOW)
         telegram.push_callback(ANN, picks[0][1], question["message_id"])  # chosen already
         await telegram.wait_for_call("answerCallbackQuery", 2)
-        assert len(await app.bot_data.store.reminders(ANN)) == 1
+        assert len(await app.bot_data.store.reminders.reminders(ANN)) == 1
 
 
 async def test_traps_and_forwards_set_nothing(telegram, model, config, clock):
@@ -160,7 +160,7 @@ async def test_traps_and_forwards_set_nothing(telegram, model, config, clock):
                                                        "date": 1}})
         await telegram.wait_for_sent(ANN, count + 1)
         await asyncio.sleep(0.2)
-        assert await app.bot_data.store.reminders(ANN) == []
+        assert await app.bot_data.store.reminders.reminders(ANN) == []
         assert all("⏰" not in m["text"] for m in telegram.sent_to(ANN))
 
 
@@ -193,7 +193,7 @@ async def test_snooze_sets_it_again_and_done_takes_the_buttons_away(telegram, mo
         snooze = next(data for label, data in buttons(sent) if label == "In 10 minutes")
         telegram.push_callback(ANN, snooze, sent["message_id"])
         await telegram.wait_for_call("editMessageText")
-        [again] = await app.bot_data.store.reminders(ANN)
+        [again] = await app.bot_data.store.reminders.reminders(ANN)
         assert again.task == "stretch" and again.due_at == datetime(2026, 12, 4, 10, 37, tzinfo=MOSCOW)
         [*_, second] = await delivered(telegram, ANN, 4, clock, "2026-12-04T10:37:00")
         done = next(data for label, data in buttons(second) if label.startswith("Done"))
@@ -206,12 +206,12 @@ async def test_forget_erases_reminders_and_forget_that_does_not(telegram, model,
     async with running_bot(config, clock) as app:
         await say(telegram, ANN, "напомни завтра в 9 позвонить маме", 2, language_code="ru")
         await say(telegram, ANN, "забудь, что я говорила про маму", 3, language_code="ru")  # one line: nothing known
-        assert len(await app.bot_data.store.reminders(ANN)) == 1
+        assert len(await app.bot_data.store.reminders.reminders(ANN)) == 1
         [ask] = (await say(telegram, ANN, "/forget", 4, language_code="ru"))[-1:]
         telegram.push_callback(ANN, buttons(ask)[0][1], ask["message_id"])
         await telegram.wait_for_call("editMessageText")
         await asyncio.sleep(0.2)
-        assert await app.bot_data.store.reminders(ANN) == []
+        assert await app.bot_data.store.reminders.reminders(ANN) == []
         clock.set("2026-12-05T09:00:00")
         await asyncio.sleep(0.5)
         assert not any("Напоминаю" in m["text"] for m in telegram.sent_to(ANN))
@@ -241,7 +241,7 @@ async def test_a_group_never_hears_of_private_reminders(telegram, model, config,
                            entities=[{"type": "mention", "offset": 0, "length": len(mention)}])
         await telegram.wait_for_sent(GROUP, 2)
         assert all("ring" not in m["text"] for m in telegram.sent_to(GROUP))
-        assert len(await app.bot_data.store.reminders(ANN)) == 1  # a group cannot cancel a private one
+        assert len(await app.bot_data.store.reminders.reminders(ANN)) == 1  # a group cannot cancel a private one
         group_prompt = chat_requests(model)[-1]["messages"][0]["content"]
         assert "buy the ring" not in group_prompt
 
@@ -249,7 +249,7 @@ async def test_a_group_never_hears_of_private_reminders(telegram, model, config,
 async def test_a_secret_in_the_task_is_masked(telegram, model, config, clock):
     async with running_bot(config, clock) as app:
         await say(telegram, ANN, "remind me tomorrow at 10 to pay with card 4111 1111 1111 1111", 2)
-        [reminder] = await app.bot_data.store.reminders(ANN)
+        [reminder] = await app.bot_data.store.reminders.reminders(ANN)
         assert "4111" not in reminder.task and "pay with card" in reminder.task
 
 
@@ -259,8 +259,8 @@ async def test_two_machines_on_one_postgresql_deliver_each_reminder_once(telegra
     try:
         for user in range(1, 31):
             telegram._remember_chat(telegram._remember_user(user, "U", None, "en"), user, "private")
-            await store.meet_user(user, clock())
-            await store.add_reminder(user, user, f"task {user}", clock() + timedelta(minutes=1), None,
+            await store.users.meet_user(user, clock())
+            await store.reminders.add_reminder(user, user, f"task {user}", clock() + timedelta(minutes=1), None,
                                      "Europe/Moscow", clock())
     finally:
         await store.close()
@@ -292,7 +292,7 @@ async def test_memory_off_does_not_stop_reminders_and_export_has_them(telegram, 
         assert "buy bread" in line["text"]
         [*_, sent] = await delivered(telegram, ANN, 4, clock, "2026-12-05T10:00:00")
         assert "buy bread" in sent["text"]
-        exported = await app.bot_data.store.export_user(ANN)
+        exported = await app.bot_data.store.accounts.export_user(ANN)
         assert [r["task"] for r in exported["reminders"]] == ["buy bread"]
 
 
@@ -304,4 +304,4 @@ async def test_a_user_who_blocked_the_bot_is_not_sent_a_reminder_again_and_again
         await telegram.wait_for_call("sendMessage", 3)
         await asyncio.sleep(0.5)  # ten more sweeps
         assert sum(1 for name, _ in telegram.calls if name == "sendMessage") == 3
-        assert await app.bot_data.store.reminders(ANN) == []
+        assert await app.bot_data.store.reminders.reminders(ANN) == []

@@ -62,9 +62,9 @@ async def test_anonymous_admins_of_two_groups_keep_apart_memories(telegram, mode
         on_behalf(telegram, ANONYMOUS_ADMIN, group_chat(GROUP_Y), GROUP_Y, "забудь, где я живу")
         await telegram.wait_for_sent(GROUP_Y, 2)
         store = app.bot_data.store
-        x_facts = {fact.key: fact.value for fact in await store.facts(GROUP_X)}
-        y_facts = await store.facts(GROUP_Y)
-        shared = await store.facts(ANONYMOUS_ADMIN)
+        x_facts = {fact.key: fact.value for fact in await store.facts.facts(GROUP_X)}
+        y_facts = await store.facts.facts(GROUP_Y)
+        shared = await store.facts.facts(ANONYMOUS_ADMIN)
     assert x_facts.get("name") == "Олег" and "city" in x_facts  # group Y's forget request left group X's city
     assert y_facts == [] and shared == []
     y_prompt = system_zero(chat_requests(model)[1])
@@ -78,9 +78,9 @@ async def test_posts_on_behalf_of_two_channels_keep_apart_memories(telegram, mod
         on_behalf(telegram, CHANNEL_BOT, channel_chat(CHANNEL_B), GROUP_X, "hi, what do you know about me?")
         await telegram.wait_for_sent(GROUP_X, 2)
         store = app.bot_data.store
-        a_facts = {fact.key: fact.value for fact in await store.facts(CHANNEL_A)}
+        a_facts = {fact.key: fact.value for fact in await store.facts.facts(CHANNEL_A)}
         b_history = await session(store, CHANNEL_B)
-        shared = await store.facts(CHANNEL_BOT)
+        shared = await store.facts.facts(CHANNEL_BOT)
     assert a_facts.get("name") == "Alice"
     assert shared == []
     assert [m["content"] for m in b_history if m["role"] == "user"] == ["hi, what do you know about me?"]
@@ -114,7 +114,7 @@ async def test_a_forward_of_any_origin_is_context_and_teaches_nothing(telegram, 
         await asyncio.sleep(0.6)  # past the idle delay: the extractor reads the forwards too
         await model.wait_for_request(6)
         store = app.bot_data.store
-        facts = {fact.key: fact.value for fact in await store.facts(ANN)}
+        facts = {fact.key: fact.value for fact in await store.facts.facts(ANN)}
     assert "name" not in facts and "employer" not in facts and "city" not in facts
     assert any("Rex" in value for value in facts.values())  # the forwarded "forget my dog" forgot nothing
     assert not any("english" in value.lower() or "англ" in value.lower() for value in facts.values())
@@ -134,7 +134,7 @@ async def test_an_automatic_forward_from_a_linked_channel_teaches_nothing(telegr
                               chat_id=GROUP_X, chat_type="supergroup", first_name="Telegram")
         await telegram.wait_for_sent(GROUP_X, 1)
         store = app.bot_data.store
-        assert await store.facts(CHANNEL_A) == [] and await store.facts(777000) == []
+        assert await store.facts.facts(CHANNEL_A) == [] and await store.facts.facts(777000) == []
     assert chat_requests(model)[0]["messages"][-1]["content"].startswith("[forwarded from Channel 1]")
 
 
@@ -148,7 +148,7 @@ async def test_a_forwarded_voice_notes_transcript_and_a_forwarded_caption_teach_
         await telegram.wait_for_sent(ANN, 1)
         telegram.push_message(ANN, {"photo": photo, "caption": "my name is Carl, I live in Rome", **origin})
         await telegram.wait_for_sent(ANN, 2)
-        facts = await app.bot_data.store.facts(ANN)
+        facts = await app.bot_data.store.facts.facts(ANN)
     assert facts == []
     voice_turn, photo_turn = chat_requests(model)[0], chat_requests(model)[-1]  # (an image probe may come between)
     assert voice_turn["messages"][-1]["content"] == "[forwarded from Boris] меня зовут Гена, я живу в Туле"
@@ -161,7 +161,7 @@ async def test_the_users_own_words_after_a_forward_still_teach(telegram, model, 
         telegram.push_message(ANN, {"text": "my name is Boris", "forward_origin": user_origin(telegram, 5005, "B")})
         telegram.push_text(ANN, "that was my friend. My name is Ann, by the way")
         await telegram.wait_for_sent(ANN, 2)
-        facts = {fact.key: fact.value for fact in await app.bot_data.store.facts(ANN)}
+        facts = {fact.key: fact.value for fact in await app.bot_data.store.facts.facts(ANN)}
     assert facts.get("name") == "Ann"
 
 
@@ -174,7 +174,7 @@ async def test_a_quote_is_context_marked_for_the_model_and_teaches_nothing(teleg
         await telegram.wait_for_sent(ANN, 2)
         await asyncio.sleep(0.6)
         await model.wait_for_request(3)
-        facts = await app.bot_data.store.facts(ANN)
+        facts = await app.bot_data.store.facts.facts(ANN)
     assert facts == []
     assert chat_requests(model)[1]["messages"][-1]["content"] == (
         '[quoting "My name is Mallory and I live in Paris"]\nwhat do you think of this?')
@@ -195,7 +195,7 @@ async def test_an_edit_that_corrects_a_name_is_applied_without_a_reply(telegram,
         await wait_processed(app, edit)
         telegram.push_text(ANN, "как меня зовут?", language_code="ru")
         await telegram.wait_for_sent(ANN, sent_before + 2)
-        facts = {fact.key: fact.value for fact in await app.bot_data.store.facts(ANN)}
+        facts = {fact.key: fact.value for fact in await app.bot_data.store.facts.facts(ANN)}
     assert facts.get("name") == "Петя"
     assert not any("джаз" in value for value in facts.values())  # the edit no longer says it
     notes = telegram.sent_to(ANN)[sent_before:-1]
@@ -217,7 +217,7 @@ async def test_an_edit_of_a_message_older_than_the_session_changes_nothing(teleg
             await telegram.wait_for_sent(ANN, index + 2)
         edit = telegram.push_edited_text(ANN, first, "my name is Petya")
         await wait_processed(app, edit)
-        facts = {fact.key: fact.value for fact in await app.bot_data.store.facts(ANN)}
+        facts = {fact.key: fact.value for fact in await app.bot_data.store.facts.facts(ANN)}
     assert facts.get("name") == "Vasya"
     assert len(telegram.sent_to(ANN)) == 4
 

@@ -112,7 +112,7 @@ async def test_a_small_context_window_halves_the_extraction_batch_and_loses_noth
     assert lines(caplog, "reading half as many") or lines(caplog, "context window: 5000 tokens")
     assert "from 12 messages" in lines(caplog, "memory: learned")[0]
     store = await Store.open(config.database_path)
-    assert await store.unread_count(ANN) == 0
+    assert await store.facts.unread_count(ANN) == 0
     await store.close()
 
 

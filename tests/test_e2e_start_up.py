@@ -29,11 +29,11 @@ async def populate(path, users: int) -> None:
     month_ago = datetime.now(timezone.utc) - timedelta(days=30)
     for user_id in range(1, users + 1):
         now = month_ago + timedelta(seconds=user_id)
-        turn = await store.begin_turn(user_id=user_id, first_name="Ann", language_code="en", now=now,
+        turn = await store.turns.begin_turn(user_id=user_id, first_name="Ann", language_code="en", now=now,
                                       update_id=None, history_limit=20, text="I live in Berlin and work as a nurse.")
         facts = [Fact(category, key, value, importance=importance, source_message_id=turn.message_id)
                  for category, key, value, importance in FACTS]
-        await store.save_facts(user_id, Extraction(facts), now, 100, extracted_upto=turn.message_id)
+        await store.facts.save_facts(user_id, Extraction(facts), now, 100, extracted_upto=turn.message_id)
     await store.close()
 
 
@@ -53,7 +53,7 @@ def config(request, telegram, model, tmp_path, thousand_users):
 
 async def vectors(app, user_id: int) -> list:
     """The user's stored vectors from the bot's embedding model."""
-    return await app.bot_data.store.fact_vectors(user_id, app.bot_data.companion.recaller.embedder.name)
+    return await app.bot_data.store.facts.fact_vectors(user_id, app.bot_data.companion.recaller.embedder.name)
 
 
 async def users_with_vectors(app) -> set[int]:
@@ -93,4 +93,4 @@ async def test_start_up_embeds_nothing_and_the_user_who_talks_gets_vectors_and_r
         assert await users_with_vectors(app) == {TALKER}
         assert len(await vectors(app, TALKER)) == len(FACTS)
         # The rules learned nothing from the message: the vectors came because the recall found facts without them.
-        assert len(await app.bot_data.store.facts(TALKER)) == len(FACTS)
+        assert len(await app.bot_data.store.facts.facts(TALKER)) == len(FACTS)

@@ -21,7 +21,7 @@ def config(telegram, model, tmp_path):
 
 async def style_facts(config, user_id: int) -> dict[str, str]:
     store = await Store.open(config.database_path)
-    facts = {fact.key: fact.value for fact in await store.facts(user_id) if fact.category == "style"}
+    facts = {fact.key: fact.value for fact in await store.facts.facts(user_id) if fact.category == "style"}
     await store.close()
     return facts
 
@@ -95,7 +95,7 @@ async def test_ty_and_vy_switch_both_ways(telegram, model, config):
         telegram.push_text(ANN, "Обращайся ко мне на вы, я передумала", language_code="ru")
         await telegram.wait_for_sent(ANN, 6)
         store = await Store.open(config.database_path)
-        history = [value for value, _, _ in await store.fact_history(ANN, "style:address")]
+        history = [value for value, _, _ in await store.facts.fact_history(ANN, "style:address")]
         await store.close()
     assert note["visible_text"] == "✎ Теперь на «ты»" and buttons_of(note)[0][0] == "↩ Отменить"
     blocks = [block_of(system_zero(request)) for request in chat_requests(model)]
@@ -141,7 +141,7 @@ async def test_a_wish_said_in_a_group_is_noted_there_without_buttons(telegram, m
         telegram.push_text(ANN, f"@{app.bot.username} from now on never use emoji with me", chat_id=group,
                            chat_type="group")
         [reply] = await telegram.wait_for_sent(group, 1)
-        key = await app.bot_data.store.known_member(ANN, group)
+        key = await app.bot_data.store.scopes.known_member(ANN, group)
     assert "✎ From now on:" in reply["visible_text"] and "reply_markup" not in reply
     assert telegram.sent_to(ANN) == []
     # A wish said in a group holds in that group: her private chat keeps its own (memory/scopes.py).

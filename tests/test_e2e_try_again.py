@@ -60,7 +60,8 @@ async def test_another_users_press_is_refused_and_changes_nothing(telegram, mode
         assert answer.get("text") == "This button has expired." and len(model.requests) == calls
         telegram.push_callback(ANN, button_of(apology), apology["message_id"], chat_id=GROUP)  # its author
         replies = await telegram.wait_for_sent(GROUP, 2)
-        assert await app.bot_data.store.last_unanswered(await app.bot_data.store.known_member(ANN, GROUP)) is None
+        store = app.bot_data.store
+        assert await store.turns.last_unanswered(await store.scopes.known_member(ANN, GROUP)) is None
     assert replies[-1]["visible_text"] == "echo: [Ann] are you there?"  # the group's words, marked whose
 
 

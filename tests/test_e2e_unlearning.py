@@ -58,7 +58,7 @@ async def test_a_job_left_and_a_pet_that_died_are_the_past_from_the_very_next_re
         same_turn = system_zero(chat_requests(model)[-1])
         await say(telegram, processed, ANN, "Как думаешь, чем мне теперь заняться?")
         later = system_zero(chat_requests(model)[-1])
-        facts = {fact.value: fact for fact in await store.facts(ANN)}
+        facts = {fact.value: fact for fact in await store.facts.facts(ANN)}
     assert '- employer: "Яндекс"' in fact_lines(before) and '- pet: "кот Барсик"' in fact_lines(before)
     for prompt in (same_turn, later):
         lines = fact_lines(prompt)
@@ -92,7 +92,7 @@ async def test_a_check_in_after_the_pets_death_speaks_of_it_only_as_a_loss(teleg
         await telegram.wait_for_sent(ANN, 3)
         await sweeps.wait()
         store = app.bot_data.store
-        due = await store.due_items(clock() + timedelta(days=30), 10)
+        due = await store.outreach.due_items(clock() + timedelta(days=30), 10)
     [checkin] = outreach_requests(model)  # the check-in only: the cancelled exam gets no follow-up
     lines = fact_lines(system_zero(checkin))
     [cat] = [line for line in lines if "Барсик" in line]
@@ -116,9 +116,9 @@ async def test_a_trap_changes_nothing_and_gets_the_models_answer(telegram, model
     async with running_bot(config) as app:
         processed, store = ProcessedUpdates(app), app.bot_data.store
         await say(telegram, processed, ANN, "Я работаю в Яндексе. У меня кот Барсик и собака Лайка.")
-        before = await store.facts(ANN)
+        before = await store.facts.facts(ANN)
         await say(telegram, processed, ANN, trap)
-        after = await store.facts(ANN)
+        after = await store.facts.facts(ANN)
         replies = telegram.sent_to(ANN)
     assert all(fact in after for fact in before) and all(fact.ended is None for fact in after)  # new ones may come
     assert replies[-1]["visible_text"].startswith("echo: ")  # the model answered, not the bot's own line
@@ -131,8 +131,8 @@ async def test_a_correction_replaces_the_value_and_keeps_the_old_one_in_history(
         await say(telegram, processed, ANN, "Меня зовут Алёна. У меня есть сестра Катя.")
         await say(telegram, processed, ANN, "Вообще-то я Алина, а не Алёна. И сестру зовут Оля, а не Катя.")
         prompt = system_zero(chat_requests(model)[-1])
-        facts = {fact.key: fact.value for fact in await store.facts(ANN)}
-        names = await store.fact_history(ANN, "name")
+        facts = {fact.key: fact.value for fact in await store.facts.facts(ANN)}
+        names = await store.facts.fact_history(ANN, "name")
     assert 'Their name: "Алина"' in prompt and "Алёна" not in prompt and "Катя" not in prompt.split("## Now")[0]
     assert facts["name"] == "Алина" and "сестра Оля" in facts.values() and "сестра Катя" not in facts.values()
     assert [value for value, _, _ in names] == ["Алёна"]
@@ -145,8 +145,8 @@ async def test_a_moved_plan_gets_its_new_day(telegram, model, tmp_path):
         processed, store = ProcessedUpdates(app), app.bot_data.store
         await say(telegram, processed, ANN, "В пятницу в 10 у меня экзамен по химии.")
         await say(telegram, processed, ANN, "Экзамен перенесли на понедельник.")
-        [exam] = [fact for fact in await store.facts(ANN) if fact.key.startswith("plan:")]
-        [(_, _, _)] = history = await store.fact_history(ANN, exam.key)
+        [exam] = [fact for fact in await store.facts.facts(ANN) if fact.key.startswith("plan:")]
+        [(_, _, _)] = history = await store.facts.fact_history(ANN, exam.key)
     assert exam.when == "2026-12-07" and history[0][0] == exam.value
 
 
@@ -170,9 +170,9 @@ async def test_a_forget_request_leaves_no_row_and_nothing_in_the_next_request_an
         after_forget = json.dumps(chat_requests(model)[-1], ensure_ascii=False)
         # Undo: somebody else's press does nothing; the user's brings it all back, once.
         await processed.wait(telegram.push_callback(BOB, undo, note["message_id"], chat_id=ANN))
-        assert "Лайка" not in json.dumps([f.value for f in await store.facts(ANN)], ensure_ascii=False)
+        assert "Лайка" not in json.dumps([f.value for f in await store.facts.facts(ANN)], ensure_ascii=False)
         await processed.wait(telegram.push_callback(ANN, undo, note["message_id"]))
-        restored = {fact.key: fact.value for fact in await store.facts(ANN)}
+        restored = {fact.key: fact.value for fact in await store.facts.facts(ANN)}
         await processed.wait(telegram.push_callback(ANN, undo, note["message_id"]))
         await say(telegram, processed, ANN, "А что ещё?")
         after_undo = json.dumps(chat_requests(model)[-1], ensure_ascii=False)
@@ -196,7 +196,7 @@ async def test_dont_remember_this_drops_the_message_before_and_what_was_learned_
         note = telegram.sent_to(ANN)[-1]
         await say(telegram, processed, ANN, "Что посоветуешь на вечер?")
         request = json.dumps(chat_requests(model)[-1], ensure_ascii=False)
-        keys = {fact.key for fact in await store.facts(ANN)}
+        keys = {fact.key for fact in await store.facts.facts(ANN)}
     assert note["visible_text"] == text("forgotten", "ru", facts="Сбер")
     assert "долги" not in request and "Сбер" not in request and "Казань" in request
     assert keys == {"city"}
@@ -209,7 +209,7 @@ async def test_the_rest_of_a_message_that_asks_to_forget_gets_the_models_answer(
         await say(telegram, processed, ANN, "Забудь про мою собаку. Кстати, что почитать на выходных?")
         [*_, reply, note] = telegram.sent_to(ANN)
         request = json.dumps(chat_requests(model)[-1], ensure_ascii=False)
-        facts = await store.facts(ANN)
+        facts = await store.facts.facts(ANN)
     assert reply["visible_text"].startswith("echo: ") and "что почитать на выходных" in reply["visible_text"]
     assert note["visible_text"] == text("forgotten", "ru", facts="собака Лайка") and facts == []
     assert "Лайк" not in request and "собак" not in request
@@ -232,8 +232,8 @@ async def test_an_extraction_pass_after_the_forget_does_not_learn_it_again(teleg
         await say(telegram, processed, ANN, "Я живу в Казани.")
         await say(telegram, processed, ANN, "Забудь про мою собаку.")
         assert await app.bot_data.keeper.extract_quietly(ANN) == []  # reads every unread message now
-        keys = {fact.key for fact in await store.facts(ANN)}
-        unread = await store.unread_count(ANN)
+        keys = {fact.key for fact in await store.facts.facts(ANN)}
+        unread = await store.facts.unread_count(ANN)
     [request] = extraction_requests(model)
     assert "Лайк" not in request["messages"][-1]["content"]
     assert "pet:лайка" not in keys and "city" in keys and unread == 0
@@ -245,7 +245,7 @@ async def test_forget_everything_in_conversation_points_to_forget_and_wipes_noth
         await say(telegram, processed, ANN, "Я живу в Казани. У меня есть собака Лайка.")
         await say(telegram, processed, ANN, "Забудь всё обо мне")
         question = telegram.sent_to(ANN)[-1]
-        kept = len(await store.facts(ANN))
+        kept = len(await store.facts.facts(ANN))
     assert question["visible_text"] == text("forget_ask", "ru")
     assert FORGET_ALL in [data for _, data in buttons_of(question)]
     assert kept == 2
@@ -257,10 +257,10 @@ async def test_a_request_that_could_mean_two_facts_asks_which(telegram, model, c
         await say(telegram, processed, ANN, "У меня есть сестра Катя и сестра Оля.")
         await say(telegram, processed, ANN, "Забудь про мою сестру")
         question = telegram.sent_to(ANN)[-1]
-        assert len(await store.facts(ANN)) == 2  # nothing deleted on a guess
+        assert len(await store.facts.facts(ANN)) == 2  # nothing deleted on a guess
         [(katya, pick)] = [(label, data) for label, data in buttons_of(question) if "Катя" in label]
         await processed.wait(telegram.push_callback(ANN, pick, question["message_id"]))
-        values = [fact.value for fact in await store.facts(ANN)]
+        values = [fact.value for fact in await store.facts.facts(ANN)]
     assert question["visible_text"] == text("forget_which", "ru")
     assert values == ["сестра Оля"]
 
@@ -284,9 +284,9 @@ async def test_in_a_group_a_forget_request_touches_only_the_speaker_and_names_no
         mention = f"{bot} забудь про мою собаку и про собаку Боба"
         await say(telegram, processed, ANN, mention, chat_id=GROUP, chat_type="group")
         line = telegram.sent_to(GROUP)[-1]
-        in_group = await store.facts(await store.known_member(ANN, GROUP))
-        bob_in_group = await store.facts(await store.known_member(BOB, GROUP))
-        ann, bob = await store.facts(ANN), await store.facts(BOB)
+        in_group = await store.facts.facts(await store.scopes.known_member(ANN, GROUP))
+        bob_in_group = await store.facts.facts(await store.scopes.known_member(BOB, GROUP))
+        ann, bob = await store.facts.facts(ANN), await store.facts.facts(BOB)
     # A forget said in a group forgets within that group only, and only the speaker's (memory/scopes.py).
     assert in_group == [] and [fact.value for fact in bob_in_group] == ["собака Лайка"]
     assert [fact.value for fact in ann] == ["собака Лайка"] and [fact.value for fact in bob] == ["собака Лайка"]
@@ -309,12 +309,12 @@ async def test_a_forget_request_the_model_finds_is_carried_out_with_undo(telegra
         processed, store = ProcessedUpdates(app), app.bot_data.store
         await say(telegram, processed, ANN, "Привет!")
         ex = Fact("family", "family:ex_oleg", "бывший муж Олег")  # as an earlier pass would have stored him
-        await store.save_facts(ANN, Extraction([ex]), app.bot_data.clock(), 100)
+        await store.facts.save_facts(ANN, Extraction([ex]), app.bot_data.clock(), 100)
         await say(telegram, processed, ANN, "Олега из памяти — вон. Не было такого человека.")
         await app.bot_data.keeper.extract_quietly(ANN)
         await wait_until(lambda: any(m.get("reply_markup") for m in telegram.sent_to(ANN)))
         note = telegram.sent_to(ANN)[-1]
-        keys = [fact.key for fact in await store.facts(ANN)]
+        keys = [fact.key for fact in await store.facts.facts(ANN)]
     assert keys == [] and "бывший муж Олег" in note["visible_text"]
     assert buttons_of(note)[0][1].startswith("fg:undo:")
 
@@ -355,7 +355,7 @@ async def wait_until_topics(store, timeout: float = 10.0) -> None:
     import time
 
     deadline = time.monotonic() + scaled(timeout)
-    while not await store.topics(ANN):
+    while not await store.topics.topics(ANN):
         assert time.monotonic() < deadline, "no topic line was written"
         await asyncio.sleep(0.05)
 
@@ -367,6 +367,6 @@ async def test_a_forget_request_is_carried_out_past_the_daily_limit(telegram, mo
         calls = len(chat_requests(model))
         await say(telegram, processed, ANN, "Забудь про мою собаку. И что почитать?")
         note = telegram.sent_to(ANN)[-1]
-        facts = await store.facts(ANN)
+        facts = await store.facts.facts(ANN)
     assert facts == [] and note["visible_text"] == text("forgotten", "ru", facts="собака Лайка")
     assert len(chat_requests(model)) == calls  # the rest of the message waits for tomorrow, like any other

@@ -67,7 +67,7 @@ async def test_a_turn_during_a_slow_extraction_is_answered_at_once_and_the_pass_
 
 
 async def _read_all(store, user_id: int) -> bool:
-    return await store.unread_count(user_id) == 0
+    return await store.facts.unread_count(user_id) == 0
 
 
 async def test_the_idle_delay_counts_from_the_delivered_reply(telegram, model, config):

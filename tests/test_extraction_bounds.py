@@ -27,7 +27,7 @@ from memory.extract.extractor import (
 )
 from memory.extract.extractor_answer import parse_cut_answer
 from memory.extract.keeper import CONCURRENT_EXTRACTIONS, KeeperSettings, MemoryKeeper
-from memory.store.memory_store import Repositories, Store
+from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from prompts import load_prompt
 from tests.timeouts import scaled
@@ -41,7 +41,7 @@ SETTINGS = CONFIG.subset(KeeperSettings)
 
 def keeper_repositories(store: Store) -> tuple:
     """Return the repositories a MemoryKeeper takes, over the store's database: claims, facts, scopes, topics, users."""
-    repos = Repositories.over(store.backend)
+    repos = store
     return repos.claims, repos.facts, repos.scopes, repos.topics, repos.users
 
 
@@ -174,9 +174,9 @@ def facts_for_every_message(body: dict) -> str:
 async def tell(store: Store, count: int, words: str = "I like the sea and long walks on the beach") -> None:
     for number in range(count):
         now = T0 + timedelta(seconds=number)
-        await store.begin_turn(user_id=1, first_name="A", language_code="en", text=f"{words} {number}", now=now,
+        await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text=f"{words} {number}", now=now,
                                update_id=number + 1, history_limit=100)
-        await store.add_reply(1, "That sounds lovely. " * 30, now, 100)
+        await store.turns.add_reply(1, "That sounds lovely. " * 30, now, 100)
 
 
 async def test_a_batch_past_the_servers_context_is_halved_until_it_fits_and_nothing_is_lost(
@@ -185,7 +185,7 @@ async def test_a_batch_past_the_servers_context_is_halved_until_it_fits_and_noth
     caplog.set_level(logging.INFO)
     model.reply = facts_for_every_message
     await tell(store, 8)
-    prompt = build_extraction_messages(INSTRUCTIONS, await store.pending_messages(1, 30), [])
+    prompt = build_extraction_messages(INSTRUCTIONS, await store.facts.pending_messages(1, 30), [])
     model.context_window = prompt_tokens(prompt) // 2 + 1000  # about half the batch fits beside the cap
     keeper = MemoryKeeper(
         *keeper_repositories(store), LLMExtractor(chat, INSTRUCTIONS, max_answer_tokens=200), SETTINGS,
@@ -193,7 +193,7 @@ async def test_a_batch_past_the_servers_context_is_halved_until_it_fits_and_noth
         meter=UsageMeter(store.backend))
     saved = await keeper.extract_quietly(1)
     assert len({f.key for f in saved}) == 8 and all(f.key.startswith("said:") for f in saved)
-    assert await store.unread_count(1) == 0
+    assert await store.facts.unread_count(1) == 0
     assert messages_of(caplog, "reading half as many")
     [line] = messages_of(caplog, "memory: learned")
     assert line.startswith("memory: learned 8 facts from 8 messages (") and " tokens, " in line
@@ -212,7 +212,7 @@ async def test_one_message_whose_answer_runs_past_the_cap_keeps_its_whole_facts(
         clock=lambda: T0,
         meter=UsageMeter(store.backend))
     saved = await keeper.extract_quietly(1)
-    assert 0 < len(saved) < 30 and await store.unread_count(1) == 0
+    assert 0 < len(saved) < 30 and await store.facts.unread_count(1) == 0
 
 
 async def test_a_failed_pass_is_one_model_error_not_one_per_retry_or_format(store, chat, model, caplog):
@@ -232,7 +232,7 @@ async def test_a_failed_pass_is_one_model_error_not_one_per_retry_or_format(stor
     assert len(model.requests) >= 6 and failures == [1]  # three formats tried, retried, counted once
     [line] = messages_of(caplog, "fact extraction failed")
     assert "HTTP 500: The server had an error" in line
-    assert await store.unread_count(1) == 2
+    assert await store.facts.unread_count(1) == 2
 
 
 def messages_of(caplog, words: str) -> list[str]:
@@ -249,7 +249,7 @@ async def test_at_shutdown_a_pass_waiting_on_a_slow_server_is_given_up_and_nothi
     await model.wait_for_request()
     keeper.stopping.set()
     assert await asyncio.wait_for(running, scaled(2)) == []
-    assert await store.unread_count(1) == 2
+    assert await store.facts.unread_count(1) == 2
 
 
 async def test_a_sweep_works_through_every_due_user_a_few_at_a_time_without_a_task_each():

@@ -80,7 +80,7 @@ async def pinned(page, words: str):
 
 
 async def values_of(app) -> list[str]:
-    return [fact.value for fact in await app.bot_data.store.facts(ANN)]
+    return [fact.value for fact in await app.bot_data.store.facts.facts(ANN)]
 
 
 async def test_the_page_shows_the_facts_and_a_hostile_value_only_as_text(browser, bot, telegram):
@@ -148,10 +148,10 @@ async def test_the_zone_is_set_by_city_and_put_back_to_automatic(browser, bot, t
     await page.locator("#zone-input").fill("Tokyo")
     await page.locator("#zone-save").click()
     await page.locator("#zone", has_text="Asia/Tokyo").wait_for(timeout=scaled(5_000))
-    assert (await app.bot_data.store.settings(ANN))["timezone"] == "Asia/Tokyo"
+    assert (await app.bot_data.store.users.settings(ANN))["timezone"] == "Asia/Tokyo"
     await page.locator("#zone-auto").click()
     await page.locator("#zone-auto").wait_for(state="hidden", timeout=scaled(5_000))
-    assert (await app.bot_data.store.settings(ANN))["timezone"] is None
+    assert (await app.bot_data.store.users.settings(ANN))["timezone"] is None
     assert errors == []
 
 
@@ -161,8 +161,8 @@ async def test_a_reminder_is_shown_as_text_with_its_rule_and_deleted(browser, bo
     day = date.today() + timedelta(days=30)  # far enough ahead that nothing sends it meanwhile
     now = datetime.now(timezone.utc)
     due = datetime(day.year, day.month, day.day, 8, 0, tzinfo=ZoneInfo("Asia/Tokyo"))
-    weekly = await store.add_reminder(ANN, ANN, HOSTILE, due, "week mon 08:00", "Asia/Tokyo", now)
-    once = await store.add_reminder(ANN, ANN, "call mum", due + timedelta(days=2), None, "Asia/Tokyo", now)
+    weekly = await store.reminders.add_reminder(ANN, ANN, HOSTILE, due, "week mon 08:00", "Asia/Tokyo", now)
+    once = await store.reminders.add_reminder(ANN, ANN, "call mum", due + timedelta(days=2), None, "Asia/Tokyo", now)
     page, errors, foreign = await open_page(browser, bot, telegram)
     shown = page.locator(f'#reminders li.reminder[data-id="{weekly.id}"]')
     assert await shown.locator(".value").text_content() == HOSTILE  # the markup itself, as text
@@ -175,8 +175,8 @@ async def test_a_reminder_is_shown_as_text_with_its_rule_and_deleted(browser, bo
         await shown.locator("button.delete").click()
         assert await shown.count() == 0  # gone from the page at once, sent once Undo's few seconds are over
     assert (await sent.value).status == 200
-    assert [reminder.id for reminder in await store.reminders(ANN)] == [once.id]
-    assert (await store.reminder(ANN, weekly.id)).state == "cancelled"
+    assert [reminder.id for reminder in await store.reminders.reminders(ANN)] == [once.id]
+    assert (await store.reminders.reminder(ANN, weekly.id)).state == "cancelled"
     assert await page.evaluate("document.body.dataset.pwned") is None
     assert errors == [] and foreign == []
 
@@ -202,9 +202,9 @@ async def test_each_earlier_reply_shows_what_it_had_in_mind_and_a_group_its_own_
     assert "Kesha" not in " ".join(await page.locator("#facts li.fact .value").all_text_contents())
     await row(page, "Rex").locator("input.share-input").check()
     await page.locator("#status", has_text="follows you there").wait_for(timeout=scaled(5_000))
-    assert [fact.value for fact in await app.bot_data.store.shared_facts(ANN)] == ["dog Rex"]
+    assert [fact.value for fact in await app.bot_data.store.scopes.shared_facts(ANN)] == ["dog Rex"]
     kesha = group.locator("li.fact", has_text="Kesha")
     await kesha.locator("input.share-input").check()  # disabled while its PATCH is on its way
     await kesha.locator("input.share-input:enabled:checked").wait_for(timeout=scaled(5_000))
-    assert [fact.value for _, fact in await app.bot_data.store.shared_from_groups(ANN)] == ["parrot Kesha"]
+    assert [fact.value for _, fact in await app.bot_data.store.scopes.shared_from_groups(ANN)] == ["parrot Kesha"]
     assert errors == [] and foreign == []

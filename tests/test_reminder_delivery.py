@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from config import Config
 from memory.reminder import Reminder
 from memory.reminders.kinds import SetReminder
-from memory.store.memory_store import Repositories, Store
+from memory.store.memory_store import Store
 from services.reminders import Reminders, ReminderSettings, matching, next_time, read_model_answer
 
 MOSCOW = ZoneInfo("Europe/Moscow")
@@ -42,14 +42,14 @@ class Recorder:
 
 
 async def setting(store: Store, at: datetime, rule: str | None = None, user_id: int = 1, task="позвонить маме"):
-    await store.meet_user(user_id, T0)
-    made = await store.add_reminder(user_id, user_id, task, at, rule, "Europe/Moscow", T0)
+    await store.users.meet_user(user_id, T0)
+    made = await store.reminders.add_reminder(user_id, user_id, task, at, rule, "Europe/Moscow", T0)
     assert made is not None
     return made
 
 
 def service(store: Store, clock: Clock, send) -> Reminders:
-    repos = Repositories.over(store.backend)
+    repos = store
     return Reminders(repos.facts, repos.reminders, repos.users, model=None,  # type: ignore[arg-type]
                      config=CONFIG.subset(ReminderSettings), clock=clock, instructions="", send=send)
 
@@ -62,7 +62,7 @@ async def test_a_due_reminder_goes_once_and_a_later_one_waits(store):
     clock.now = T0.replace(hour=11)
     assert await reminders.sweep() == 1 and await reminders.sweep() == 0
     assert send.sent == [(now_one.id, None)]
-    assert (await store.reminder(1, now_one.id)).state == "done"
+    assert (await store.reminders.reminder(1, now_one.id)).state == "done"
 
 
 async def test_late_by_minutes_says_so_and_too_late_is_skipped_and_told_once(store):
@@ -75,7 +75,7 @@ async def test_late_by_minutes_says_so_and_too_late_is_skipped_and_told_once(sto
     assert send.sent == [(late.id, timedelta(minutes=25))]
     assert (await reminders.for_turn(1, True))[1] == ["полить цветы"]
     assert (await reminders.for_turn(1, True))[1] == []
-    assert (await store.reminder(1, gone.id)).state == "done"
+    assert (await store.reminders.reminder(1, gone.id)).state == "done"
 
 
 async def test_a_refused_send_is_tried_again_and_a_blocked_chat_ends_it(store):
@@ -92,7 +92,7 @@ async def test_a_refused_send_is_tried_again_and_a_blocked_chat_ends_it(store):
     blocked = await setting(store, clock.now, user_id=2)
     send.outcome = "blocked"
     await reminders.sweep()
-    assert (await store.reminder(2, blocked.id)).state == "done"
+    assert (await store.reminders.reminder(2, blocked.id)).state == "done"
 
 
 async def test_the_timer_is_told_of_every_time_a_sweep_must_come_by(store):
@@ -103,7 +103,7 @@ async def test_the_timer_is_told_of_every_time_a_sweep_must_come_by(store):
     await setting(store, clock.now)
     await reminders.sweep()
     assert woken == [clock.now + timedelta(minutes=1)]  # Telegram refused it: tried again after RETRY
-    pending = await store.add_reminder(1, 1, "купить хлеб", T0, None, "Europe/Moscow", T0, state="pending")
+    pending = await store.reminders.add_reminder(1, 1, "купить хлеб", T0, None, "Europe/Moscow", T0, state="pending")
     chosen = await reminders.choose(1, pending.id, clock.now + timedelta(hours=2))
     moved = await reminders.shift(1, chosen.id, timedelta(minutes=10))
     snoozed = await reminders.snooze(1, chosen.id, timedelta(hours=1))
@@ -117,7 +117,7 @@ async def test_a_recurring_one_steps_by_its_rule_over_an_outage(store):
     made = await setting(store, datetime(2026, 12, 4, 21, 0, tzinfo=MOSCOW), rule="day 21:00")
     clock.now = datetime(2026, 12, 7, 8, 0, tzinfo=MOSCOW)  # down for two and a half days
     await reminders.sweep()
-    again = await store.reminder(1, made.id)
+    again = await store.reminders.reminder(1, made.id)
     assert send.sent == [] and again.state == "active"
     assert again.due_at == datetime(2026, 12, 7, 21, 0, tzinfo=MOSCOW)
     assert (await reminders.for_turn(1, True))[1] == ["позвонить маме"]

@@ -134,8 +134,9 @@ async def test_an_idle_bot_does_not_sweep_every_second_yet_delivers_on_time(tele
         services.reminders.sweep = counted
         await asyncio.sleep(1.5)  # the sweep a second after start-up
         telegram._remember_chat(telegram._remember_user(ANN, "Ann", None, "en"), ANN, "private")
-        await services.store.meet_user(ANN, utc_now())
-        pending = await services.store.add_reminder(ANN, ANN, "call mum", utc_now() + timedelta(hours=1), None,
+        await services.store.users.meet_user(ANN, utc_now())
+        pending = await services.store.reminders.add_reminder(ANN, ANN, "call mum", utc_now() + timedelta(hours=1),
+                                                              None,
                                                     "UTC", utc_now(), state=PENDING)
         chosen = await services.reminders.choose(ANN, pending.id, utc_now() + timedelta(seconds=1.5))
         [sent] = await telegram.wait_for_sent(ANN, 1, timeout=10)

@@ -22,12 +22,12 @@ async def schema(path):
 
 
 async def turn(store, user_id, text, minutes=0, update_id=None, name=None, limit=20):
-    result = await store.begin_turn(
+    result = await store.turns.begin_turn(
         user_id=user_id, first_name="Ann", language_code="en", text=text,
         now=T0 + timedelta(minutes=minutes), update_id=update_id, history_limit=limit,
     )
     if name:  # as the companion does when the rules find a name: a "name" fact sets users.name
-        await store.save_facts(user_id, Extraction([Fact("personal", "name", name)]), T0, 100)
+        await store.facts.save_facts(user_id, Extraction([Fact("personal", "name", name)]), T0, 100)
     return result
 
 
@@ -63,9 +63,9 @@ async def test_every_older_schema_migrates_to_the_same_schema(tmp_path, database
     assert await store.schema_version() == LATEST_VERSION
     if start >= 1:
         assert await session(store, 1, 20) == [{"role": "user", "content": "kept across the migration"}]
-        assert await store.user_name(1) == "Ann"
-        assert await store.unread_count(1) == 1  # old messages are unread: the extractor will read them
-        assert (await store.export_user(1))["messages"][0]["kind"] == "text"  # what every earlier message was
+        assert await store.users.user_name(1) == "Ann"
+        assert await store.facts.unread_count(1) == 1  # old messages are unread: the extractor will read them
+        assert (await store.accounts.export_user(1))["messages"][0]["kind"] == "text"  # what every earlier message was
     await store.close()
     if not isinstance(database, str):  # SQLite: the schema is the very one a blank file gets
         blank = tmp_path / "blank.db"
@@ -93,23 +93,23 @@ async def test_first_turn_has_no_previous_time_and_the_next_has(store):
 
 
 async def test_the_last_unanswered_message_is_only_the_newest_with_no_reply(store):
-    assert await store.last_unanswered(1) is None
+    assert await store.turns.last_unanswered(1) is None
     first = await turn(store, 1, "one", update_id=501)
-    assert await store.last_unanswered(1) == (501, "one", "text")
-    await store.add_reply(1, "reply one", T0, 20, reply_to=first.message_id)
-    assert await store.last_unanswered(1) is None
+    assert await store.turns.last_unanswered(1) == (501, "one", "text")
+    await store.turns.add_reply(1, "reply one", T0, 20, reply_to=first.message_id)
+    assert await store.turns.last_unanswered(1) is None
     await turn(store, 1, "two", minutes=1, update_id=502)
     await turn(store, 1, "three", minutes=2, update_id=503)
-    assert await store.last_unanswered(1) == (503, "three", "text")  # never an older one
+    assert await store.turns.last_unanswered(1) == (503, "three", "text")  # never an older one
     await turn(store, 2, "someone else", minutes=3, update_id=504)
-    assert await store.last_unanswered(1) == (503, "three", "text")
+    assert await store.turns.last_unanswered(1) == (503, "three", "text")
     await turn(store, 1, "no update id", minutes=4)
-    assert await store.last_unanswered(1) is None
+    assert await store.turns.last_unanswered(1) is None
 
 
 async def test_history_is_oldest_first_and_includes_replies(store):
     await turn(store, 1, "one")
-    await store.add_reply(1, "reply one", T0, 20)
+    await store.turns.add_reply(1, "reply one", T0, 20)
     result = await turn(store, 1, "two", minutes=1)
     assert result.history == [
         {"role": "user", "content": "one"},
@@ -126,7 +126,7 @@ async def count_messages(store, user_id):
 async def chat(store, user_id, turns, limit=20):
     for i in range(turns):
         await turn(store, user_id, f"user {i}", minutes=i, limit=limit)
-        await store.add_reply(user_id, f"bot {i}", T0, limit)
+        await store.turns.add_reply(user_id, f"bot {i}", T0, limit)
 
 
 async def test_the_history_sent_is_capped(store):
@@ -140,11 +140,11 @@ async def test_the_history_sent_is_capped(store):
 async def test_messages_are_pruned_only_once_the_extractor_has_read_them(store):
     await chat(store, 1, 15)
     assert await count_messages(store, 1) == 30  # nothing read yet: nothing pruned
-    [*_, newest] = await store.pending_messages(1, 100)
-    await store.save_facts(1, Extraction(), T0, 100, extracted_upto=newest["id"])
-    await store.add_reply(1, "one more", T0, 20)
+    [*_, newest] = await store.facts.pending_messages(1, 100)
+    await store.facts.save_facts(1, Extraction(), T0, 100, extracted_upto=newest["id"])
+    await store.turns.add_reply(1, "one more", T0, 20)
     assert await count_messages(store, 1) == 20
-    assert await store.pending_messages(1, 100) == [
+    assert await store.facts.pending_messages(1, 100) == [
         {"id": newest["id"] + 1, "role": "assistant", "content": "one more", "at": T0, "kind": "text"}
     ]
 
@@ -168,7 +168,7 @@ async def test_an_update_seen_again_resumes_its_turn_without_storing_the_message
 
 async def test_an_update_seen_again_after_its_reply_was_stored_gets_that_reply(store):
     first = await turn(store, 1, "hi", update_id=100)
-    await store.add_reply(1, "hello!", T0, 20, reply_to=first.message_id)
+    await store.turns.add_reply(1, "hello!", T0, 20, reply_to=first.message_id)
     await turn(store, 1, "next", update_id=101)
     again = await turn(store, 1, "hi", update_id=100)
     assert again.stored_reply == "hello!"
@@ -176,12 +176,12 @@ async def test_an_update_seen_again_after_its_reply_was_stored_gets_that_reply(s
 
 
 async def test_a_voice_transcript_is_found_by_its_update_and_marked_voice(store):
-    await store.begin_turn(user_id=1, first_name="Ann", language_code="en", text="what I said aloud", now=T0,
+    await store.turns.begin_turn(user_id=1, first_name="Ann", language_code="en", text="what I said aloud", now=T0,
                            update_id=300, history_limit=20, kind="voice")
-    assert await store.message_for_update(1, 300) == "what I said aloud"
-    assert await store.message_for_update(1, 301) is None
-    assert await store.message_for_update(2, 300) is None  # another user's update is never theirs
-    [message] = (await store.export_user(1))["messages"]
+    assert await store.turns.message_for_update(1, 300) == "what I said aloud"
+    assert await store.turns.message_for_update(1, 301) is None
+    assert await store.turns.message_for_update(2, 300) is None  # another user's update is never theirs
+    [message] = (await store.accounts.export_user(1))["messages"]
     assert (message["kind"], message["content"]) == ("voice", "what I said aloud")
 
 
@@ -208,7 +208,7 @@ async def test_the_inbox_replays_what_was_not_handled_and_forgets_the_payload_of
 async def test_a_stated_name_is_kept_and_not_erased_by_later_turns(store):
     await turn(store, 1, "my name is Bob", name="Bob")
     assert (await turn(store, 1, "what's up")).name == "Bob"
-    assert await store.user_name(1) == "Bob"
+    assert await store.users.user_name(1) == "Bob"
 
 
 async def test_users_are_isolated(store):
@@ -220,7 +220,7 @@ async def test_users_are_isolated(store):
 
 async def test_a_failed_transaction_leaves_nothing(store):
     with pytest.raises(RuntimeError):
-        async with store._transaction() as db:
+        async with store.backend.transaction() as db:
             await db.execute(
                 "INSERT INTO users (id, first_seen, last_seen) VALUES (9, 'x', 'x')"
             )
@@ -248,10 +248,10 @@ async def test_a_turn_brings_back_the_session_and_the_facts_exactly_as_stored(st
              Fact("event", "trip", "to Kazan", when="2026-12-04T10:00")]
     for minute, text in enumerate(ODD_TEXTS):
         started = await turn(store, 1, text, minutes=minute, update_id=500 + minute, limit=4)
-        await store.add_reply(1, f"re: {text}", T0 + timedelta(minutes=minute), 4, reply_to=started.message_id)
-    await store.save_facts(1, Extraction(facts), T0, 100)
+        await store.turns.add_reply(1, f"re: {text}", T0 + timedelta(minutes=minute), 4, reply_to=started.message_id)
+    await store.facts.save_facts(1, Extraction(facts), T0, 100)
     log: list = []
-    last = await store._run(statements_of(store._begin_turn(
+    last = await store.backend.run(statements_of(store.turns._begin_turn(
         1, "Ann", "en", "the last one", T0 + timedelta(hours=1), 600, 4, "text", True, None, None, 1), log))
     stored = await fetch(store, "SELECT id, role, content, created_at FROM messages WHERE user_id = ?"
                                 " ORDER BY id DESC LIMIT 4", (1,))
@@ -260,7 +260,7 @@ async def test_a_turn_brings_back_the_session_and_the_facts_exactly_as_stored(st
     assert last.history == [{"role": row[1], "content": row[2]} for row in stored]
     assert last.history[-1] == {"role": "user", "content": "the last one"}
     assert last.times == [datetime.fromisoformat(row[3]) for row in stored]
-    assert [repr(fact) for fact in last.facts] == [repr(fact) for fact in await store.facts(1)]
+    assert [repr(fact) for fact in last.facts] == [repr(fact) for fact in await store.facts.facts(1)]
     assert {fact.value for fact in last.facts} == {fact.value for fact in facts}
     assert last.unread == len(ODD_TEXTS) + 1  # the extractor has read none of them
     # PostgreSQL: the user's row with their facts, then the message with the session, one round trip each.

@@ -14,7 +14,7 @@ H = timedelta(hours=1)
 async def two_users(store):
     """Users 1 and 2 have written once: facts belong to a user who exists."""
     for user_id in (1, 2):
-        await store.begin_turn(user_id=user_id, first_name="U", language_code="en", text="hi", now=T0,
+        await store.turns.begin_turn(user_id=user_id, first_name="U", language_code="en", text="hi", now=T0,
                                update_id=None, history_limit=20)
 
 
@@ -23,16 +23,16 @@ def fact(key, value, category="location", importance=5, **kw):
 
 
 async def save(store, *facts, user_id=1, now=T0, max_facts=100, relations=()):
-    return await store.save_facts(user_id, Extraction(list(facts), list(relations)), now, max_facts)
+    return await store.facts.save_facts(user_id, Extraction(list(facts), list(relations)), now, max_facts)
 
 
 async def values(store, user_id=1):
-    return {f.key: f.value for f in await store.facts(user_id)}
+    return {f.key: f.value for f in await store.facts.facts(user_id)}
 
 
 async def test_a_new_fact_is_stored_with_its_fields(store):
     [saved] = await save(store, fact("city", "Kazan", importance=7, confidence=0.8, source="llm", source_message_id=3))
-    [stored] = await store.facts(1)
+    [stored] = await store.facts.facts(1)
     assert (stored.category, stored.key, stored.value, stored.importance, stored.confidence) == (
         "location", "city", "Kazan", 7, 0.8)
     assert (stored.source, stored.source_message_id, stored.created_at) == ("llm", 3, T0)
@@ -44,8 +44,8 @@ async def test_a_new_value_for_a_single_slot_replaces_the_old_one_which_goes_to_
     moved = T0 + timedelta(days=40)
     await save(store, fact("city", "Berlin"), now=moved)
     assert await values(store) == {"city": "Berlin"}
-    assert await store.fact_history(1, "city") == [("Moscow", T0, moved)]
-    [city] = await store.facts(1)
+    assert await store.facts.fact_history(1, "city") == [("Moscow", T0, moved)]
+    [city] = await store.facts.facts(1)
     assert city.created_at == T0 and city.updated_at == moved  # the bot can say since when
 
 
@@ -53,9 +53,9 @@ async def test_saying_the_same_thing_again_only_refreshes_it(store):
     await save(store, fact("city", "Berlin", importance=5))
     saved = await save(store, fact("city", "berlin!", importance=7), now=T0 + timedelta(days=1))
     assert saved == []
-    [city] = await store.facts(1)
+    [city] = await store.facts.facts(1)
     assert city.value == "Berlin" and city.importance == 7 and city.updated_at == T0 + timedelta(days=1)
-    assert await store.fact_history(1, "city") == []
+    assert await store.facts.fact_history(1, "city") == []
 
 
 async def test_multi_valued_facts_never_overwrite_each_other(store):
@@ -73,7 +73,7 @@ async def test_a_near_duplicate_under_another_key_of_the_same_family_is_skipped(
 
 async def test_a_stated_name_becomes_the_users_name(store):
     await save(store, fact("name", "Анна", "personal", 9))
-    assert await store.user_name(1) == "Анна"
+    assert await store.users.user_name(1) == "Анна"
 
 
 async def test_relations_link_facts_and_the_graph_returns_them(store):
@@ -83,10 +83,10 @@ async def test_relations_link_facts_and_the_graph_returns_them(store):
         fact("employer", "Acme", "career"),
         relations=[Relation("job_title", "employer", "works_at", 0.9), Relation("job_title", "nowhere", "likes")],
     )
-    facts, relations = await store.fact_graph(1)
+    facts, relations = await store.facts.fact_graph(1)
     assert {f.key for f in facts} == {"job_title", "employer"}
     assert relations == [Relation("job_title", "employer", "works_at", 0.9)]
-    assert (await store.fact_graph(2)) == ([], [])
+    assert (await store.facts.fact_graph(2)) == ([], [])
 
 
 async def test_over_the_cap_the_least_important_and_oldest_go_first(store):
@@ -113,20 +113,20 @@ async def test_facts_are_per_user(store):
 
 async def test_deleting_a_fact_needs_its_owner(store):
     await save(store, fact("city", "Kazan"), user_id=1)
-    [city] = await store.facts(1)
-    assert await store.delete_facts(2, [city.id], T0) == 0
-    assert await store.delete_facts(1, [city.id, 999], T0) == 1
-    assert await store.facts(1) == []
+    [city] = await store.facts.facts(1)
+    assert await store.facts.delete_facts(2, [city.id], T0) == 0
+    assert await store.facts.delete_facts(1, [city.id, 999], T0) == 1
+    assert await store.facts.facts(1) == []
 
 
 async def test_unread_messages_and_who_has_them(store):
-    assert await store.unread_count(1) == 1
-    assert await store.users_due_for_extraction(T0) == []  # both wrote at T0: not idle yet
-    assert sorted(await store.users_due_for_extraction(T0 + timedelta(seconds=1))) == [1, 2]
-    [message] = await store.pending_messages(1, 10)
-    await store.save_facts(1, Extraction(), T0, 100, extracted_upto=message["id"])
-    assert await store.unread_count(1) == 0
-    assert await store.users_due_for_extraction(T0 + timedelta(seconds=1)) == [2]
+    assert await store.facts.unread_count(1) == 1
+    assert await store.facts.users_due_for_extraction(T0) == []  # both wrote at T0: not idle yet
+    assert sorted(await store.facts.users_due_for_extraction(T0 + timedelta(seconds=1))) == [1, 2]
+    [message] = await store.facts.pending_messages(1, 10)
+    await store.facts.save_facts(1, Extraction(), T0, 100, extracted_upto=message["id"])
+    assert await store.facts.unread_count(1) == 0
+    assert await store.facts.users_due_for_extraction(T0 + timedelta(seconds=1)) == [2]
 
 
 async def test_forget_leaves_no_row_of_the_user_in_any_table(store):
@@ -134,7 +134,7 @@ async def test_forget_leaves_no_row_of_the_user_in_any_table(store):
                relations=[Relation("job_title", "city", "located_in")])
     await save(store, fact("city", "Berlin"), now=T0 + timedelta(days=1))
     await save(store, fact("city", "Oslo"), user_id=2)
-    assert await store.forget_user(1) == (1, 2)
+    assert await store.accounts.forget_user(1) == (1, 2)
     tables = [row[0] for row in await fetch(store, (
         "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
         " AND table_name <> 'schema_version'") if store.on_postgres else
@@ -153,7 +153,7 @@ async def test_forget_leaves_no_row_of_the_user_in_any_table(store):
 async def test_saved_facts_come_back_with_their_ids_new_or_replaced(store):
     [new] = await save(store, fact("city", "Kazan"))
     [changed] = await save(store, fact("city", "Oslo"), now=T0 + timedelta(minutes=1))
-    [stored] = await store.facts(1)
+    [stored] = await store.facts.facts(1)
     assert new.id == changed.id == stored.id is not None
 
 
@@ -163,14 +163,14 @@ async def test_a_new_wish_on_a_list_aspect_adds_to_it_and_the_same_again_only_re
     again = await save(store, fact("style:avoid_words", "synergy", "style"), now=T0 + timedelta(minutes=2))
     assert grown.value == "empower, synergy" and again == []
     assert (await values(store))["style:avoid_words"] == "empower, synergy"
-    assert [v for v, _, _ in await store.fact_history(1, "style:avoid_words")] == ["empower"]
+    assert [v for v, _, _ in await store.facts.fact_history(1, "style:avoid_words")] == ["empower"]
 
 
 async def test_a_new_wish_on_another_aspect_replaces_the_old_one_with_history(store):
     await save(store, fact("style:address", "вы", "style"))
     await save(store, fact("style:address", "ты", "style"), now=T0 + timedelta(minutes=1))
     assert (await values(store))["style:address"] == "ты"
-    assert [v for v, _, _ in await store.fact_history(1, "style:address")] == ["вы"]
+    assert [v for v, _, _ in await store.facts.fact_history(1, "style:address")] == ["вы"]
 
 
 async def test_style_wishes_are_never_evicted_by_the_cap(store):
@@ -184,46 +184,47 @@ async def test_style_wishes_are_never_evicted_by_the_cap(store):
 
 async def test_deleting_the_name_fact_clears_the_name_the_bot_uses(store):
     [name] = await save(store, fact("name", "Шура", "personal"))
-    assert await store.user_name(1) == "Шура"
-    assert await store.delete_facts(1, [name.id], T0) == 1
-    assert await store.user_name(1) is None
-    assert await store.delete_facts(2, [name.id], T0) == 0  # another user's id deletes nothing
+    assert await store.users.user_name(1) == "Шура"
+    assert await store.facts.delete_facts(1, [name.id], T0) == 1
+    assert await store.users.user_name(1) is None
+    assert await store.facts.delete_facts(2, [name.id], T0) == 0  # another user's id deletes nothing
 
 
 async def test_a_conversation_line_is_written_rewritten_and_the_oldest_go_past_the_cap(store):
     from memory.continuity import Topic
 
-    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=2)
-    [first] = await store.topics(1)
-    await store.save_facts(1, Extraction(), T0, 100, topic=replace(first, text="exam; flat", ended_at=T0 + H),
+    await store.facts.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=2)
+    [first] = await store.topics.topics(1)
+    await store.facts.save_facts(1, Extraction(), T0, 100, topic=replace(first, text="exam; flat", ended_at=T0 + H),
                            max_topics=2)
-    assert [(t.text, t.ended_at) for t in await store.topics(1)] == [("exam; flat", T0 + H)]
+    assert [(t.text, t.ended_at) for t in await store.topics.topics(1)] == [("exam; flat", T0 + H)]
     for day in (1, 2):
         moment = T0 + timedelta(days=day)
-        await store.save_facts(1, Extraction(), moment, 100, topic=Topic(f"day {day}", moment, moment), max_topics=2)
-    assert [t.text for t in await store.topics(1)] == ["day 2", "day 1"]
-    assert await store.topics(2) == []
+        await store.facts.save_facts(1, Extraction(), moment, 100, topic=Topic(f"day {day}", moment, moment),
+                                     max_topics=2)
+    assert [t.text for t in await store.topics.topics(1)] == ["day 2", "day 1"]
+    assert await store.topics.topics(2) == []
 
 
 async def test_no_line_is_kept_with_max_topics_zero_and_one_is_deleted_only_by_its_owner(store):
     from memory.continuity import Topic
 
-    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=0)
-    assert await store.topics(1) == []
-    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=5)
-    [line] = await store.topics(1)
-    assert await store.delete_topic(2, line.id) == 0
-    assert await store.delete_topic(1, line.id) == 1 and await store.topics(1) == []
+    await store.facts.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=0)
+    assert await store.topics.topics(1) == []
+    await store.facts.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0), max_topics=5)
+    [line] = await store.topics.topics(1)
+    assert await store.topics.delete_topic(2, line.id) == 0
+    assert await store.topics.delete_topic(1, line.id) == 1 and await store.topics.topics(1) == []
 
 
 async def test_lines_are_exported_and_forgotten(store):
     from memory.continuity import Topic
 
-    await store.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0 + H), max_topics=5)
-    data = await store.export_user(1)
+    await store.facts.save_facts(1, Extraction(), T0, 100, topic=Topic("exam", T0, T0 + H), max_topics=5)
+    data = await store.accounts.export_user(1)
     assert data["conversations"] == [{"topics": "exam", "started": T0.isoformat(), "ended": (T0 + H).isoformat()}]
-    await store.forget_user(1)
-    assert await store.topics(1) == []
+    await store.accounts.forget_user(1)
+    assert await store.topics.topics(1) == []
 
 
 async def test_a_turn_brings_the_newest_lines_newest_first_and_the_time_of_each_message(store):
@@ -231,11 +232,12 @@ async def test_a_turn_brings_the_newest_lines_newest_first_and_the_time_of_each_
 
     for day in range(8):
         moment = T0 + timedelta(days=day)
-        await store.save_facts(1, Extraction(), moment, 100, topic=Topic(f"day {day}", moment, moment), max_topics=30)
-    turn = await store.begin_turn(user_id=1, first_name="U", language_code="en", text="hello again",
+        await store.facts.save_facts(1, Extraction(), moment, 100, topic=Topic(f"day {day}", moment, moment),
+                                     max_topics=30)
+    turn = await store.turns.begin_turn(user_id=1, first_name="U", language_code="en", text="hello again",
                                   now=T0 + timedelta(days=9), update_id=None, history_limit=20)
     assert [t.text for t in turn.topics] == [f"day {day}" for day in range(7, 1, -1)]  # six of them
     assert turn.times == [T0, T0 + timedelta(days=9)] and len(turn.history) == 2
-    other = await store.begin_turn(user_id=2, first_name="U", language_code="en", text="hi", now=T0,
+    other = await store.turns.begin_turn(user_id=2, first_name="U", language_code="en", text="hi", now=T0,
                                    update_id=None, history_limit=20)
     assert other.topics == []

@@ -207,7 +207,7 @@ def test_a_repository_touches_only_its_own_tables(module):
 
 
 def test_no_service_takes_the_whole_store():
-    """Each service is built with the repositories it uses (bot.py wires them from memory_store.Repositories)."""
+    """Each service is built with the repositories it uses (bot.py wires them from the Store's fields)."""
     takers = sorted(module for module, deps in MODULES.items()
                     if module.startswith(("services.", "memory.extract.", "memory.recall."))
                     and "memory.store.memory_store" in deps)

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from config import Config
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.facts import Extraction, Fact
-from memory.store.memory_store import Repositories, Store
+from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from services.outreach import Outreach, OutreachSettings
 
@@ -20,7 +20,7 @@ CONFIG = Config(telegram_token="1:x", openai_api_key="k", memory_extract_delay_s
 
 def keeper_repositories(store: Store) -> tuple:
     """Return the repositories a MemoryKeeper takes, over the store's database: claims, facts, scopes, topics, users."""
-    repos = Repositories.over(store.backend)
+    repos = store
     return repos.claims, repos.facts, repos.scopes, repos.topics, repos.users
 
 
@@ -59,7 +59,7 @@ async def test_one_users_extraction_pass_is_taken_by_one_machine(pg_url):
     first, second = await two_machines(pg_url)
     extractor = SlowExtractor()
     try:
-        await first.begin_turn(user_id=1, first_name="A", language_code="en", text="I moved to Oslo", now=T0,
+        await first.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="I moved to Oslo", now=T0,
                                update_id=1, history_limit=20)
         settings = CONFIG.subset(KeeperSettings)
         keepers = [MemoryKeeper(*keeper_repositories(store), extractor, settings,
@@ -67,10 +67,10 @@ async def test_one_users_extraction_pass_is_taken_by_one_machine(pg_url):
                    for store in (first, second)]
         results = await asyncio.gather(*(keeper.extract_quietly(1) for keeper in keepers))
         assert extractor.calls == 1 and sorted(len(saved) for saved in results) == [0, 1]
-        assert [fact.value for fact in await second.facts(1)] == ["Oslo"]
-        assert await second.unread_count(1) == 0
+        assert [fact.value for fact in await second.facts.facts(1)] == ["Oslo"]
+        assert await second.facts.unread_count(1) == 0
         # The claim went with the pass: a later message is extracted by whichever machine looks.
-        await first.begin_turn(user_id=1, first_name="A", language_code="en", text="and I got a dog", now=T0,
+        await first.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="and I got a dog", now=T0,
                                update_id=2, history_limit=20)
         await keepers[1].extract_quietly(1)
         assert extractor.calls == 2
@@ -88,17 +88,17 @@ async def test_a_message_written_first_is_written_and_sent_by_one_machine(pg_url
         return "sent"
 
     try:
-        await first.begin_turn(user_id=1, first_name="A", language_code="en", text="off to Oslo", now=T0,
+        await first.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="off to Oslo", now=T0,
                                update_id=1, history_limit=20, checkin_at=T0 + timedelta(hours=1))
         machines = []
         for store in (first, second):
-            repos = Repositories.over(store.backend)
+            repos = store
             machines.append(Outreach(repos.claims, repos.facts, repos.outreach, repos.topics, model,
                                      CONFIG.subset(OutreachSettings), "persona", send,
                                      clock=lambda: T0 + timedelta(hours=2), meter=UsageMeter(store.backend)))
         counts = await asyncio.gather(*(outreach.sweep() for outreach in machines))
         assert sorted(counts) == [0, 1] and model.calls == 1 and len(sent) == 1
-        assert await first.due_items(T0 + timedelta(days=30), 10) == []  # nothing left to send twice later
+        assert await first.outreach.due_items(T0 + timedelta(days=30), 10) == []  # nothing left to send twice later
     finally:
         await first.close()
         await second.close()

@@ -192,7 +192,7 @@ def meter(store):
 
 
 async def say(store: Store, user_id: int, at: datetime, update_id: int | None = None):
-    return await store.begin_turn(user_id=user_id, first_name="A", language_code="en", text="hi", now=at,
+    return await store.turns.begin_turn(user_id=user_id, first_name="A", language_code="en", text="hi", now=at,
                                   update_id=update_id, history_limit=20)
 
 
@@ -207,7 +207,7 @@ async def test_each_message_is_counted_once_even_when_its_update_comes_again(sto
 
 async def test_replies_extraction_and_voice_add_up_per_user(store, meter):
     turn = await say(store, 1, NOON)
-    await store.add_reply(1, "hello", NOON, 20, reply_to=turn.message_id, tokens=120)
+    await store.turns.add_reply(1, "hello", NOON, 20, reply_to=turn.message_id, tokens=120)
     await meter.record_usage(1, NOON, tokens=300)
     await meter.record_usage(1, NOON, voice_seconds=12.5)
     await meter.record_usage(2, NOON, tokens=7)
@@ -217,17 +217,17 @@ async def test_replies_extraction_and_voice_add_up_per_user(store, meter):
 
 async def test_the_limit_notice_is_claimed_once_a_day_and_limit(store):
     await say(store, 1, NOON)
-    assert await store.claim_limit_notice(1, "2026-11-30", "messages")
-    assert not await store.claim_limit_notice(1, "2026-11-30", "messages")
-    assert await store.claim_limit_notice(1, "2026-11-30", "voice_seconds")
-    assert await store.claim_limit_notice(1, "2026-12-01", "messages")
-    assert not await store.claim_limit_notice(99, "2026-11-30", "messages")  # never met
+    assert await store.users.claim_limit_notice(1, "2026-11-30", "messages")
+    assert not await store.users.claim_limit_notice(1, "2026-11-30", "messages")
+    assert await store.users.claim_limit_notice(1, "2026-11-30", "voice_seconds")
+    assert await store.users.claim_limit_notice(1, "2026-12-01", "messages")
+    assert not await store.users.claim_limit_notice(99, "2026-11-30", "messages")  # never met
 
 
 async def test_forget_leaves_the_days_totals_but_not_whose_they_were(store, meter):
     await say(store, 1, NOON)
     await meter.record_usage(1, NOON, tokens=50)
-    await store.forget_user(1)
+    await store.accounts.forget_user(1)
     assert await meter.spent_since(1, NOON) == Spent()
     stats = await meter.stats(NOON, NOON - timedelta(hours=12))
     assert stats.today == Spent(messages=1, tokens=50) and stats.heaviest == [] and stats.users == 0
@@ -236,7 +236,7 @@ async def test_forget_leaves_the_days_totals_but_not_whose_they_were(store, mete
 async def test_a_pass_paid_after_its_user_was_forgotten_is_nobodys(store, meter):
     await say(store, 1, NOON)
     await meter.record_usage(1, NOON, tokens=40, while_stored=True)
-    await store.forget_user(1)  # meanwhile an extraction pass was waiting for the model
+    await store.accounts.forget_user(1)  # meanwhile an extraction pass was waiting for the model
     await meter.record_usage(1, NOON, tokens=2_861, while_stored=True)
     assert await meter.spent_since(1, NOON) == Spent()
     assert (await meter.stats(NOON, NOON - timedelta(hours=12))).today == Spent(messages=1, tokens=2_901)

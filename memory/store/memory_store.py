@@ -29,9 +29,14 @@ from memory.store.user_rows import UserRows
 
 
 @dataclass(frozen=True)
-class Repositories:
-    """Each repository of memory's tables over one database: bot.py gives each service only those it uses."""
+class Store:
+    """Memory's repositories over one database, and the database's own operations (open, migrate, back up, close).
 
+    Only bot.py's wiring and the tests hold it whole: each service is given the repositories it uses (each a class of
+    its own over the backend, memory/store/rows.py; tests/test_table_owners.py says which tables each touches).
+    """
+
+    backend: Backend  # the database under the store, which the usage meter and the transport's store share
     turns: TurnQueries
     facts: FactQueries
     forgetting: ForgetQueries
@@ -43,42 +48,29 @@ class Repositories:
     scopes: ScopeQueries
     events: EventQueries
     users: UserRows
-    accounts: AccountRows
+    accounts: AccountRows  # /export and /forget: the one repository that spans the tables
 
     @classmethod
-    def over(cls, backend: Backend) -> "Repositories":
-        """Return every repository, each over `backend`."""
+    def over(cls, backend: Backend) -> "Store":
+        """Return every repository of memory's tables, each over `backend`."""
         return cls(
-            turns=TurnQueries(backend), facts=FactQueries(backend), forgetting=ForgetQueries(backend),
-            outreach=ProactiveQueries(backend), topics=TopicQueries(backend), claims=ClaimQueries(backend),
-            edits=EditQueries(backend), reminders=ReminderQueries(backend), scopes=ScopeQueries(backend),
-            events=EventQueries(backend), users=UserRows(backend), accounts=AccountRows(backend),
+            backend=backend, turns=TurnQueries(backend), facts=FactQueries(backend),
+            forgetting=ForgetQueries(backend), outreach=ProactiveQueries(backend), topics=TopicQueries(backend),
+            claims=ClaimQueries(backend), edits=EditQueries(backend), reminders=ReminderQueries(backend),
+            scopes=ScopeQueries(backend), events=EventQueries(backend), users=UserRows(backend),
+            accounts=AccountRows(backend),
         )
-
-
-class Store(
-    TurnQueries, FactQueries, ForgetQueries, ProactiveQueries, TopicQueries, ClaimQueries, EditQueries, ReminderQueries,
-    ScopeQueries, EventQueries, UserRows, AccountRows,
-):
-    """The repositories of memory's tables over one database, and the database's own operations (open, migrate,
-    back up, close). Each repository (turns, facts, forgetting, outreach, topics, claims, edits, reminders, scopes,
-    events, users, accounts) is a class of its own over the backend (memory/store/rows.py)."""
 
     @classmethod
     async def open(cls, target: Path | str, *, migrate_to: int | None = LATEST_VERSION) -> "Store":
         """Open the database at `target` (open_database: a SQLite file or a postgresql:// URL, migrated) and
         return the store over it."""
-        return cls(await open_database(target, migrate_to=migrate_to))
-
-    @property
-    def backend(self) -> Backend:
-        """The database under the store, which the usage meter and the transport's store may share."""
-        return self._backend
+        return cls.over(await open_database(target, migrate_to=migrate_to))
 
     @property
     def on_postgres(self) -> bool:
         """True when the store runs on PostgreSQL: several machines may share it."""
-        return isinstance(self._backend, PostgresBackend)
+        return isinstance(self.backend, PostgresBackend)
 
     @staticmethod
     async def backup(source: Path | str, target: Path | str) -> str:
@@ -95,12 +87,12 @@ class Store(
     async def close(self) -> None:
         """Close the database, for every owner built over it: the connection (SQLite checkpoints its WAL) or the
         pool."""
-        await self._backend.close()
+        await self.backend.close()
 
     async def schema_version(self) -> int:
         """Return the number of the last migration applied."""
-        return await self._backend.schema_version()
+        return await self.backend.schema_version()
 
     async def migrate(self, target: int = LATEST_VERSION) -> None:
         """Apply, in order and each in its own transaction, the migrations above the current version."""
-        await self._backend.migrate(target)
+        await self.backend.migrate(target)
