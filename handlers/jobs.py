@@ -15,7 +15,7 @@ from handlers.notes import send_note, to_confirm
 from handlers.texts import text
 from memory.changes import Forgotten
 from memory.facts import Fact
-from memory.store.memory_store import Store
+from memory.store.user_rows import UserRows
 from services.outreach import Sender
 from transport.replies import send_text
 
@@ -26,29 +26,29 @@ ORPHAN_AFTER = timedelta(seconds=20)  # an update unhandled this long after it c
 FORGOTTEN_PURGE = timedelta(minutes=1)  # how often expired Undo records of forget requests are deleted
 
 
-def remembered_notifier(bot: ExtBot, store: Store) -> Callable[[int, list[Fact]], Awaitable[None]]:
+def remembered_notifier(bot: ExtBot, users: UserRows) -> Callable[[int, list[Fact]], Awaitable[None]]:
     """Return the callback that confirms, in the user's private chat, what the LLM extractor just remembered:
     style wishes and the name always, other facts to users who asked for it."""
 
     async def notify(user_id: int, facts: list[Fact]) -> None:
         if not has_private_chat(user_id):
             return
-        confirmed = to_confirm(facts, bool((await store.users.settings(user_id)).get("notify")))
+        confirmed = to_confirm(facts, bool((await users.settings(user_id)).get("notify")))
         if confirmed:
-            profile = await store.users.profile(user_id)
+            profile = await users.profile(user_id)
             await send_note(bot, user_id, confirmed, profile.language_code if profile else None)
 
     return notify
 
 
-def forgotten_notifier(bot: ExtBot, store: Store) -> Callable[[int, Forgotten], Awaitable[None]]:
+def forgotten_notifier(bot: ExtBot, users: UserRows) -> Callable[[int, Forgotten], Awaitable[None]]:
     """Return the callback that confirms, in the user's private chat, what the LLM extractor forgot at their
     request, with its Undo button."""
 
     async def notify(user_id: int, forgotten: Forgotten) -> None:
         if not has_private_chat(user_id):
             return
-        profile = await store.users.profile(user_id)
+        profile = await users.profile(user_id)
         await send_forgotten_note(bot, user_id, forgotten, profile.language_code if profile else None)
 
     return notify

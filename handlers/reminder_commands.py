@@ -26,7 +26,7 @@ from memory.reminder import Reminder
 from memory.reminders.kinds import AskReminder, SetReminder
 from memory.reminders.reminder_lines import confirmation, delivery, moment, question
 from memory.reminders.repeat import Repeat
-from memory.store.memory_store import Store
+from memory.store.user_rows import UserRows
 from services.companion import Speaker
 from services.reminders import ForTurn, Outcome, Sender, model_note
 from transport.replies import keyboard, send_text
@@ -173,12 +173,12 @@ async def _edit(query, line: str, markup: InlineKeyboardMarkup | None = None) ->
         await query.edit_message_text(line, reply_markup=markup)
 
 
-def reminder_sender(bot: ExtBot, store: Store) -> Sender:
+def reminder_sender(bot: ExtBot, users: UserRows) -> Sender:
     """Return the function that delivers a due reminder into the chat it was asked in (a group's mentions the
     asker), with its Done, In 10 minutes and In an hour buttons, and says how it went."""
 
     async def send(reminder: Reminder, late: timedelta | None) -> str:
-        profile = await store.users.profile(reminder.user_id)
+        profile = await users.profile(reminder.user_id)
         language = profile.language_code if profile else None
         line = html.escape(delivery(reminder.task, language or "", late))
         if reminder.asker is not None:
