@@ -15,6 +15,7 @@ os.environ.setdefault("PTB_TIMEDELTA", "true")
 import signal
 import sqlite3
 import sys
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -51,7 +52,7 @@ from handlers.transport.transport_store import TransportStore
 from handlers.transport.web import PortTaken, WebServer
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
-from llm.discovery import describe_server
+from llm.discovery import Resolver, decide_concurrency, describe_server, resolve_host
 from llm.gate import Gate
 from llm.server import ServerFeatures
 from llm.servers import ModelServer
@@ -96,13 +97,15 @@ class CannotListen(Exception):
 
 
 async def build_application(
-    config: Config, request: BaseRequest | None = None, clock: Callable[[], datetime] = utc_now
+    config: Config, request: BaseRequest | None = None, clock: Callable[[], datetime] = utc_now,
+    resolve: Resolver = resolve_host,
 ) -> Application:
     """Open the database, build each service once with all it needs, then the python-telegram-bot Application
     around them with every handler registered (post_init then starts what runs: replay, jobs, the web server).
 
     `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one); `clock` is
-    the one clock every service is given (tests and benchmarks pass a fake one).
+    the one clock every service is given (tests and benchmarks pass a fake one); `resolve` finds where the model
+    server's host is, for MODEL_CONCURRENCY's default (tests place a double on the public internet with it).
     """
     # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
     database = await open_database(config.database)
@@ -127,7 +130,7 @@ async def build_application(
             get_updates_request=BotApiRequest(connection_pool_size=1),
             rate_limiter=SendGate(budget, outage),
         )
-        services = await build_services(config, clock, bot, store, transport, meter, inbox)
+        services = await build_services(config, clock, bot, store, transport, meter, inbox, resolve)
     except BaseException:
         await store.close()
         raise
@@ -154,13 +157,18 @@ def build_metrics(config: Config, transport: TransportStore) -> Metrics:
 
 
 async def build_services(config: Config, clock: Callable[[], datetime], bot: InboxBot, store: Store,
-                         transport: TransportStore, meter: UsageMeter, inbox: Inbox) -> Services:
+                         transport: TransportStore, meter: UsageMeter, inbox: Inbox,
+                         resolve: Resolver = resolve_host) -> Services:
     """Return every service, each built once with the settings, clients and senders it needs; what each model
-    server can do is asked (and logged) on the way."""
+    server can do, and how many requests the chat's takes at once, is asked (and logged) on the way."""
     metrics = build_metrics(config, transport)
     chat = ModelServer.open(config.openai_base_url, config.openai_api_key, config.model_attempt_timeout_s,
-                            Gate(config.model_concurrency),
+                            Gate(None),
                             ServerFeatures(vision=config.vision, reasoning_tokens=config.reasoning_max_tokens))
+    concurrency = await decide_concurrency(chat.client, config.openai_base_url, config.model_concurrency,
+                                           chat.features, resolve)
+    log.info("%s", concurrency)
+    chat = replace(chat, gate=Gate(concurrency.limit))  # the same client; nothing has used its gate yet
     await describe_server(chat.client, config.openai_base_url, config.openai_model, chat.features)
     upkeep = chat.or_another(config.extract_base_url, config.extract_api_key, config.model_attempt_timeout_s)
     if upkeep is not chat:
@@ -186,7 +194,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
     why = Why(store, forgetter)
     extractor = LLMExtractor(
         chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, metrics, upkeep=True),
-        load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
+        load_prompt("extract_facts.md"), config.extraction_prompt_tokens(concurrency.limit), config.extract_timeout_s,
         config.extract_max_tokens, brief=load_prompt("extract_facts_brief.md"),
     )
     return Services(
