@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import ctypes
 import gc
@@ -409,18 +410,11 @@ def backup(config: Config, target: str) -> int:
     return 0 if result == "ok" else 1
 
 
-def copy_db_command(config: Config, argv: list[str]) -> int:
+def copy_db_command(config: Config, target: str) -> int:
     """`copy-db --to postgresql://…`: copy the SQLite database at DATABASE_PATH into PostgreSQL, then compare the
     row counts of every table; return 0 when they match, 1 when they do not, 2 when the copy cannot be made."""
     from memory.store import copying as copying
 
-    if len(argv) == 2 and argv[0] == "--to":
-        target = argv[1]
-    elif len(argv) == 1 and argv[0].startswith("--to="):
-        target = argv[0].removeprefix("--to=")
-    else:
-        print("usage: python bot.py copy-db --to postgresql://USER:PASSWORD@HOST/DATABASE", file=sys.stderr)
-        return 2
     try:
         counts = asyncio.run(copying.copy_sqlite_to_postgres(config.database_path, target))
     except copying.CopyError as error:
@@ -462,27 +456,51 @@ def check(config: Config) -> int:
     return 0
 
 
+def argument_parser() -> argparse.ArgumentParser:
+    """Return the command line's parser: no command runs the bot; `backup PATH`, `copy-db --to URL` and `--check`
+    do one job and exit."""
+    parser = argparse.ArgumentParser(
+        prog="python bot.py", usage="%(prog)s [-h] [--check | backup PATH | copy-db --to URL]",
+        description="A Telegram companion with long-term memory. With no command it runs the bot (long polling, or"
+                    " the webhook with WEBHOOK_URL) until SIGTERM or SIGINT. Settings come from the environment and"
+                    " .env (README.md, Configuration).",
+    )
+    parser.add_argument("--check", action="store_true",
+                        help="validate the settings, import every module and render the prompts, then exit; needs no"
+                             " network or database (proves a copy of the code, such as the Docker image, complete)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    backup_parser = commands.add_parser(
+        "backup", help="write a consistent copy of the SQLite database (the bot may keep running)",
+        description="Write a consistent copy of the SQLite database at DATABASE_PATH to PATH, then check it.")
+    backup_parser.add_argument("path", metavar="PATH", help="where the copy goes")
+    copy_parser = commands.add_parser(
+        "copy-db", help="copy the SQLite database into PostgreSQL and compare every table's rows",
+        description="Copy the SQLite database at DATABASE_PATH into PostgreSQL, then compare the row counts of every"
+                    " table (docs/scaling.md).")
+    copy_parser.add_argument("--to", required=True, metavar="URL",
+                             help="postgresql://USER:PASSWORD@HOST/DATABASE")
+    return parser
+
+
 def main(argv: list[str]) -> int:
-    """Load .env and the configuration, then run (or `backup PATH`, `copy-db --to URL`, or `--check`); a bad
-    setting is one line and exit code 2."""
+    """Read the command line, load .env and the configuration, then run (or `backup PATH`, `copy-db --to URL`, or
+    `--check`); a bad setting is one line and exit code 2, as is a bad command line (with its usage)."""
+    parser = argument_parser()
+    arguments = parser.parse_args(argv)
+    if arguments.check and arguments.command:
+        parser.error("--check takes no command")
     load_dotenv()
     try:
         config = load_config(os.environ)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if argv[:1] == ["backup"]:
-        if len(argv) != 2:
-            print("usage: python bot.py backup PATH", file=sys.stderr)
-            return 2
-        return backup(config, argv[1])
-    if argv[:1] == ["copy-db"]:
-        return copy_db_command(config, argv[1:])
-    if argv == ["--check"]:
+    if arguments.command == "backup":
+        return backup(config, arguments.path)
+    if arguments.command == "copy-db":
+        return copy_db_command(config, arguments.to)
+    if arguments.check:
         return check(config)
-    if argv:
-        print("usage: python bot.py [backup PATH | copy-db --to URL | --check]", file=sys.stderr)
-        return 2
     setup_logging(config)
     return run(config)
 
