@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import ctypes
 import gc
@@ -15,6 +16,7 @@ os.environ.setdefault("PTB_TIMEDELTA", "true")
 import signal
 import sqlite3
 import sys
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -42,7 +44,7 @@ from handlers.menus import register_commands, register_menu_button
 from handlers.reminder_commands import reminder_sender, start_reminders
 from handlers.webapp.api import page_routes
 from llm.client import ChatModel
-from llm.discovery import describe_server
+from llm.discovery import Resolver, decide_concurrency, describe_server, resolve_host
 from llm.gate import Gate
 from llm.server import ServerFeatures
 from llm.servers import ModelServer
@@ -97,13 +99,15 @@ class CannotListen(Exception):
 
 
 async def build_application(
-    config: Config, request: BaseRequest | None = None, clock: Callable[[], datetime] = utc_now
+    config: Config, request: BaseRequest | None = None, clock: Callable[[], datetime] = utc_now,
+    resolve: Resolver = resolve_host,
 ) -> Application:
     """Open the database, build each service once with all it needs, then the python-telegram-bot Application
     around them with every handler registered (post_init then starts what runs: replay, jobs, the web server).
 
     `request` replaces the HTTP transport to the Bot API (the benchmark uses an in-process one); `clock` is
-    the one clock every service is given (tests and benchmarks pass a fake one).
+    the one clock every service is given (tests and benchmarks pass a fake one); `resolve` finds where the model
+    server's host is, for MODEL_CONCURRENCY's default (tests place a double on the public internet with it).
     """
     # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
     database = await open_database(config.database)
@@ -129,7 +133,7 @@ async def build_application(
             get_updates_request=BotApiRequest(connection_pool_size=1),
             rate_limiter=SendGate(budget, outage),
         )
-        services = await build_services(config, clock, bot, store, transport, meter, inbox)
+        services = await build_services(config, clock, bot, store, transport, meter, inbox, resolve)
     except BaseException:
         await store.close()
         raise
@@ -156,13 +160,18 @@ def build_metrics(config: Config, transport: TransportStore) -> Metrics:
 
 
 async def build_services(config: Config, clock: Callable[[], datetime], bot: InboxBot, store: Store,
-                         transport: TransportStore, meter: UsageMeter, inbox: Inbox) -> Services:
+                         transport: TransportStore, meter: UsageMeter, inbox: Inbox,
+                         resolve: Resolver = resolve_host) -> Services:
     """Return every service, each built once with the settings, clients and senders it needs; what each model
-    server can do is asked (and logged) on the way."""
+    server can do, and how many requests the chat's takes at once, is asked (and logged) on the way."""
     metrics = build_metrics(config, transport)
     chat = ModelServer.open(config.openai_base_url, config.openai_api_key, config.model_attempt_timeout_s,
-                            Gate(config.model_concurrency),
+                            Gate(None),
                             ServerFeatures(vision=config.vision, reasoning_tokens=config.reasoning_max_tokens))
+    concurrency = await decide_concurrency(chat.client, config.openai_base_url, config.model_concurrency,
+                                           chat.features, resolve)
+    log.info("%s", concurrency)
+    chat = replace(chat, gate=Gate(concurrency.limit))  # the same client; nothing has used its gate yet
     await describe_server(chat.client, config.openai_base_url, config.openai_model, chat.features)
     upkeep = chat.or_another(config.extract_base_url, config.extract_api_key, config.model_attempt_timeout_s)
     if upkeep is not chat:
@@ -190,7 +199,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
     why = Why(store.facts, store.reminders, store.scopes, store.topics, store.turns, forgetter)
     extractor = LLMExtractor(
         chat_model(config, upkeep, config.extract_model or config.openai_model, meter, clock, metrics, upkeep=True),
-        load_prompt("extract_facts.md"), config.extract_max_prompt_tokens, config.extract_timeout_s,
+        load_prompt("extract_facts.md"), config.extraction_prompt_tokens(concurrency.limit), config.extract_timeout_s,
         config.extract_max_tokens, brief=load_prompt("extract_facts_brief.md"),
     )
     return Services(
@@ -409,18 +418,11 @@ def backup(config: Config, target: str) -> int:
     return 0 if result == "ok" else 1
 
 
-def copy_db_command(config: Config, argv: list[str]) -> int:
+def copy_db_command(config: Config, target: str) -> int:
     """`copy-db --to postgresql://…`: copy the SQLite database at DATABASE_PATH into PostgreSQL, then compare the
     row counts of every table; return 0 when they match, 1 when they do not, 2 when the copy cannot be made."""
     from memory.store import copying as copying
 
-    if len(argv) == 2 and argv[0] == "--to":
-        target = argv[1]
-    elif len(argv) == 1 and argv[0].startswith("--to="):
-        target = argv[0].removeprefix("--to=")
-    else:
-        print("usage: python bot.py copy-db --to postgresql://USER:PASSWORD@HOST/DATABASE", file=sys.stderr)
-        return 2
     try:
         counts = asyncio.run(
             copying.copy_sqlite_to_postgres(config.database_path, target, also_migrate=migrate_transport))
@@ -463,27 +465,51 @@ def check(config: Config) -> int:
     return 0
 
 
+def argument_parser() -> argparse.ArgumentParser:
+    """Return the command line's parser: no command runs the bot; `backup PATH`, `copy-db --to URL` and `--check`
+    do one job and exit."""
+    parser = argparse.ArgumentParser(
+        prog="python bot.py", usage="%(prog)s [-h] [--check | backup PATH | copy-db --to URL]",
+        description="A Telegram companion with long-term memory. With no command it runs the bot (long polling, or"
+                    " the webhook with WEBHOOK_URL) until SIGTERM or SIGINT. Settings come from the environment and"
+                    " .env (README.md, Configuration).",
+    )
+    parser.add_argument("--check", action="store_true",
+                        help="validate the settings, import every module and render the prompts, then exit; needs no"
+                             " network or database (proves a copy of the code, such as the Docker image, complete)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    backup_parser = commands.add_parser(
+        "backup", help="write a consistent copy of the SQLite database (the bot may keep running)",
+        description="Write a consistent copy of the SQLite database at DATABASE_PATH to PATH, then check it.")
+    backup_parser.add_argument("path", metavar="PATH", help="where the copy goes")
+    copy_parser = commands.add_parser(
+        "copy-db", help="copy the SQLite database into PostgreSQL and compare every table's rows",
+        description="Copy the SQLite database at DATABASE_PATH into PostgreSQL, then compare the row counts of every"
+                    " table (docs/scaling.md).")
+    copy_parser.add_argument("--to", required=True, metavar="URL",
+                             help="postgresql://USER:PASSWORD@HOST/DATABASE")
+    return parser
+
+
 def main(argv: list[str]) -> int:
-    """Load .env and the configuration, then run (or `backup PATH`, `copy-db --to URL`, or `--check`); a bad
-    setting is one line and exit code 2."""
+    """Read the command line, load .env and the configuration, then run (or `backup PATH`, `copy-db --to URL`, or
+    `--check`); a bad setting is one line and exit code 2, as is a bad command line (with its usage)."""
+    parser = argument_parser()
+    arguments = parser.parse_args(argv)
+    if arguments.check and arguments.command:
+        parser.error("--check takes no command")
     load_dotenv()
     try:
         config = load_config(os.environ)
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if argv[:1] == ["backup"]:
-        if len(argv) != 2:
-            print("usage: python bot.py backup PATH", file=sys.stderr)
-            return 2
-        return backup(config, argv[1])
-    if argv[:1] == ["copy-db"]:
-        return copy_db_command(config, argv[1:])
-    if argv == ["--check"]:
+    if arguments.command == "backup":
+        return backup(config, arguments.path)
+    if arguments.command == "copy-db":
+        return copy_db_command(config, arguments.to)
+    if arguments.check:
         return check(config)
-    if argv:
-        print("usage: python bot.py [backup PATH | copy-db --to URL | --check]", file=sys.stderr)
-        return 2
     setup_logging(config)
     return run(config)
 

@@ -26,6 +26,7 @@ NO_KEY = "not-needed"
 # 270M; bench/contention.py), since a server cannot stop reading a prompt it has begun. The brief instructions
 # show the answer's shape, so no schema is added to such a prompt: this is all the server reads.
 SHARED_SLOT_EXTRACT_TOKENS = 1536
+DEFAULT_EXTRACT_TOKENS = 6000  # EXTRACT_MAX_PROMPT_TOKENS's default where extraction has slots of its own
 SOURCE = "source"  # the key of a field's metadata that says where its value comes from
 
 
@@ -220,6 +221,7 @@ class Setting:
     then: Callable[[Any], Any] | None = None  # from the environment's unit or form to the field's
     derive: Callable[[Read], object] | None = None  # a default that follows settings read before; None: `default`
     check: Callable[[Any, Read], None] | None = None  # a rule that involves settings read before
+    at_start: bool = False  # unset, the bot decides at start (by what the model server is); `shown` says how
 
     def value_of(self, text: str) -> Any:
         """The field's value for this text."""
@@ -308,13 +310,6 @@ def _metrics_port_check(port: int | None, read: Read) -> None:
         raise ConfigError("METRICS_PORT must differ from PORT: it serves /metrics without a token")
 
 
-def _shared_slot_prompt(read: Read) -> int | None:
-    """Extraction sharing the chat server's limited slots keeps each request short: a user's message may wait out
-    one prompt evaluation."""
-    shares = read["model_concurrency"] is not None and not read["extract_base_url"]
-    return SHARED_SLOT_EXTRACT_TOKENS if shares else None
-
-
 @dataclass(frozen=True, kw_only=True)
 class Config:
     """Everything the bot needs to know at start-up, in the order of the README's table."""
@@ -332,14 +327,14 @@ class Config:
         required="or set OPENAI_BASE_URL to a server that needs no key", secret=True,
         derive=lambda read: NO_KEY if read["openai_base_url"] else None)
     openai_model: str = setting("OPENAI_MODEL", "gpt-4o-mini", TEXT, "chat model")
-    # None: any number of requests at once.
+    # None: unset, decided at start by what the server is (llm/concurrency.py); 0: any number of requests at once.
     model_concurrency: int | None = setting(
-        "MODEL_CONCURRENCY", 0, whole(0, 1_000), "requests the chat server takes at once; within it a conversation"
+        "MODEL_CONCURRENCY", None, whole(0, 1_000), "requests the chat server takes at once; within it a conversation"
         " (a turn, a message written first, a transcript) always goes before memory upkeep, and upkeep in flight is"
-        " cancelled when a turn needs its slot (see [docs/local-models.md](docs/local-models.md)); `0` = unlimited",
-        shown="`1` with `OPENAI_BASE_URL`, else unlimited", then=lambda limit: limit or None,
-        # A local server answers one request at a time unless told otherwise.
-        derive=lambda read: 1 if read["openai_base_url"] else None)
+        " cancelled when a turn needs its slot (see [docs/local-models.md](docs/local-models.md)); `0` = unlimited."
+        " Unset, the start-up log says what was chosen and why",
+        shown="by the server: the slots a llama.cpp server reports (`/props`); unlimited for OpenAI and a host on the"
+        " public internet; `1` for any other server on this machine or a private network", at_start=True)
     extract_model: str | None = setting(
         "EXTRACT_MODEL", None, TEXT, "model for fact extraction (a smaller, cheaper one will do)",
         shown="`OPENAI_MODEL`", heading="Memory upkeep's own model and server, and the embeddings' (unset: the chat's)")
@@ -376,16 +371,17 @@ class Config:
         " cancelled one stops on the server too) may wait for its first words and for each next piece, which a slow"
         " local server may need")
     # A batch is cut to fit it. The full instructions nearly filling it, the brief ones (extract_facts_brief.md) go.
-    extract_max_prompt_tokens: int = setting(
-        "EXTRACT_MAX_PROMPT_TOKENS", 6000, whole(1024, 10_000_000), "the most one fact-extraction prompt may hold;"
+    # None: unset, decided at start with the chat server's slots (`extraction_prompt_tokens`).
+    extract_max_prompt_tokens: int | None = setting(
+        "EXTRACT_MAX_PROMPT_TOKENS", None, whole(1024, 10_000_000), "the most one fact-extraction prompt may hold;"
         " a smaller context window the server states, or names when it refuses a prompt, lowers it. Where the full"
         " instructions would leave under 1,000 tokens beside them, brief ones go instead"
         " (`prompts/extract_facts_brief.md`), which show the answer's shape, so a server without `json_schema` gets"
         " no copy of the schema in the prompt either. The shared-slot default keeps each request short, since a"
         " server cannot stop reading a prompt it has begun and a user's message waits it out"
         " ([docs/local-models.md](docs/local-models.md#one-slot-the-conversation-first))",
-        shown=f"`6000`; `{SHARED_SLOT_EXTRACT_TOKENS}` when extraction shares the chat server's `MODEL_CONCURRENCY`"
-        " slots", derive=_shared_slot_prompt)
+        shown=f"`{DEFAULT_EXTRACT_TOKENS}`; `{SHARED_SLOT_EXTRACT_TOKENS}` when extraction shares the chat server's"
+        " `MODEL_CONCURRENCY` slots", at_start=True)
     telegram_api_base_url: str = setting(
         "TELEGRAM_API_BASE_URL", "https://api.telegram.org/bot", URL, "a self-hosted Bot API server; the token is"
         " appended, as python-telegram-bot's `base_url` does", heading="The Bot API")
@@ -576,6 +572,15 @@ class Config:
             return f"DATABASE_PATH={self.database_path}"
         return "DATABASE_URL=" + hide_password(self.database_url, self.database_url)
 
+    def extraction_prompt_tokens(self, chat_slots: int | None) -> int:
+        """Return the most one fact-extraction prompt may hold: EXTRACT_MAX_PROMPT_TOKENS when set, else 6000, or
+        SHARED_SLOT_EXTRACT_TOKENS while extraction shares the chat server's limited slots (`chat_slots`, as
+        decided at start; None: unlimited): a user's message may then wait out one prompt's reading."""
+        if self.extract_max_prompt_tokens is not None:
+            return self.extract_max_prompt_tokens
+        shares = chat_slots is not None and not self.extract_base_url
+        return SHARED_SLOT_EXTRACT_TOKENS if shares else DEFAULT_EXTRACT_TOKENS
+
     @property
     def tz(self) -> ZoneInfo:
         """The zone used for the timestamps in the prompt."""
@@ -647,7 +652,7 @@ def env_example() -> str:
     for item in settings():
         if item.heading:
             lines += ["", f"# {item.heading}:"]
-        derived = item.derive and not item.required  # empty, it follows other settings: the line says how
+        derived = (item.derive or item.at_start) and not item.required  # empty, it follows something: the line says how
         if derived and item.shown:
             lines.append(f"# {item.env} unset: {item.shown.replace('`', '')}")
         value = "" if item.secret else item.example or ("" if derived else item.default) or ""

@@ -3,7 +3,8 @@
 The real Application talks to the Bot API double and to llama-cpp-python's server with Gemma 3 270M, as
 .ci/real_server builds it and CI runs it (one request at a time, `interrupt_requests` on: its defaults). The bot
 runs with the settings a newcomer would use for a local server: everything at its default but `OPENAI_MODEL`
-and `TRANSCRIPTION_MODEL=` empty (MODEL_CONCURRENCY is then 1, MODEL_TIMEOUT_SECONDS 20, REPLY_MAX_TOKENS 1024,
+and `TRANSCRIPTION_MODEL=` empty (MODEL_CONCURRENCY is then 1: a server on loopback that reports no slots;
+MODEL_TIMEOUT_SECONDS 20, REPLY_MAX_TOKENS 1024,
 MEMORY_EXTRACT_EVERY 10), except the idle delay, which the first two phases shorten so that a pass begins.
 
 - quiet: a message with no memory pass in flight; first words (the first draft) from the push. `--runs` times.

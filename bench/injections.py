@@ -4,7 +4,10 @@ The corpus is a JSON array of {"value": str, "injection": bool, "lang": "ru"|"en
 "extractor"|"topic"|"page"|…}. Prints the share of injections refused and the count of ordinary values refused,
 each split by language and by where the value enters memory; `--misses` lists the ones judged wrong.
 
-    .venv/bin/python bench/injections.py [--corpus bench/injections_heldout.json] [--misses]
+It also times one judgement (a fact's value, as the rules and the extractor hand it over), against a budget of
+2 ms (`--budget-ms`; the exit code is 1 past it): this was a timed assertion of tests/test_orders.py.
+
+    .venv/bin/python bench/injections.py [--corpus bench/injections_heldout.json] [--misses] [--budget-ms 2]
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import timeit
 from collections import Counter
 from pathlib import Path
 
@@ -20,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from memory.orders import gives_orders  # noqa: E402
 
 DEFAULT_CORPUS = Path(__file__).with_name("injections_heldout.json")
+TIMED_VALUE = "работает медсестрой в городской больнице"  # an ordinary value: judged all the way, never refused
 
 
 def judged(corpus: list[dict]) -> list[tuple[dict, bool]]:
@@ -53,14 +58,29 @@ def report(results: list[tuple[dict, bool]], misses: bool) -> list[str]:
     return lines
 
 
-def main() -> None:
+def seconds_a_judgement(values: list[str], number: int = 200, repeat: int = 3) -> float:
+    """Return the seconds one gives_orders call takes on `values` (the mean over them, the best of `repeat` runs),
+    its word list read before."""
+    gives_orders("warm up")
+    runs = timeit.repeat(lambda: [gives_orders(value) for value in values], number=number, repeat=repeat)
+    return min(runs) / (number * len(values))
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--misses", action="store_true", help="list the injections let through and values refused")
+    parser.add_argument("--budget-ms", type=float, default=2.0, help="the most one judgement may take")
     args = parser.parse_args()
     corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
     print("\n".join(report(judged(corpus), args.misses)))
+    one = seconds_a_judgement([TIMED_VALUE]) * 1000
+    mean = seconds_a_judgement([item["value"] for item in corpus], number=20) * 1000
+    within = one <= args.budget_ms
+    print(f"one judgement: {one:.3f} ms ({TIMED_VALUE!r}); the corpus's values: {mean:.3f} ms on average;"
+          f" budget {args.budget_ms:g} ms: {'ok' if within else 'FAIL'}")
+    return 0 if within else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

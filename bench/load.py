@@ -23,6 +23,14 @@ code is 1 when a check fails.
 
     .venv/bin/python bench/load.py            # 1,000 users x 10 messages
     .venv/bin/python bench/load.py --quick    # 100 users x 5 messages
+
+Ten users with a slow model, answered at once: the wall time is checked against `--max-wall-s` (this was a
+timed assertion of tests/test_e2e_chat.py; the test now checks that all ten requests were in flight together).
+`--hosted` leaves MODEL_CONCURRENCY unset and has the double's host resolve to a global address, as a provider
+on the public internet would (llm/concurrency.py); without it the model double gets no limit (MODEL_CONCURRENCY=0).
+
+    .venv/bin/python bench/load.py --users 10 --messages 1 --delay-ms 1000 --max-wall-s 3
+    .venv/bin/python bench/load.py --users 10 --messages 1 --delay-ms 2000 --hosted --max-wall-s 8
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("PTB_TIMEDELTA", "true")
 
+from llm.discovery import resolve_host  # noqa: E402
 from tests.doubles import CountingOpenAIDouble, TaggedReplies  # noqa: E402
 from tests.harness import make_config, running_bot  # noqa: E402
 from transport.logs import setup_logging  # noqa: E402
@@ -135,11 +144,11 @@ async def run(args: argparse.Namespace) -> int:
         config = replace(make_config(telegram, model, Path(folder) / "load.db"), embeddings="hashing",
                          telegram_max_rate=args.telegram_rate, typing_interval_s=4.0,
                          model_attempt_timeout_s=20.0, model_retry_budget_s=60.0, model_backoff_s=1.0,
-                         stream_replies=args.stream == "on")
+                         stream_replies=args.stream == "on", model_concurrency=None if args.hosted else 0)
         setup_logging(config)  # production's levels and quiet loggers; our counter replaces its stream
         logs = LogCounter()
         logging.getLogger().handlers = [logs]
-        async with running_bot(config) as app:
+        async with running_bot(config, resolve=on_the_internet if args.hosted else resolve_host) as app:
             started = time.perf_counter()
             if args.think_ms:
                 senders = [one_user(telegram, u, args.messages, args.think_ms / 1000, pushed) for u in users]
@@ -164,6 +173,11 @@ async def run(args: argparse.Namespace) -> int:
     await telegram.close()
     await model.close()
     return report(args, telegram, model, logs, pushed, wall, shutdown, peak_mib)
+
+
+async def on_the_internet(host: str) -> list[str]:
+    """Resolve every host to a global address (one of Google's DNS), as a hosted provider's name resolves."""
+    return ["8.8.8.8"]
 
 
 def memory(field: str) -> float:
@@ -191,8 +205,10 @@ def report(args, telegram: Replies, model: Model, logs: LogCounter, pushed: dict
         return f"{latencies[min(len(latencies) - 1, int(len(latencies) * q))] * 1000:,.0f} ms" if latencies else "-"
 
     mode = f"each user waits for the reply, then 0-{2 * args.think_ms} ms" if args.think_ms else "all pushed at once"
+    concurrency = "unset, the model's host on the public internet" if args.hosted else "0 (unlimited)"
     print(f"{args.users:,} users x {args.messages} messages ({mode}); model takes {args.delay_ms} ms; "
-          f"Telegram limiter {rate}; STREAM_REPLIES={args.stream}; Bot API and OpenAI doubles over loopback HTTP")
+          f"Telegram limiter {rate}; STREAM_REPLIES={args.stream}; MODEL_CONCURRENCY {concurrency}; Bot API and"
+          " OpenAI doubles over loopback HTTP")
     print(f"answered {len(answers):,} of {total:,} in {wall:.1f}s: {len(answers) / wall:,.0f} messages/s")
     print(f"reply latency: p50 {pct(0.5)}  p95 {pct(0.95)}  p99 {pct(0.99)}  max {pct(1.0)}"
           f"  (mean {statistics.fmean(latencies) * 1000 if latencies else 0:,.0f} ms)")
@@ -210,6 +226,9 @@ def report(args, telegram: Replies, model: Model, logs: LogCounter, pushed: dict
               ("each user's replies in order", not out_of_order, f"{len(out_of_order)} users, e.g. {out_of_order[:5]}"),
               ("no 'database is locked'", not logs.locked, f"{logs.locked} records"),
               ("no ERROR in the logs", not logs.levels["ERROR"] + logs.levels["CRITICAL"], "see above")]
+    if args.max_wall_s:
+        checks.append((f"all answered within {args.max_wall_s:g}s", not missing and wall <= args.max_wall_s,
+                       f"took {wall:.1f}s"))
     for name, ok, detail in checks:
         print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"))
     return 0 if all(ok for _, ok, _ in checks) else 1
@@ -225,6 +244,9 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900, help="give up waiting for replies after this")
     parser.add_argument("--stream", choices=("on", "off"), default="on", help="STREAM_REPLIES")
     parser.add_argument("--quick", action="store_true", help="100 users x 5 messages")
+    parser.add_argument("--max-wall-s", type=float, default=0, help="a check: every reply in within this; 0: none")
+    parser.add_argument("--hosted", action="store_true", help="MODEL_CONCURRENCY unset, the model double's host"
+                        " resolving to a global address: a provider on the public internet")
     args = parser.parse_args()
     if args.quick:
         args.users, args.messages = 100, 5

@@ -4,8 +4,8 @@ The bench starts the Bot API double and the OpenAI API double (tests/doubles/) i
 bot as `python bot.py` (polling mode) against them over loopback HTTP, with a fresh SQLite database,
 EMBEDDINGS=hashing and PROACTIVE=off. No memory extraction runs during a phase: MEMORY_EXTRACT_DELAY_SECONDS=86400
 (no user is idle that long) and MEMORY_EXTRACT_EVERY=1000 (none writes that many). Every other setting is at its
-default: Telegram's 30 requests/s limiter, typing every 4 s, MODEL_CONCURRENCY 1 (OPENAI_BASE_URL is set), the
-INFO log (to a file).
+default: Telegram's 30 requests/s limiter, typing every 4 s, MODEL_CONCURRENCY unset (1: the double is on
+loopback and reports no slots), the INFO log (to a file).
 
 Each phase runs in a bot process of its own, on a fresh database, with 5 users: a warm-up of one message each of
 the phase's kind; a wait until the process is quiet; an idle interval as long as the phase is expected to take

@@ -17,6 +17,7 @@ from telegram.ext import Application
 from bot import build_application, stop_upkeep
 from clock import utc_now
 from config import Config
+from llm.discovery import Resolver, resolve_host
 from tests.timeouts import scaled
 
 
@@ -33,15 +34,17 @@ def make_config(telegram, openai, database: Path, **overrides) -> Config:
         model_attempt_timeout_s=2.0,
         model_retry_budget_s=3.0,
         model_backoff_s=0.05,
+        model_concurrency=0,  # the double serves any number at once; left unset, its loopback address would give 1
     )
     return replace(config, **overrides)
 
 
 @contextlib.asynccontextmanager
-async def running_bot(config: Config, clock: Callable[[], datetime] = utc_now) -> AsyncIterator[Application]:
+async def running_bot(config: Config, clock: Callable[[], datetime] = utc_now,
+                      resolve: Resolver = resolve_host) -> AsyncIterator[Application]:
     """Start the bot as `bot.py` does (initialize, post_init, polling, start) and stop it the same way; every
-    service reads `clock`."""
-    app = await build_application(config, clock=clock)
+    service reads `clock`, and `resolve` says where the model server's host is (MODEL_CONCURRENCY unset)."""
+    app = await build_application(config, clock=clock, resolve=resolve)
     await app.initialize()
     await app.post_init(app)
     await app.updater.start_polling(poll_interval=0.0, timeout=1, allowed_updates=Update.ALL_TYPES)

@@ -113,7 +113,7 @@ def test_the_file_url_follows_the_api_url_unless_set(api, files):
 
 def test_model_server_settings():
     defaults = load_config(BASE)
-    assert (defaults.reply_max_tokens, defaults.extract_timeout_s, defaults.extract_max_prompt_tokens) == (
+    assert (defaults.reply_max_tokens, defaults.extract_timeout_s, defaults.extraction_prompt_tokens(None)) == (
         1024, 120.0, 6000)
     assert (defaults.model_attempt_timeout_s, defaults.model_retry_budget_s) == (20.0, 60.0)
     config = load_config(BASE | {"REPLY_MAX_TOKENS": "300", "EXTRACT_TIMEOUT_SECONDS": "600",
@@ -132,16 +132,21 @@ def test_a_local_server_needs_no_key():
     assert config.openai_api_key == NO_KEY
 
 
-def test_a_local_server_gets_one_slot_and_short_extraction_prompts_unless_told():
+def test_concurrency_and_extraction_prompts_are_left_to_start_up_unless_told():
+    """Unset, both are decided at start by what the server is (tests/test_concurrency.py)."""
     local = BASE | {"OPENAI_BASE_URL": "http://localhost:11434/v1"}
     config = load_config(local)
-    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (1, SHARED_SLOT_EXTRACT_TOKENS)
+    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (None, None)
+    assert (config.extraction_prompt_tokens(1), config.extraction_prompt_tokens(None)) == (
+        SHARED_SLOT_EXTRACT_TOKENS, 6000)
     config = load_config(local | {"MODEL_CONCURRENCY": "0"})
-    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (None, 6000)
+    assert config.model_concurrency == 0  # unlimited, said outright
     config = load_config(local | {"EXTRACT_BASE_URL": "http://localhost:8001/v1"})
-    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (1, 6000)  # its own server: no sharing
-    config = load_config(BASE | {"MODEL_CONCURRENCY": "4"})
-    assert (config.model_concurrency, config.extract_max_prompt_tokens) == (4, SHARED_SLOT_EXTRACT_TOKENS)
+    assert config.extraction_prompt_tokens(1) == 6000  # its own server: no sharing
+    config = load_config(BASE | {"MODEL_CONCURRENCY": "4", "EXTRACT_MAX_PROMPT_TOKENS": "3000"})
+    assert (config.model_concurrency, config.extraction_prompt_tokens(4)) == (4, 3000)
+    with pytest.raises(ConfigError, match="MODEL_CONCURRENCY"):
+        load_config(BASE | {"MODEL_CONCURRENCY": "-1"})
 
 
 def test_the_config_is_frozen():

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from dataclasses import replace
 
 import pytest
 
+from llm.discovery import resolve_host
 from llm.tokens import estimate_tokens
 from tests.harness import make_config, running_bot, session
 from transport.replies import TYPING_AFTER_S
@@ -200,18 +202,55 @@ async def test_two_users_never_see_each_other(telegram, model, config):
     assert "pineapple" not in reply["visible_text"]
 
 
-async def test_ten_users_are_served_concurrently_against_a_slow_model(telegram, model, config):
-    model.delay = 1.0
+async def ten_users_at_once(telegram, model, config, resolve=resolve_host, wait_s: float = 5.0) -> int:
+    """Return how many of ten users' turns the model held at once, each answered only once all ten had arrived
+    (or `wait_s` ran out: then some waited for a slot)."""
+    everyone = asyncio.Event()
+    in_flight, most = 0, 0
+
+    async def held(body: dict) -> str:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        try:
+            await asyncio.wait_for(everyone.wait(), 1.0)
+        except TimeoutError:
+            pass
+        in_flight -= 1
+        return f"echo: {body['messages'][-1]['content']}"
+
+    model.reply = held
     users = range(2000, 2010)
-    async with running_bot(config):
-        started = time.monotonic()
+    async with running_bot(config, resolve=resolve):
         for user in users:
             telegram.push_text(user, f"hi from {user}")
+        with contextlib.suppress(AssertionError):
+            await model.wait_for_request(10, timeout=wait_s)
+        everyone.set()
         for user in users:
             [reply] = await telegram.wait_for_sent(user, 1)
             assert reply["visible_text"] == f"echo: hi from {user}"
-        elapsed = time.monotonic() - started
-    assert elapsed < 3.0, f"ten 1-second turns took {elapsed:.1f}s: they were not concurrent"
+    return most
+
+
+async def test_ten_users_are_served_concurrently_against_a_slow_model(telegram, model, config):
+    assert await ten_users_at_once(telegram, model, config) == 10
+
+
+async def test_ten_users_of_a_provider_on_the_public_internet_are_served_concurrently_by_default(telegram, model,
+                                                                                              config):
+    """MODEL_CONCURRENCY unset: the double's host, resolved to a global address, stands for a hosted provider."""
+
+    async def public(host: str) -> list[str]:
+        return ["8.8.8.8"]
+
+    assert await ten_users_at_once(telegram, model, replace(config, model_concurrency=None), public) == 10
+
+
+async def test_ten_users_of_a_server_on_loopback_wait_for_its_one_slot_by_default(telegram, model, config):
+    assert await ten_users_at_once(telegram, model, replace(config, model_concurrency=None,
+                                                             model_attempt_timeout_s=30.0,
+                                                             model_retry_budget_s=60.0), wait_s=0.5) == 1
 
 
 async def test_a_burst_from_one_user_keeps_its_order(telegram, model, config):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from dataclasses import replace
 
@@ -114,13 +115,13 @@ async def test_extraction_and_embeddings_can_have_a_server_of_their_own(telegram
         await upkeep.close()
 
 
-def test_model_concurrency_defaults_to_one_slot_for_a_local_server_and_none_for_openai():
+def test_model_concurrency_is_read_as_written_and_left_to_start_up_unset():
     base = {"TELEGRAM_BOT_TOKEN": "123456:ABCdefGHIjkl-mno_pqr"}
     assert load_config({**base, "OPENAI_API_KEY": "sk-x"}).model_concurrency is None
-    assert load_config({**base, "OPENAI_BASE_URL": "http://localhost:8000/v1"}).model_concurrency == 1
     local = {**base, "OPENAI_BASE_URL": "http://localhost:8000/v1"}
+    assert load_config(local).model_concurrency is None  # decided at start: tests/test_concurrency.py
     assert load_config({**local, "MODEL_CONCURRENCY": "4"}).model_concurrency == 4
-    assert load_config({**local, "MODEL_CONCURRENCY": "0"}).model_concurrency is None
+    assert load_config({**local, "MODEL_CONCURRENCY": "0"}).model_concurrency == 0
     settings = load_config({**local, "EXTRACT_MODEL": "qwen3:0.6b", "EXTRACT_BASE_URL": "http://localhost:11434/v1",
                             "EMBEDDING_BASE_URL": "http://localhost:11434/v1", "EMBEDDING_API_KEY": "k"})
     assert (settings.extract_model, settings.extract_base_url, settings.extract_api_key) == (
@@ -131,8 +132,41 @@ def test_model_concurrency_defaults_to_one_slot_for_a_local_server_and_none_for_
 def test_extraction_sharing_a_limited_slot_keeps_its_prompts_short_by_default():
     base = {"TELEGRAM_BOT_TOKEN": "123456:ABCdefGHIjkl-mno_pqr"}
     local = {**base, "OPENAI_BASE_URL": "http://localhost:8000/v1"}
-    assert load_config({**base, "OPENAI_API_KEY": "sk-x"}).extract_max_prompt_tokens == 6000
-    assert load_config(local).extract_max_prompt_tokens == SHARED_SLOT_EXTRACT_TOKENS
-    assert load_config({**local, "MODEL_CONCURRENCY": "0"}).extract_max_prompt_tokens == 6000
-    assert load_config({**local, "EXTRACT_BASE_URL": "http://localhost:11434/v1"}).extract_max_prompt_tokens == 6000
-    assert load_config({**local, "EXTRACT_MAX_PROMPT_TOKENS": "4000"}).extract_max_prompt_tokens == 4000
+    assert load_config({**base, "OPENAI_API_KEY": "sk-x"}).extraction_prompt_tokens(None) == 6000
+    assert load_config(local).extraction_prompt_tokens(1) == SHARED_SLOT_EXTRACT_TOKENS
+    assert load_config({**local, "MODEL_CONCURRENCY": "0"}).extraction_prompt_tokens(None) == 6000
+    own = load_config({**local, "EXTRACT_BASE_URL": "http://localhost:11434/v1"})
+    assert own.extraction_prompt_tokens(1) == 6000
+    assert load_config({**local, "EXTRACT_MAX_PROMPT_TOKENS": "4000"}).extraction_prompt_tokens(1) == 4000
+
+
+async def test_a_llama_cpp_server_with_three_slots_gets_three_requests_at_once_and_the_log_says_so(
+        telegram, model, tmp_path, caplog):
+    model.props = {"total_slots": 3}
+    release = asyncio.Event()
+    in_flight, most = 0, 0
+
+    async def held(body: dict) -> str:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await release.wait()
+        in_flight -= 1
+        return "done"
+
+    model.reply = held
+    users = range(3001, 3005)
+    config = make_config(telegram, model, tmp_path / "bot.db", model_concurrency=None, model_attempt_timeout_s=30,
+                         model_retry_budget_s=60)
+    caplog.set_level(logging.INFO, logger="bot")
+    async with running_bot(config):
+        for user in users:
+            telegram.push_text(user, f"hi from {user}")
+        await model.wait_for_request(3)
+        with pytest.raises(AssertionError, match="expected 4 chat requests"):
+            await model.wait_for_request(4, timeout=1.0)  # the fourth waits for a slot
+        release.set()
+        for user in users:
+            await telegram.wait_for_sent(user, 1)
+    assert most == 3 and model.props_asked == 1
+    assert "model concurrency: 3 (llama.cpp reports 3 slots)" in caplog.messages

@@ -1,5 +1,5 @@
-"""transport/http.py: python-telegram-bot's transport over net/ sends what HTTPXRequest sends, with its
-timeouts and its errors."""
+"""transport/http.py: python-telegram-bot's transport over aiohttp sends what HTTPXRequest sends, with its
+timeouts and its errors. The network's harder cases (stalls, proxies, TLS, IPv6) are in tests/test_network.py."""
 
 from __future__ import annotations
 
@@ -9,16 +9,45 @@ import json
 
 import pytest
 from aiohttp import web
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile
-from telegram._utils.defaultvalue import DEFAULT_NONE
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 from telegram.error import NetworkError, TimedOut
-from telegram.request import HTTPXRequest, RequestData
-from telegram.request._requestparameter import RequestParameter
+from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
-from net.connections import Timeouts
 from tests.doubles.telegram_api import TelegramDouble
 from tests.harness import closed_port, serve_post
-from transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, body, multipart
+from transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, Timeouts, body, multipart, proxy_for, where
+
+DEFAULT = BaseRequest.DEFAULT_NONE
+
+
+class Capture(BaseRequest):
+    """A transport that keeps the RequestData python-telegram-bot builds for a call and answers `true`."""
+
+    def __init__(self) -> None:
+        self.data: RequestData | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        return 5.0
+
+    async def initialize(self) -> None:
+        pass
+
+    async def shutdown(self) -> None:
+        pass
+
+    async def do_request(self, url, method, request_data=None, **timeouts) -> tuple[int, bytes]:
+        self.data = request_data
+        return 200, b'{"ok": true, "result": true}'
+
+
+async def request_data(**parameters) -> RequestData:
+    """Return the RequestData python-telegram-bot builds for a call with `parameters`."""
+    capture = Capture()
+    # A method of its own: for one it knows (sendMessage), python-telegram-bot warns to call it by name.
+    await Bot("123456:TEST-TOKEN", request=capture).do_api_request("captured", api_kwargs=parameters)
+    assert capture.data is not None
+    return capture.data
 
 
 async def received_by(request_class, data: RequestData) -> tuple[int, bytes, dict]:
@@ -43,18 +72,14 @@ async def received_by(request_class, data: RequestData) -> tuple[int, bytes, dic
     return status, answer, seen
 
 
-def document_request() -> RequestData:
+async def document_request() -> RequestData:
     document = InputFile(b"{\"facts\": [\"\xd0\x9b\xd0\xb5\xd0\xbd\xd0\xb0\"]}", filename="memory-7.json")
-    return RequestData([
-        RequestParameter.from_input("chat_id", 7),
-        RequestParameter.from_input("caption", "Вот что я помню — «всё»"),
-        RequestParameter.from_input("document", document),
-    ])
+    return await request_data(chat_id=7, caption="Вот что я помню — «всё»", document=document)
 
 
 async def test_the_server_reads_the_same_file_fields_as_from_httpx():
-    theirs = await received_by(HTTPXRequest, document_request())
-    ours = await received_by(BotApiRequest, document_request())
+    theirs = await received_by(HTTPXRequest, await document_request())
+    ours = await received_by(BotApiRequest, await document_request())
     assert ours[0] == theirs[0] == 200
     assert ours[1] == theirs[1]
     assert ours[2]["fields"] == theirs[2]["fields"]
@@ -88,10 +113,37 @@ async def test_a_refused_connection_is_a_network_error():
     sender = BotApiRequest()
     await sender.initialize()
     try:
-        with pytest.raises(NetworkError, match="ConnectFailed: cannot connect to 127.0.0.1"):
+        with pytest.raises(NetworkError, match=f"aiohttp.ClientConnectorError: .*127.0.0.1:{port}"):
             await sender.do_request(f"http://127.0.0.1:{port}/bot/getMe", "POST")
     finally:
         await sender.shutdown()
+
+
+async def test_a_full_pool_is_a_pool_timeout_and_the_request_never_leaves():
+    arrived = asyncio.Event()
+    answer = asyncio.Event()
+    calls = []
+
+    async def handle(request: web.Request) -> web.Response:
+        calls.append(request.path)
+        arrived.set()
+        await answer.wait()
+        return web.json_response({"ok": True, "result": []})
+
+    runner, address = await serve_post("/bot/getUpdates", handle)
+    sender = BotApiRequest(connection_pool_size=1, pool_timeout=0.1)
+    await sender.initialize()
+    try:
+        polling = asyncio.create_task(sender.do_request(f"{address}/bot/getUpdates", "POST"))
+        await arrived.wait()
+        with pytest.raises(TimedOut, match="Pool timeout"):
+            await sender.do_request(f"{address}/bot/getUpdates", "POST")
+        answer.set()
+        assert (await polling)[0] == 200
+        assert calls == ["/bot/getUpdates"]
+    finally:
+        await sender.shutdown()
+        await runner.cleanup()
 
 
 async def test_not_initialized_or_shut_down_says_so():
@@ -108,43 +160,39 @@ async def test_not_initialized_or_shut_down_says_so():
 
 def test_timeouts_follow_python_telegram_bots_defaults():
     sender = BotApiRequest()
-    plain = sender.timeouts(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, carries_file=False)
+    plain = sender.timeouts(DEFAULT, DEFAULT, DEFAULT, DEFAULT, carries_file=False)
     assert plain == Timeouts(connect=5.0, pool=1.0, write=5.0, read=5.0)
     assert sender.read_timeout == 5.0
 
 
 def test_timeouts_given_for_one_request_win():
     sender = BotApiRequest()
-    polling = sender.timeouts(31.0, DEFAULT_NONE, 2.0, None, carries_file=False)
+    polling = sender.timeouts(31.0, DEFAULT, 2.0, None, carries_file=False)
     assert polling == Timeouts(connect=2.0, pool=None, write=5.0, read=31.0)
-    endless = BotApiRequest(read_timeout=None).timeouts(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE,
-                                                        carries_file=False)
+    endless = BotApiRequest(read_timeout=None).timeouts(DEFAULT, DEFAULT, DEFAULT, DEFAULT, carries_file=False)
     assert endless.read is None
 
 
 def test_a_file_gets_its_send_time_unless_one_is_given():
     sender = BotApiRequest()
-    upload = sender.timeouts(DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, DEFAULT_NONE, carries_file=True)
+    upload = sender.timeouts(DEFAULT, DEFAULT, DEFAULT, DEFAULT, carries_file=True)
     assert upload.write == MEDIA_WRITE_TIMEOUT_S and upload.read == 5.0
-    assert sender.timeouts(DEFAULT_NONE, 60.0, DEFAULT_NONE, DEFAULT_NONE, carries_file=True).write == 60.0
-    assert sender.timeouts(DEFAULT_NONE, None, DEFAULT_NONE, DEFAULT_NONE, carries_file=True).write is None
+    assert sender.timeouts(DEFAULT, 60.0, DEFAULT, DEFAULT, carries_file=True).write == 60.0
+    assert sender.timeouts(DEFAULT, None, DEFAULT, DEFAULT, carries_file=True).write is None
 
 
-def parameters(**values) -> RequestData:
-    return RequestData([RequestParameter.from_input(name, value) for name, value in values.items()])
-
-
-def test_body_is_json_or_multipart():
+async def test_body_is_json_or_multipart():
     assert body(None) == (None, None)
     assert body(RequestData()) == (None, None)
     markup = InlineKeyboardMarkup([[InlineKeyboardButton("Undo", callback_data="u:1")]])
-    kind, data = body(parameters(chat_id=7, text="Hi & bye, 100% 😀 +1 ä/ß?=\n\"q\"", reply_markup=markup,
-                                 allowed_updates=["message"], disable_notification=True))
+    kind, data = body(await request_data(
+        chat_id=7, text="Hi & bye, 100% 😀 +1 ä/ß?=\n\"q\"", reply_markup=markup,
+        allowed_updates=["message"], disable_notification=True))
     assert kind == "application/json"
     assert json.loads(data) == {"chat_id": 7, "text": "Hi & bye, 100% 😀 +1 ä/ß?=\n\"q\"",
                                 "reply_markup": {"inline_keyboard": [[{"text": "Undo", "callback_data": "u:1"}]]},
                                 "allowed_updates": ["message"], "disable_notification": True}
-    kind, _ = body(parameters(chat_id=7, document=InputFile(b"{}", filename="a.json")))
+    kind, _ = body(await request_data(chat_id=7, document=InputFile(b"{}", filename="a.json")))
     assert kind.startswith("multipart/form-data; boundary=")
 
 
@@ -156,8 +204,9 @@ async def test_the_bot_api_double_reads_json_as_it_reads_httpxs_form():
         sender = request_class()
         await sender.initialize()
         try:
-            data = parameters(chat_id=7, text="Привет &amp; <b>100%</b> 😀", parse_mode="HTML",
-                              reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Undo", callback_data="u")]]))
+            data = await request_data(
+                chat_id=7, text="Привет &amp; <b>100%</b> 😀", parse_mode="HTML",
+                reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Undo", callback_data="u")]]))
             status, answer = await sender.do_request(f"{telegram.base_url}{telegram.token}/sendMessage", "POST", data)
             assert status == 200, answer
             return telegram.calls[-1][1]
@@ -177,12 +226,27 @@ def test_multipart_escapes_names_and_reads_a_file_handle():
     assert b'name="document"; filename="a%22b%0D%0A.json"\r\nContent-Type: application/json\r\n\r\n{}' in data
 
 
-async def test_a_file_with_odd_names_reaches_the_server_as_from_httpx():
-    def odd() -> RequestData:
-        return RequestData([RequestParameter.from_input("caption", "a\r\nb"), RequestParameter.from_input(
-            "document", InputFile(io.BytesIO(b"x" * 300_000), filename='we "say".txt', read_file_handle=False))])
+async def test_a_file_with_odd_names_and_a_handle_reaches_the_server_as_from_httpx():
+    async def odd() -> RequestData:
+        return await request_data(caption="a\r\nb", **{'say "hi"': "Привет"}, document=InputFile(
+            io.BytesIO(b"x" * 300_000), filename='we "say"\r\n.txt', read_file_handle=False))
 
-    theirs = await received_by(HTTPXRequest, odd())
-    ours = await received_by(BotApiRequest, odd())
+    theirs = await received_by(HTTPXRequest, await odd())
+    ours = await received_by(BotApiRequest, await odd())
     assert ours[2]["fields"] == theirs[2]["fields"]
     assert ours[2]["fields"]["document"][2] == b"x" * 300_000
+
+
+def test_the_proxy_is_the_schemes_then_all_proxy_less_no_proxy():
+    both = {"https": "http://secure:3128", "all": "http://any:8080", "no": "internal.example,.corp"}
+    assert proxy_for("https://api.telegram.org/bot1:x/getMe", both) == "http://secure:3128"
+    assert proxy_for("http://api.telegram.org/bot1:x/getMe", both) == "http://any:8080"
+    assert proxy_for("https://internal.example:8081/bot1:x/getMe", both) is None
+    assert proxy_for("https://api.corp/bot1:x/getMe", both) is None
+    assert proxy_for("https://api.telegram.org/bot", {"all": "proxy.example:3128"}) == "http://proxy.example:3128"
+    assert proxy_for("https://api.telegram.org/bot", {}) is None
+    assert proxy_for("https://api.telegram.org/bot", {"all": "http://any:8080", "no": "*"}) is None
+
+
+def test_a_proxy_is_named_without_its_password():
+    assert where("socks5://user:secret@10.0.0.1:1080") == "socks5://10.0.0.1:1080"

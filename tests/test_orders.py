@@ -3,8 +3,6 @@ the held-out set), memory/lookalikes.py's normalisation, and memory/ru_imperativ
 
 from __future__ import annotations
 
-import timeit
-
 import pytest
 
 from memory.lookalikes import normalised, one_script
@@ -100,11 +98,9 @@ def test_the_word_list_agrees_with_pymorphy3_where_it_is_installed():
         assert is_imperative(word) is (best.mood == "impr" and best.involvement == "excl"), word
 
 
-def test_judging_a_value_is_cheap():
-    gives_orders("warm up")  # the word list is read once
-    seconds = min(timeit.repeat(lambda: gives_orders("работает медсестрой в городской больнице"), number=200,
-                                repeat=3)) / 200
-    assert seconds < 0.002
+def test_the_value_the_benchmark_times_is_judged_ordinary_every_time():
+    """bench/injections.py times this value's judgement (the budget: 2 ms); here, only what it gives back."""
+    assert [gives_orders("работает медсестрой в городской больнице") for _ in range(3)] == [False] * 3
 
 
 def test_words_to_avoid_are_mentioned_not_said_but_an_override_among_them_still_counts():

@@ -20,7 +20,8 @@ SETTINGS = (
     "DATABASE_PATH HISTORY_LIMIT BOT_TIMEZONE ALLOWED_USER_IDS LOG_LEVEL VOICE_MAX_SECONDS VISION STREAM_REPLIES "
     "STREAM_INTERVAL_MS PROACTIVE PROACTIVE_SWEEP_SECONDS FOLLOWUP_AFTER_HOURS CHECKIN_AFTER_HOURS PROACTIVE_DAILY_MAX "
     "QUIET_HOURS DATABASE_URL WEBHOOK_URL WEBHOOK_SECRET ADMIN_USER_IDS DAILY_MESSAGE_LIMIT DAILY_TOKEN_LIMIT "
-    "DAILY_VOICE_SECONDS PORT WEBAPP_URL WEBAPP_AUTH_MAX_AGE SEND_RETRY_MINUTES METRICS METRICS_TOKEN METRICS_PORT"
+    "DAILY_VOICE_SECONDS PORT WEBAPP_URL WEBAPP_AUTH_MAX_AGE SEND_RETRY_MINUTES METRICS METRICS_TOKEN METRICS_PORT "
+    "MODEL_CONCURRENCY"
 ).split()
 
 
@@ -177,6 +178,75 @@ async def test_a_voice_note_through_the_real_process_with_the_file_url_derived_a
     assert telegram.drafts_to(1001) and all(d["at"] < reply["at"] for d in telegram.drafts_to(1001))
     log = stderr.decode()
     assert telegram.token.split(":")[1] not in log and "Traceback" not in log
+
+
+async def test_a_llama_cpp_server_that_reports_three_slots_gets_three_requests_at_once(env, telegram, model):
+    model.props = {"total_slots": 3, "default_generation_settings": {"n_ctx": 4096}}
+    release = asyncio.Event()
+    in_flight, most = 0, 0
+
+    async def held(body: dict) -> str:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await release.wait()
+        in_flight -= 1
+        return "done"
+
+    model.reply = held
+    assert env["MODEL_CONCURRENCY"] == ""  # unset: the server decides
+    process = await start_bot(env)
+    try:
+        await telegram.wait_for_call("setMyCommands", timeout=30)
+        for user in range(3001, 3005):
+            telegram.push_text(user, "hello")
+        await model.wait_for_request(3, timeout=30)
+        with pytest.raises(AssertionError, match="expected 4 chat requests"):
+            await model.wait_for_request(4, timeout=1.0)  # the fourth waits for a slot
+        release.set()
+        for user in range(3001, 3005):
+            await telegram.wait_for_sent(user, 1, timeout=30)
+    finally:
+        release.set()
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
+    assert most == 3 and model.props_asked == 1
+    log = stderr.decode()
+    assert "model concurrency: 3 (llama.cpp reports 3 slots)" in log and "context 4096 tokens" in log
+
+
+async def run_command(*arguments: str, env: dict[str, str]) -> tuple[int, str, str]:
+    """Run `python bot.py ARGUMENTS` to its end; return its exit code, stdout and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "bot.py", *arguments, cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    stdout, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
+    return process.returncode, stdout.decode(), stderr.decode()
+
+
+async def test_help_names_every_command_and_needs_no_settings():
+    code, stdout, stderr = await run_command("--help", env=environment())
+    assert code == 0 and stderr == ""
+    assert stdout.startswith("usage: python bot.py [-h] [--check | backup PATH | copy-db --to URL]")
+    assert all(word in stdout for word in ("--check", "backup", "copy-db"))
+    code, stdout, _ = await run_command("copy-db", "--help", env=environment())
+    assert code == 0 and "--to URL" in stdout
+
+
+@pytest.mark.parametrize(("arguments", "named"), [
+    (["serve"], "invalid choice: 'serve'"),
+    (["backup"], "PATH"),
+    (["backup", "a.db", "b.db"], "unrecognized arguments: b.db"),
+    (["copy-db"], "--to"),
+    (["--check", "backup", "a.db"], "--check takes no command"),
+    (["--chek"], "unrecognized arguments: --chek"),
+])
+async def test_a_bad_command_line_shows_the_usage_and_exits_2(arguments, named):
+    code, stdout, stderr = await run_command(
+        *arguments, env=environment(TELEGRAM_BOT_TOKEN="123456:ABCDEFGHIJKLMNOP", OPENAI_API_KEY="k"))
+    assert (code, stdout) == (2, "")
+    assert stderr.startswith("usage: python bot.py") and named in stderr and "Traceback" not in stderr
 
 
 async def test_backup_while_the_bot_writes_gives_a_sound_copy(env, telegram, model, tmp_path):

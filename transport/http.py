@@ -1,36 +1,61 @@
-"""The HTTP client under python-telegram-bot: its BaseRequest over this bot's own small HTTP/1.1 client (net/).
+"""The HTTP client under python-telegram-bot: its BaseRequest over an aiohttp session, through public APIs only.
 
-python-telegram-bot sends through httpx by default (HTTPXRequest). On this bot's event loop, httpx, httpcore,
-anyio and h11 took about half the CPU of a streamed reply (issue 42), and aiohttp's session, which came next,
-still some 0.6 ms of CPU a request run cold: net/connections.py does the same for about a third of that. It
-behaves as HTTPXRequest does: its timeouts (5 s each, 1 s to wait for a free connection, 20 s to send a file),
-its errors (TimedOut, NetworkError), and multipart bodies for files as it encodes them. Other requests go as JSON,
-which the Bot API takes as it takes form fields: orjson writes it in a third of the time that form-encoding takes.
+It behaves as python-telegram-bot's own HTTPXRequest does: its timeouts (5 s each, 1 s to wait for a free
+connection, 20 s to send a file), its errors (TimedOut, NetworkError), one pool of connections per instance.
+aiohttp does the protocol: keep-alive, redirects, decompression, header validation, happy eyeballs from IPv6 to
+IPv4, and a connection closed rather than pooled when its answer was not read to the end (a read that timed out,
+a task cancelled). Certificates are the system's store, or SSL_CERT_FILE / SSL_CERT_DIR where set. Proxies come
+from the environment, read once at start: HTTPS_PROXY, HTTP_PROXY, then ALL_PROXY (which aiohttp alone ignores),
+less NO_PROXY's hosts; an http:// proxy, as aiohttp speaks no SOCKS.
+
+Requests without a file go as JSON (orjson), which the Bot API takes as it takes form fields; a request with a
+file goes as multipart/form-data, encoded as python-telegram-bot's httpx does (multipart below says why not
+aiohttp's FormData).
 """
 
 from __future__ import annotations
 
+import asyncio
+import ssl
 import uuid
-from typing import BinaryIO
+from dataclasses import dataclass
+from typing import Any, BinaryIO, cast
+from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass_environment
 
-from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import JSONDict, ODVInput
+import aiohttp
+from aiohttp.abc import AbstractResolver
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-from net.connections import Pool, Timeouts
-from net.http1 import HttpError
 from net.json_bytes import dumps, loads
 
 JSON = "application/json"
 MEDIA_WRITE_TIMEOUT_S = 20.0  # python-telegram-bot's own, for a request that carries a file
+HAPPY_EYEBALLS_DELAY_S = 0.25  # how long an address may stay silent before the next (IPv4 after IPv6) is tried
+POOL_TIMEOUT_MESSAGE = (  # python-telegram-bot's words for it: nothing went out, so the request may be sent again
+    "Pool timeout: All connections in the connection pool are occupied. Request was *not* sent to Telegram. "
+    "Consider adjusting the connection pool size or the pool timeout."
+)
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds each step of a request may take (None: no limit): opening a connection, waiting for a free one
+    when the pool is full, sending the body, and each wait for the answer (its head, then every piece of its
+    body)."""
+
+    connect: float | None = 5.0
+    pool: float | None = 1.0
+    write: float | None = 5.0
+    read: float | None = 5.0
 
 
 class BotApiRequest(BaseRequest):
-    """python-telegram-bot's transport to the Bot API, over one pool of at most `connection_pool_size`
-    connections."""
+    """python-telegram-bot's transport to the Bot API, over one aiohttp session of at most
+    `connection_pool_size` connections."""
 
-    __slots__ = ("_limit", "_timeouts", "_pool")
+    __slots__ = ("_limit", "_timeouts", "_resolver", "_session", "_free", "_proxies")
 
     def __init__(
         self,
@@ -39,10 +64,15 @@ class BotApiRequest(BaseRequest):
         write_timeout: float | None = 5.0,
         connect_timeout: float | None = 5.0,
         pool_timeout: float | None = 1.0,
+        resolver: AbstractResolver | None = None,
     ) -> None:
+        """`resolver` replaces aiohttp's name lookup (a test's, to give a name an IPv6 and an IPv4 address)."""
         self._limit = connection_pool_size
         self._timeouts = Timeouts(connect=connect_timeout, pool=pool_timeout, write=write_timeout, read=read_timeout)
-        self._pool: Pool | None = None
+        self._resolver = resolver
+        self._session: aiohttp.ClientSession | None = None
+        self._free: asyncio.Semaphore | None = None
+        self._proxies: dict[str, str] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -50,59 +80,106 @@ class BotApiRequest(BaseRequest):
         return self._timeouts.read
 
     async def initialize(self) -> None:
-        """Open the pool (again, after a shutdown)."""
-        if self._pool is None or self._pool.closed:
-            self._pool = Pool(self._limit, headers={"User-Agent": self.USER_AGENT})
+        """Open the session (again, after a shutdown), with the environment's proxies and certificates as they
+        are now."""
+        if self._session is not None and not self._session.closed:
+            return
+        # Made here rather than at import (as aiohttp's default is): SSL_CERT_FILE and SSL_CERT_DIR are read now.
+        connector = aiohttp.TCPConnector(
+            limit=self._limit, limit_per_host=0, ssl=ssl.create_default_context(), resolver=self._resolver,
+            happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY_S,
+        )
+        # trust_env stays off: aiohttp would read the environment (and ~/.netrc) again on every request, and it
+        # ignores ALL_PROXY; proxy_for chooses from the proxies read once here.
+        self._session = aiohttp.ClientSession(
+            connector=connector, headers={"User-Agent": self.USER_AGENT}, cookie_jar=aiohttp.DummyCookieJar(),
+            timeout=aiohttp.ClientTimeout(total=None), trust_env=False,
+        )
+        self._free = asyncio.Semaphore(self._limit)
+        self._proxies = getproxies()
 
     async def shutdown(self) -> None:
-        """Close the pool's connections."""
-        if self._pool is not None:
-            await self._pool.close()
+        """Close the session and its connections."""
+        if self._session is not None:
+            await self._session.close()
 
     async def do_request(
         self,
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        # Each a float, None (no limit) or BaseRequest.DEFAULT_NONE (this transport's own), whose type is private.
+        read_timeout: Any = BaseRequest.DEFAULT_NONE,
+        write_timeout: Any = BaseRequest.DEFAULT_NONE,
+        connect_timeout: Any = BaseRequest.DEFAULT_NONE,
+        pool_timeout: Any = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         """Return the status and body of one request to the Bot API."""
-        if self._pool is None or self._pool.closed:
+        session, free = self._session, self._free
+        if session is None or session.closed or free is None:
             raise RuntimeError("This BotApiRequest is not initialized!")
         content_type, content = body(request_data)
         carries_file = content_type is not None and content_type != JSON  # multipart
         timeouts = self.timeouts(read_timeout, write_timeout, connect_timeout, pool_timeout, carries_file)
+        proxy = proxy_for(url, self._proxies)
+        if proxy is not None and urlsplit(proxy).scheme != "http":
+            raise NetworkError(f"the proxy for {urlsplit(url).hostname} is {where(proxy)}, which this bot cannot "
+                               "use: name an http:// proxy in HTTPS_PROXY, HTTP_PROXY or ALL_PROXY")
         try:
-            response = await self._pool.request(method, url, {"Content-Type": content_type} if content_type else {},
-                                                 content, timeouts)
-            return response.status, await response.read()
-        except TimeoutError as error:  # the pool's timeouts are TimeoutErrors too
+            async with asyncio.timeout(timeouts.pool):
+                await free.acquire()
+        except TimeoutError as error:
+            raise TimedOut(POOL_TIMEOUT_MESSAGE) from error
+        try:
+            response = await self.sent(session, method, url, content_type, content, proxy, timeouts)
+            try:
+                return response.status, await response.read()
+            except BaseException:
+                response.close()  # an answer not read to the end leaves its connection unusable: never pooled
+                raise
+        except TimeoutError as error:  # aiohttp's timeouts are TimeoutErrors too
             raise TimedOut from error
-        except HttpError as error:
-            raise NetworkError(f"{type(error).__name__}: {error}") from error
+        except aiohttp.ClientError as error:
+            raise NetworkError(f"aiohttp.{type(error).__name__}: {error}") from error
+        finally:
+            free.release()
 
     @staticmethod
-    def parse_json_payload(payload: bytes) -> JSONDict:
+    async def sent(session: aiohttp.ClientSession, method: str, url: str, content_type: str | None,
+                   content: bytes | None, proxy: str | None,
+                   timeouts: Timeouts) -> aiohttp.ClientResponse:
+        """Return the response to one request once its head has come, its body still to read."""
+        limits = aiohttp.ClientTimeout(total=None, sock_connect=timeouts.connect, sock_read=timeouts.read)
+        headers = {"Content-Type": content_type} if content_type else None
+        # aiohttp times the connect and each read, but not the send: the head must come within their sum.
+        steps = (timeouts.connect, timeouts.write, timeouts.read)
+        within = None if None in steps else sum(cast("tuple[float, ...]", steps))
+        async with asyncio.timeout(within):
+            return await session.request(method, url, data=content, headers=headers, proxy=proxy, timeout=limits)
+
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> dict[str, Any]:
         """Return the Bot API's answer as python-telegram-bot reads it, read by orjson where it can be (a
         getUpdates answer, every reply's; net/json_bytes.py)."""
         return loads(payload, BaseRequest.parse_json_payload)
 
-    def timeouts(self, read: ODVInput[float], write: ODVInput[float], connect: ODVInput[float],
-                 pool: ODVInput[float], carries_file: bool) -> Timeouts:
+    def timeouts(self, read: object, write: object, connect: object, pool: object, carries_file: bool) -> Timeouts:
         """Return the timeouts of one request: those given, the transport's for the rest; a request that
         carries a file gets MEDIA_WRITE_TIMEOUT_S to send it unless it names a write timeout."""
         mine = self._timeouts
-        if carries_file and isinstance(write, DefaultValue):
-            write = MEDIA_WRITE_TIMEOUT_S
         return Timeouts(
-            connect=mine.connect if isinstance(connect, DefaultValue) else connect,
-            pool=mine.pool if isinstance(pool, DefaultValue) else pool,
-            write=mine.write if isinstance(write, DefaultValue) else write,
-            read=mine.read if isinstance(read, DefaultValue) else read,
+            connect=chosen(connect, mine.connect),
+            pool=chosen(pool, mine.pool),
+            write=chosen(write, MEDIA_WRITE_TIMEOUT_S if carries_file else mine.write),
+            read=chosen(read, mine.read),
         )
+
+
+def chosen(given: object, otherwise: float | None) -> float | None:
+    """Return the timeout a request names (a number or None, no limit), or `otherwise` where it names none."""
+    if given is BaseRequest.DEFAULT_NONE:
+        return otherwise
+    return cast("float | None", given)
 
 
 def body(request_data: RequestData | None) -> tuple[str | None, bytes | None]:
@@ -118,21 +195,46 @@ def body(request_data: RequestData | None) -> tuple[str | None, bytes | None]:
 
 
 def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes | BinaryIO, str]]) -> tuple[str, bytes]:
-    """Return multipart/form-data's content type and body: each field, then each file with its name and type."""
+    """Return multipart/form-data's content type and body: each field, then each file with its name and type.
+
+    Not aiohttp's FormData: it either percent-encodes a whole name (the server then reads another name) or
+    refuses a CR or LF in a file's name, where httpx and browsers escape only `"`, CR and LF (quoted)."""
     boundary = uuid.uuid4().hex
     parts = []
     for name, value in fields.items():
-        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(name)}"\r\n\r\n'.encode()
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{quoted(name)}"\r\n\r\n'.encode()
                      + value.encode())
     for name, (filename, content, mimetype) in files.items():
-        if not isinstance(content, bytes):  # a file handle (python-telegram-bot 21.5 may pass one)
+        if not isinstance(content, bytes):  # a file handle (python-telegram-bot may pass one)
             content = content.read()
-        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(name)}"; '
-                f'filename="{_quoted(filename)}"\r\nContent-Type: {mimetype}\r\n\r\n')
+        head = (f'--{boundary}\r\nContent-Disposition: form-data; name="{quoted(name)}"; '
+                f'filename="{quoted(filename)}"\r\nContent-Type: {mimetype}\r\n\r\n')
         parts.append(head.encode() + content)
     return f"multipart/form-data; boundary={boundary}", b"\r\n".join(parts) + f"\r\n--{boundary}--\r\n".encode()
 
 
-def _quoted(name: str) -> str:
-    """A field or file name inside the quotes of Content-Disposition, escaped as browsers (and httpx) do."""
+def quoted(name: str) -> str:
+    """Return a field or file name for the quotes of Content-Disposition, escaped as browsers (and httpx) do."""
     return name.replace("\\", "\\\\").replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def proxy_for(url: str, proxies: dict[str, str]) -> str | None:
+    """Return the proxy a request to `url` goes through, from `proxies` as urllib's getproxies() reads the
+    environment: the one for its scheme, else ALL_PROXY's; None where there is none or NO_PROXY names its host."""
+    parts = urlsplit(url)
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy:
+        return None
+    if "://" not in proxy:  # "proxy.example:3128", as curl takes it too
+        proxy = f"http://{proxy}"
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return None if proxy_bypass_environment(host, proxies) else proxy
+
+
+def where(proxy: str) -> str:
+    """Return a proxy's URL without its user and password: its scheme, host and port."""
+    parts = urlsplit(proxy)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname}{port}"

@@ -14,6 +14,10 @@ from transport.inbox import Inbox
 from transport.sending import DELIVERY, Delivery, Outage
 
 HELD_RETRY_S = 60.0  # a postponed update is handled again this often, or as soon as Telegram takes a request
+# python-telegram-bot takes a slot of its own semaphore (`process_update`, final) before `do_process_update` runs.
+# An update that waits for its user's earlier ones must not hold a slot meanwhile (a user's burst would starve
+# everyone else), so the library's bound is made unreachable and the real one, `slots`, is taken after the lock.
+UNBOUNDED = 2**31 - 1
 
 
 def ordering_key(update: object) -> int | None:
@@ -45,7 +49,8 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
                  process: Callable[[Update], Awaitable[Any]]) -> None:
         """`bot` reads the updates the inbox holds; `process` is the Application's, which runs an earlier or a held
         update again."""
-        super().__init__(max_concurrent_updates)
+        super().__init__(UNBOUNDED)
+        self.slots = asyncio.BoundedSemaphore(max_concurrent_updates)
         self._locks = KeyedLocks()
         self.inbox, self.bot, self.process = inbox, bot, process
         self.outage = outage
@@ -54,16 +59,16 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         self.stopping = False  # SIGTERM / SIGINT came (bot.py): see `stop`
         self.left = 0  # updates left in the inbox because the bot was stopping
 
-    async def process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
         key = ordering_key(update)
         if key is None or not isinstance(update, Update):
-            async with self._semaphore:
-                await self.do_process_update(update, coroutine)
+            async with self.slots:
+                await self._handle(update, coroutine)
             return
-        # Taking the lock is this task's first suspension point, and tasks start in the
-        # order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
-        async with self._locks.hold(key), self._semaphore:
+        # Taking the lock is this task's first suspension point (the library's unbounded semaphore never waits),
+        # and tasks start in the order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
+        async with self._locks.hold(key), self.slots:
             if key in self._held:  # an earlier update of theirs waits for Telegram: this one queues behind it
                 coroutine.close()  # type: ignore[attr-defined]
                 self._held[key].append(update)
@@ -90,15 +95,13 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
             final = index == len(updates) - 1
             coroutine = last if final and last is not None else self.process(update)
             handled = known[1] if known is not None and known[0] == update.update_id else None
-            if not await self.do_process_update(update, coroutine, handled):
+            if not await self._handle(update, coroutine, handled):
                 if last is not None and not final:
                     last.close()  # type: ignore[attr-defined]
                 self._hold(key, updates[index:])
                 return
 
-    async def do_process_update(  # type: ignore[override]
-        self, update: object, coroutine: Awaitable[Any], handled: bool | None = None
-    ) -> bool:
+    async def _handle(self, update: object, coroutine: Awaitable[Any], handled: bool | None = None) -> bool:
         """Await the update's coroutine unless the inbox says it was handled (`handled`: it said so just now);
         then mark it handled. Return False when a request of it was postponed: it stays unhandled."""
         delivery = Delivery()
@@ -135,7 +138,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
             await asyncio.gather(*(self._retry(key) for key in list(self._held)))
 
     async def _retry(self, key: int) -> None:
-        async with self._locks.hold(key), self._semaphore:
+        async with self._locks.hold(key), self.slots:
             held = self._held.pop(key, [])
             if held:
                 await self._in_order(key, held, None)

@@ -250,6 +250,9 @@ class OpenAIDouble:
         # client that closes its connection frees its slot (aiohttp cancels the handler). None: no limit.
         self.slots: int | None = None
         self._slots: asyncio.Semaphore | None = None
+        # llama.cpp's `GET /props` (at the root, beside /v1), e.g. {"total_slots": 3}; None: 404, as other servers.
+        self.props: dict | None = None
+        self.props_asked = 0  # GET /props received, whether it was served or not
         self.stream_first_delay = 0.0
         self.stream_chunk_chars = 16
         self.stream_chunk_interval = 0.0
@@ -372,7 +375,8 @@ class OpenAIDouble:
         routes = {("POST", "/v1/chat/completions"): self._chat_completions,
                   ("POST", "/v1/embeddings"): self._embeddings,
                   ("POST", "/v1/audio/transcriptions"): self._transcriptions,
-                  ("GET", "/v1/models"): self._models}
+                  ("GET", "/v1/models"): self._models,
+                  ("GET", "/props"): self._props}
         try:
             route = routes.get((request.method, request.path))
             if route is None:
@@ -380,7 +384,7 @@ class OpenAIDouble:
                 error = OpenAIError(404, f"Invalid URL ({request.method} {request.path})")
                 error.code = None
                 raise error
-            if self.slots is None or route is self._models:
+            if self.slots is None or route in (self._models, self._props):
                 return await route(request)
             if self._slots is None:
                 self._slots = asyncio.Semaphore(self.slots)
@@ -425,6 +429,15 @@ class OpenAIDouble:
         model = {"id": self.model, "object": "model", "created": 1700000000,
                  "owned_by": "openai-double", **self.model_fields}
         return web.json_response({"object": "list", "data": [model]})
+
+    async def _props(self, request: web.Request) -> web.Response:
+        self.props_asked += 1
+        self._authorise(request)
+        if self.props is None:
+            error = OpenAIError(404, f"Invalid URL ({request.method} {request.path})")
+            error.code = None
+            raise error
+        return web.json_response(self.props)
 
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
         body = await self._body(request)
