@@ -46,6 +46,8 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         """`bot` reads the updates the inbox holds; `process` is the Application's, which runs an earlier or a held
         update again."""
         super().__init__(max_concurrent_updates)
+        # Our own slots: this processor's process_update replaces the library's, and with it the library's semaphore.
+        self._slots = asyncio.BoundedSemaphore(max_concurrent_updates)
         self._locks = KeyedLocks()
         self.inbox, self.bot, self.process = inbox, bot, process
         self.outage = outage
@@ -58,12 +60,12 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         """Wait for the user's earlier updates, then for a free slot, then process this one."""
         key = ordering_key(update)
         if key is None or not isinstance(update, Update):
-            async with self._semaphore:
+            async with self._slots:
                 await self.do_process_update(update, coroutine)
             return
         # Taking the lock is this task's first suspension point, and tasks start in the
         # order the updates arrived, so asyncio.Lock's FIFO queue keeps the user's order.
-        async with self._locks.hold(key), self._semaphore:
+        async with self._locks.hold(key), self._slots:
             if key in self._held:  # an earlier update of theirs waits for Telegram: this one queues behind it
                 coroutine.close()  # type: ignore[attr-defined]
                 self._held[key].append(update)
@@ -135,7 +137,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
             await asyncio.gather(*(self._retry(key) for key in list(self._held)))
 
     async def _retry(self, key: int) -> None:
-        async with self._locks.hold(key), self._semaphore:
+        async with self._locks.hold(key), self._slots:
             held = self._held.pop(key, [])
             if held:
                 await self._in_order(key, held, None)
