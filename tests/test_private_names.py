@@ -11,7 +11,7 @@ bench) fails on
 - the same name given as a string to getattr, setattr, hasattr, delattr or monkeypatch.setattr, and a dotted
   string naming a private module of a third-party package (`monkeypatch.setattr("telegram._bot.x", ...)`).
 
-A dependency's underscore is its promise that the name may change without notice (docs/ and STYLE.md: public API
+A dependency's underscore is its promise that the name may change without notice (the house style: public API
 only). Where its public API cannot do something, ask upstream or choose another library."""
 
 from __future__ import annotations
