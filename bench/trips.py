@@ -1,15 +1,17 @@
-"""What a turn's database work costs on SQLite, four ways: a trip to aiosqlite's thread per statement, one trip
-for all of them, one trip in one transaction, and in one transaction in the loop's own thread, no trip at all
-(what Store does since 2026-12-03, while no other connection is writing).
+"""What a turn's database work costs on SQLite, three ways: a trip to aiosqlite's thread per statement, the same
+inside one transaction, and in one transaction in the loop's own thread, no trip at all (what Store does since
+2026-12-03, while no other connection is writing). All three through aiosqlite's public API.
 
 Fills a database through the store's API (each user 10 turns, so a full 20-message session), then times the
 start of a turn and its reply (`Store.begin_turn` and `Store.add_reply`, 7 statements on a user's first message
 of the turn, 4 of them writes) for users round-robin, the four ways in turn on each round, side by side, with
 a pause (1 ms) between a turn's start and its reply and after it, as a model and the rest of a turn make:
 
-- *trip per statement*: each statement awaited on its own, committing on its own (the code before issue 27);
-- *one trip*: the same statements handed to aiosqlite's thread at once, each still committing on its own;
-- *one trip, one transaction*: BEGIN IMMEDIATE … COMMIT around them (what Store did from 2026-12-02);
+- *trip per statement*: each statement awaited on its own through aiosqlite's `execute_fetchall`, committing on
+  its own (the code before issue 27);
+- *trip per statement, one transaction*: BEGIN IMMEDIATE … COMMIT around them, each still a trip (the store
+  written on aiosqlite's methods alone; the code of 2026-12-02 made it one trip through a private call of
+  aiosqlite's, which the project no longer uses);
 - *in the loop's thread*: the same transaction run where the turn runs (`SQLiteBackend.run`, as Store does now).
 
     .venv/bin/python bench/trips.py              # about 30 seconds
@@ -30,7 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory.store.memory_store import Store  # noqa: E402
-from memory.store.scripts import Script, await_each_statement, drive, each_statement  # noqa: E402
+from memory.store.scripts import Script, await_each_statement  # noqa: E402
+from memory.store.sqlite_backend import BUSY_TIMEOUT_MS  # noqa: E402
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=timezone.utc)
 
@@ -41,23 +44,24 @@ async def trip_per_statement(store: Store, script: Script):
         return await await_each_statement(connection.execute_fetchall, script)
 
 
-async def one_trip(store: Store, script: Script):
-    connection = store.backend.connection
-    async with store.backend.lock:
-        return await connection._execute(each_statement, connection._conn, script)
-
-
 async def one_transaction(store: Store, script: Script):
     connection = store.backend.connection
     async with store.backend.lock:
-        return await connection._execute(drive, connection._conn, script)
+        await connection.execute("BEGIN IMMEDIATE")
+        try:
+            result = await await_each_statement(connection.execute_fetchall, script)
+        except BaseException:
+            await connection.execute("ROLLBACK")
+            raise
+        await connection.execute("COMMIT")
+        return result
 
 
 async def in_the_loop(store: Store, script: Script):
     return await store.backend.run(script)  # as Store runs them since 2026-12-03: no trip at all
 
 
-WAYS = {"trip per statement": trip_per_statement, "one trip": one_trip, "one trip, one transaction": one_transaction,
+WAYS = {"trip per statement": trip_per_statement, "trip per statement, one transaction": one_transaction,
         "in the loop's thread": in_the_loop}
 
 
@@ -66,12 +70,12 @@ async def turn(store: Store, run, user_id: int, update_id: int, pause: float) ->
     `pause` between them (the model answering) is not counted."""
     started = time.perf_counter()
     begun = await run(store, store.turns._begin_turn(user_id, "U", "en", "How was your day? I went for a walk.", NOW,
-                                               update_id, 20, "text", True, None))
+                                               update_id, 20, "text", True, None, None, user_id))
     begun_in = time.perf_counter() - started
     await asyncio.sleep(pause)  # aiosqlite's thread goes back to waiting, as it does while a model answers
     started = time.perf_counter()
-    await run(store, store.turns._add_reply(user_id, "That sounds lovely. Tell me more?", NOW, 20, begun.message_id,
-                                            30))
+    await run(store, store.turns._add_reply(user_id, "That sounds lovely. Tell me more?", NOW, 20, begun.message_id, 30,
+                                           None, user_id))
     return begun_in + time.perf_counter() - started
 
 
@@ -88,6 +92,9 @@ async def main() -> None:
                 begun = await store.turns.begin_turn(user_id=user_id, first_name="U", language_code="en", now=NOW,
                                                update_id=None, history_limit=20, text=f"message {n}")
                 await store.turns.add_reply(user_id, "a reply", NOW, 20, reply_to=begun.message_id)
+        # Every way waits for the checkpoint thread's RESTART, as the store on aiosqlite's methods alone would have
+        # to (the store itself sends such a wait to aiosqlite's thread: SQLiteBackend.begin_patiently).
+        await store.backend.connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         samples: dict[str, list[float]] = {name: [] for name in WAYS}
         update_id = 1_000_000
         for _ in range(args.rounds):
@@ -102,7 +109,7 @@ async def main() -> None:
     for name, seconds in samples.items():
         ms = sorted(s * 1000 for s in seconds)
         p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-        print(f"  {name:<26} {statistics.median(ms):6.3f} ms  {p99:6.3f} ms   {base / statistics.median(seconds):.2f}x")
+        print(f"  {name:<36} {statistics.median(ms):6.3f} ms  {p99:6.3f} ms   {base / statistics.median(seconds):.2f}x")
 
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ async def serve_post(path: str, handler) -> tuple[web.AppRunner, str]:
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port = runner.addresses[0][1]
     return runner, f"http://127.0.0.1:{port}"
 
 

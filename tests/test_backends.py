@@ -17,8 +17,7 @@ from memory.facts import Extraction, Fact
 from memory.store import sqlite_backend
 from memory.store.memory_store import Store
 from memory.store.postgres_backend import Done, PostgresSession, postgres_sql
-from memory.store.scripts import drive, drive_each
-from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint, patiently
+from memory.store.sqlite_backend import AUTOCHECKPOINT_FRAMES, checkpoint
 from tests.timeouts import scaled
 from transport.inbox import update_key
 from transport.ordering import ordering_key
@@ -128,7 +127,7 @@ async def test_a_due_item_is_taken_once_and_moving_it_frees_it(store):
 
 
 async def test_earlier_unhandled_updates_are_the_users_own_in_order(store):
-    inbox = await TransportStore.open(store.backend)
+    inbox = TransportStore(store.backend)
     await inbox.record_updates([(5, '{"update_id": 5}', 1), (3, '{"update_id": 3}', 1),
                                 (4, '{"update_id": 4}', 2), (6, '{"update_id": 6}', 1)], T0)
     await inbox.mark_handled(3, T0)
@@ -205,12 +204,12 @@ async def test_two_machines_merging_into_one_users_memory_at_once_both_succeed(d
         await talk(machines[0], 1)
         cities = ["Oslo", "Bergen", "Tromsø", "Kazan", "Perm", "Omsk"]
         await asyncio.gather(*(
-            machines[number % 2].facts.save_facts(1, Extraction([Fact("location", "city", city)]), T0, 100)
+            machines[number % 2].save_facts(1, Extraction([Fact("location", "city", city)]), T0, 100)
             for number, city in enumerate(cities)
         ))
-        [city] = await machines[1].facts.facts(1)
+        [city] = await machines[1].facts(1)
         assert city.value in cities
-        assert len(await machines[0].facts.fact_history(1, "city")) == len(cities) - 1
+        assert len(await machines[0].fact_history(1, "city")) == len(cities) - 1
     finally:
         for machine in machines:
             await machine.close()
@@ -230,34 +229,33 @@ async def test_a_script_runs_its_statements_in_order_and_returns_its_result(stor
     assert seen == [[], []]
 
 
-def count_trips(store: Store, monkeypatch) -> list:
-    """Return the list each script's trip to the store's SQLite thread is appended to, from now on."""
-    trips = []
-    connection = store.backend.connection
-    original = connection._execute
+def in_the_thread(store: Store) -> list[str]:
+    """Return the list each statement that the store's SQLite connection runs outside the loop's thread (in
+    aiosqlite's) is appended to, from now on (SQLite's trace callback runs in the thread that runs the statement)."""
+    loop_thread = threading.get_ident()
+    elsewhere: list[str] = []
 
-    async def counted(fn, *args, **kwargs):
-        if fn is patiently:  # the work waiting there for another connection's write: a script, or a statement
-            work = args[1]
-            trips.append(work if work in (drive, drive_each) else getattr(work, "__name__", work))
-        return await original(fn, *args, **kwargs)
+    def seen(sql: str) -> None:
+        if threading.get_ident() != loop_thread:
+            elsewhere.append(sql)
 
-    monkeypatch.setattr(connection, "_execute", counted)
-    return trips
+    store.backend.raw.set_trace_callback(seen)
+    return elsewhere
 
 
-async def test_a_script_on_sqlite_runs_at_once_without_a_trip_to_its_thread(tmp_path, monkeypatch):
+async def test_a_script_on_sqlite_runs_at_once_without_a_trip_to_its_thread(tmp_path):
     store = await Store.open(tmp_path / "trips.db")
-    trips = count_trips(store, monkeypatch)
+    trips = in_the_thread(store)
     try:
         assert await store.backend.run(counting_script([])) == 3
         turn = await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                       update_id=7, history_limit=20)
         await store.turns.add_reply(1, "hello", T0, 20, reply_to=turn.message_id, tokens=12)
         assert trips == []  # a turn's start and its reply ran in the loop's thread
-        async with store.backend.session() as db:  # and committed: aiosqlite's thread sees them
-            assert [row[0] for row in await db.execute_fetchall("SELECT content FROM messages ORDER BY id")] == [
-                "hi", "hello"]
+        # and committed: aiosqlite's thread, through its own public call, sees them
+        rows = await store.backend.connection.execute_fetchall("SELECT content FROM messages ORDER BY id")
+        assert [row[0] for row in rows] == ["hi", "hello"]
+        assert trips == ["SELECT content FROM messages ORDER BY id"]
     finally:
         await store.close()
 
@@ -272,14 +270,13 @@ async def test_a_failing_statement_fails_the_script_and_the_store_goes_on(store)
     turn = await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                   update_id=8, history_limit=20)
     assert [message["content"] for message in turn.history] == ["hi"]
-    # On SQLite, where a script is one transaction, its first write went with it.
-    async with store.backend.session() as db:
+    async with store.backend.session() as db:  # on SQLite, where a script is one transaction, its first write went with it
         assert len(await db.execute_fetchall("SELECT id FROM users WHERE id = 5")) == store.on_postgres
 
 
-async def test_while_another_connection_writes_a_script_waits_in_the_thread_not_in_the_loop(tmp_path, monkeypatch):
+async def test_while_another_connection_writes_a_script_waits_in_the_thread_not_in_the_loop(tmp_path):
     store = await Store.open(tmp_path / "busy.db")
-    trips = count_trips(store, monkeypatch)
+    trips = in_the_thread(store)
     other = sqlite3.connect(tmp_path / "busy.db", isolation_level=None)
     try:
         other.execute("BEGIN IMMEDIATE")  # a backup tool, or a second process by mistake, writing
@@ -288,20 +285,18 @@ async def test_while_another_connection_writes_a_script_waits_in_the_thread_not_
         turn = await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                       update_id=9, history_limit=20)
         assert 0.25 < time.monotonic() - started < 4  # it waited for the other writer, and the loop ran meanwhile
-        assert trips == [drive]
+        assert trips == ["BEGIN IMMEDIATE"]  # only the wait went to aiosqlite's thread; the statements ran here
         assert [message["content"] for message in turn.history] == ["hi"]
         assert await store.backend.run(counting_script([])) == 3
-        assert trips == [drive]  # the file is free again: at once
+        assert trips == ["BEGIN IMMEDIATE"]  # the file is free again: at once
     finally:
         other.close()
         await store.close()
 
 
-async def test_sessions_and_transactions_on_sqlite_run_in_the_loops_thread(tmp_path, monkeypatch):
+async def test_sessions_and_transactions_on_sqlite_run_in_the_loops_thread(tmp_path):
     store = await Store.open(tmp_path / "inline.db")
-    trips = count_trips(store, monkeypatch)
-    threads: set = set()
-    store.backend.connection._conn.set_trace_callback(lambda _sql: threads.add(threading.get_ident()))
+    trips = in_the_thread(store)
     try:
         async with store.backend.transaction() as db:
             await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (5, '2026-12-01', '2026-12-01')")
@@ -314,14 +309,14 @@ async def test_sessions_and_transactions_on_sqlite_run_in_the_loops_thread(tmp_p
                 await db.execute("INSERT INTO users (id, first_seen, last_seen) VALUES (5, 'x', 'x')")
         async with store.backend.session() as db:  # the failed transaction left nothing behind
             assert await db.execute_fetchall("SELECT name FROM users WHERE id = 5") == [("A",)]
-        assert trips == [] and threads == {threading.get_ident()}
+        assert trips == []
     finally:
         await store.close()
 
 
-async def test_while_another_connection_writes_a_transaction_and_a_statement_wait_in_the_thread(tmp_path, monkeypatch):
+async def test_while_another_connection_writes_a_transaction_and_a_statement_wait_in_the_thread(tmp_path):
     store = await Store.open(tmp_path / "busy.db")
-    trips = count_trips(store, monkeypatch)
+    trips = in_the_thread(store)
     other = sqlite3.connect(tmp_path / "busy.db", isolation_level=None)
     ticks = 0
 
@@ -344,7 +339,7 @@ async def test_while_another_connection_writes_a_transaction_and_a_statement_wai
                 async with store.backend.session() as db:
                     await db.execute("UPDATE users SET name = 'C' WHERE id = 6")
             assert 0.25 < time.monotonic() - started < 4 and ticks >= 10
-        assert trips == ["execute", "execute"]  # BEGIN IMMEDIATE, then the UPDATE, waited there
+        assert trips == ["BEGIN IMMEDIATE", "BEGIN IMMEDIATE"]  # the transaction's, then the UPDATE's own, waited there
         async with store.backend.session() as db:
             assert await db.execute_fetchall("SELECT name FROM users WHERE id = 6") == [("C",)]
             assert await db.execute_fetchall("PRAGMA busy_timeout") == [(0,)]  # back to never waiting
@@ -354,10 +349,46 @@ async def test_while_another_connection_writes_a_transaction_and_a_statement_wai
         await store.close()
 
 
-async def test_scripts_that_arrive_together_share_a_trip_in_order_and_each_gets_its_own_outcome(tmp_path,
-                                                                                                  monkeypatch):
+async def test_a_wait_for_another_writer_that_times_out_fails_the_script_and_the_store_goes_on(tmp_path,
+                                                                                             monkeypatch):
+    monkeypatch.setattr(sqlite_backend, "BUSY_TIMEOUT_MS", 200)
+    store = await Store.open(tmp_path / "stuck.db")
+    other = sqlite3.connect(tmp_path / "stuck.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # never ends in time
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            await store.backend.run(counting_script([]))
+        other.execute("COMMIT")
+        assert not store.backend.raw.in_transaction
+        assert await store.backend.run(counting_script([])) == 3
+        async with store.backend.session() as db:
+            assert await db.execute_fetchall("PRAGMA busy_timeout") == [(0,)]
+    finally:
+        other.close()
+        await store.close()
+
+
+async def test_a_script_cancelled_while_it_waits_for_another_writer_leaves_no_transaction_open(tmp_path):
+    store = await Store.open(tmp_path / "cancel.db")
+    other = sqlite3.connect(tmp_path / "cancel.db", isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        waiting = asyncio.create_task(store.backend.run(counting_script([])))
+        await asyncio.sleep(0.1)  # it waits in aiosqlite's thread now
+        asyncio.get_running_loop().call_later(0.2, other.execute, "COMMIT")  # the thread's BEGIN then goes through
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert not store.backend.raw.in_transaction  # what the thread began was rolled back
+        assert await store.backend.run(counting_script([])) == 3
+    finally:
+        other.close()
+        await store.close()
+
+
+async def test_scripts_that_arrive_while_the_connection_is_busy_run_in_order_each_with_its_own_outcome(tmp_path):
     store = await Store.open(tmp_path / "batch.db")
-    trips = count_trips(store, monkeypatch)
+    trips = in_the_thread(store)
     release = asyncio.Event()
 
     async def busy() -> None:  # a query of the store's own holding the connection while the turns arrive
@@ -375,10 +406,11 @@ async def test_scripts_that_arrive_together_share_a_trip_in_order_and_each_gets_
             history_limit=20)) for user in range(1, 51)]
         turns.insert(25, asyncio.create_task(store.backend.run(broken())))
         await asyncio.sleep(0.05)
+        assert not any(turn.done() for turn in turns)  # they wait for the connection
         release.set()
         outcomes = await asyncio.gather(*turns, return_exceptions=True)
         await holder
-        assert trips == [drive_each]  # the 51 that came while the connection was busy went together
+        assert trips == []  # each ran in the loop's thread, in a transaction of its own
         assert "no_such_column" in str(outcomes[25])
         started = [outcome for index, outcome in enumerate(outcomes) if index != 25]
         assert [turn.history[-1]["content"] for turn in started] == [f"hi {user}" for user in range(1, 51)]

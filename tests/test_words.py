@@ -1,9 +1,10 @@
-"""Russian and English word forms (memory/text/word_forms.py): stems, lemmas, case forms, a name's nominative, and the
-analyzer's dictionary read from its files as memory maps, on ordinary and nasty words."""
+"""Russian and English word forms (memory/text/word_forms.py): stems, lemmas, case forms, a name's nominative, on
+ordinary and nasty words, and the one analyzer they share."""
 
 from __future__ import annotations
 
-import pymorphy3
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from memory.text import word_forms
@@ -259,24 +260,11 @@ def test_the_analyzer_is_built_once():
     assert word_forms.analyzer() is word_forms.analyzer()
 
 
-def test_the_dictionary_is_memory_mapped_not_copied():
-    analyzer = word_forms.analyzer()
-    dawgs = [analyzer.dictionary.words, *analyzer.dictionary.prediction_suffixes_dawgs]
-    assert all(isinstance(dawg.dct._units, memoryview) for dawg in dawgs)
-    assert all(isinstance(dawg.guide._units, memoryview) for dawg in dawgs)
-    assert analyzer.dictionary.words.dct._units.readonly
-
-
-def test_the_mapped_dictionary_reads_as_the_copied_one():
-    copied = pymorphy3.MorphAnalyzer(lang="ru", probability_estimator_cls=None)  # dawg_python's own readers
-    assert not isinstance(copied.dictionary.words.dct._units, memoryview)
-    sample = ("Москве продавцом Лайкой сестрёнку курила ханты-мансийске Барсиком гуглила мою лет Кустурицей "
-              "работаю инженером-программистом ёлками сбер").split()
-    def read(analyzer, word):
-        return [(parse.word, str(parse.tag), parse.normal_form, parse.score) for parse in analyzer.parse(word)]
-
-    for word in sample:
-        assert read(word_forms.analyzer(), word.lower()) == read(copied, word.lower()), word
+def test_threads_asking_at_once_share_one_analyzer():
+    with ThreadPoolExecutor(4) as pool:
+        built = list(pool.map(lambda _: word_forms.analyzer(), range(8)))
+    assert all(found is built[0] for found in built)
+    assert built[0].parse("москве")[0].normal_form == "москва"
 
 
 def test_fold():

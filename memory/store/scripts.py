@@ -1,5 +1,5 @@
 """Scripts: a store operation written once for both engines, and the loops that run one (on SQLite in the loop's
-own thread or in aiosqlite's, memory/store/sqlite_backend.py; on PostgreSQL statement by statement)."""
+own thread, memory/store/sqlite_backend.py; on PostgreSQL statement by statement)."""
 
 from __future__ import annotations
 
@@ -20,24 +20,6 @@ def statement(sql: str, params: Sequence[Any] = ()) -> Script[list]:
     """A script of one statement; it returns the statement's rows."""
     rows = yield sql, params
     return rows
-
-
-def drive_each(connection: sqlite3.Connection, scripts: list[Script[Any]]) -> list[tuple[bool, Any]]:
-    """Run each script with drive; return (True, its result) or (False, its error) for each, in order."""
-    outcomes: list[tuple[bool, Any]] = []
-    for script in scripts:
-        try:
-            outcomes.append((True, drive(connection, script)))
-        except Exception as error:  # noqa: BLE001 - handed to the script's caller
-            outcomes.append((False, error))
-    return outcomes
-
-
-def drive(connection: sqlite3.Connection, script: Script[T]) -> T:
-    """Run every statement of `script` on `connection` (in aiosqlite's thread) in one transaction; return its
-    result: one commit, not one a write (bench/trips.py measures the difference)."""
-    connection.execute("BEGIN IMMEDIATE")
-    return finish(connection, script)
 
 
 def begin_at_once(connection: sqlite3.Connection) -> bool:

@@ -13,7 +13,7 @@ import aiosqlite
 
 from memory.store.backends import SQLITE
 from memory.store.migrations import MIGRATIONS
-from memory.store.scripts import Script, T, begin_at_once, drive, drive_each, finish
+from memory.store.scripts import Script, T, begin_at_once, finish
 
 log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 5000  # how long a statement waits, in aiosqlite's thread, for another connection's write to end
@@ -23,6 +23,7 @@ CHECKPOINT_TIMEOUT_S = 1.0  # ... for at most this long
 # SQLite's own checkpoint, inside a commit, only for a log that grew this long all the same (a loop that never
 # let the thread's checkpoint run): a bound on the file, not a way of working.
 AUTOCHECKPOINT_FRAMES = 2 * CHECKPOINT_WAIT_FRAMES
+ITER_CHUNK_SIZE = 64  # rows an aiosqlite cursor fetches a trip (aiosqlite.connect's default; the store never iterates)
 
 
 def checkpoint(connection: sqlite3.Connection, wait_frames: int = CHECKPOINT_WAIT_FRAMES) -> tuple[int, int, int]:
@@ -50,29 +51,16 @@ def checkpoint_file(path: str) -> tuple[int, int, int]:
         connection.close()
 
 
-def patiently(connection: sqlite3.Connection, work: Callable[..., T], *args: Any) -> T:
-    """Return work(*args), in aiosqlite's thread, waiting up to BUSY_TIMEOUT_MS for another connection's write
-    to end: the connection otherwise never waits (its busy_timeout is 0), so that the loop never does."""
-    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    try:
-        return work(*args)
-    finally:
-        connection.execute("PRAGMA busy_timeout = 0")
-
-
-def _rows(connection: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list:
-    return connection.execute(sql, params).fetchall()
-
-
 class LoopSession:
     """The connection's statements run right here, in the loop's thread: they take microseconds, and a trip to
     aiosqlite's thread (handing the work over, waking the thread, waking the loop back) costs more. One that would
-    have to wait for another connection's write (SQLITE_BUSY at once: busy_timeout is 0) waits in aiosqlite's
-    thread instead (`patiently`). The owners' SQL sees aiosqlite's three methods."""
+    have to wait for another connection's write (SQLITE_BUSY at once: busy_timeout is 0) waits for it in
+    aiosqlite's thread instead (`SQLiteBackend.begin_patiently`), then runs here. The owners' SQL sees aiosqlite's
+    three methods."""
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
-        self.connection = connection
-        self.raw: sqlite3.Connection = connection._conn
+    def __init__(self, backend: SQLiteBackend) -> None:
+        self.backend = backend
+        self.raw = backend.raw
 
     async def execute_fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
         return await self._here(_rows, self.raw, sql, params)
@@ -84,24 +72,42 @@ class LoopSession:
         return await self._here(self.raw.executemany, sql, list(rows))
 
     async def _here(self, work: Callable[..., T], *args: Any) -> T:
-        """work(*args) in the loop's thread; in aiosqlite's, waiting there, if another connection is writing."""
+        """Return work(*args), run in the loop's thread; when another connection is writing, once aiosqlite's
+        thread has waited for it, in a transaction of its own."""
         try:
             return work(*args)
         except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+            if error.sqlite_errorcode not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or self.raw.in_transaction:
                 raise
-        return await self.connection._execute(patiently, self.raw, work, *args)
+        await self.backend.begin_patiently()
+        return finish_work(self.raw, work, *args)
+
+
+def _rows(connection: sqlite3.Connection, sql: str, params: Sequence[Any]) -> list:
+    return connection.execute(sql, params).fetchall()
+
+
+def finish_work(connection: sqlite3.Connection, work: Callable[..., T], *args: Any) -> T:
+    """Return work(*args), run in the transaction begun on `connection`; COMMIT, or ROLLBACK on any error."""
+    try:
+        result = work(*args)
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return result
 
 
 class SQLiteBackend:
     """One aiosqlite connection; an asyncio lock keeps its transactions from interleaving.
 
-    Statements run right here in the loop's thread (LoopSession, `run`): handing them to aiosqlite's thread and
-    waking the loop back costs more than they do (bench/turn.py, bench/process_cpu.py). Only waiting for another
-    connection's write (a backup tool, a second process by mistake) happens in aiosqlite's thread, so the loop
-    never waits for it. aiosqlite has no public call for running a function in its thread, so this uses the one
-    all of its own methods use (`_execute`, with the sqlite3 connection, `_conn`); aiosqlite is pinned in
-    requirements.txt, and tests/test_backends.py checks where statements run.
+    Statements run right here in the loop's thread (LoopSession, `run`), on the sqlite3 connection the backend
+    opened itself and handed to aiosqlite (`open`: aiosqlite's Connection takes the function that opens it):
+    handing them to aiosqlite's thread and waking the loop back costs more than they do (bench/trips.py,
+    bench/turn.py). Only waiting for another connection's write (a backup tool, a second process by mistake)
+    happens in aiosqlite's thread, through its own `execute` (`begin_patiently`), so the loop never waits for it;
+    the lock keeps the two threads from ever using the connection at once.
 
     SQLite's own checkpoint would run inside whichever commit filled the write-ahead log (1,000 pages), holding
     up the loop, and every user, for several milliseconds. The log is checkpointed in a thread instead, on a
@@ -111,11 +117,12 @@ class SQLiteBackend:
 
     dialect = SQLITE
 
-    def __init__(self, connection: aiosqlite.Connection, path: str | None = None) -> None:
+    def __init__(self, connection: aiosqlite.Connection, raw: sqlite3.Connection, path: str | None = None) -> None:
+        """`connection`: aiosqlite's, over `raw`, the sqlite3 connection it was opened with."""
         self.connection = connection
+        self.raw = raw
         self.lock = asyncio.Lock()
-        self._waiting: list[tuple[Script[Any], asyncio.Future[Any]]] = []  # scripts for the next trip
-        self._trips: set[asyncio.Task[None]] = set()
+        self.closed = False
         self._path = path  # the file, for checkpoints (None: in memory, no log)
         self._since_checkpoint = 0
         self._checkpoint: asyncio.Task[None] | None = None
@@ -125,8 +132,14 @@ class SQLiteBackend:
         """Open (creating if needed) the file at `path`; a damaged file is reported and never written to."""
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        # Used from the loop's thread too (run), never at the same time as from aiosqlite's: the lock sees to it.
-        connection = await aiosqlite.connect(str(path), isolation_level=None, check_same_thread=False)
+        opened: list[sqlite3.Connection] = []
+
+        def connect() -> sqlite3.Connection:
+            # Used from the loop's thread too (run), never at the same time as from aiosqlite's: the lock sees to it.
+            opened.append(sqlite3.connect(str(path), isolation_level=None, check_same_thread=False))
+            return opened[0]
+
+        connection = await aiosqlite.Connection(connect, ITER_CHUNK_SIZE)
         try:
             await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             verdict = (await connection.execute_fetchall("PRAGMA quick_check"))[0][0]
@@ -136,78 +149,74 @@ class SQLiteBackend:
             await connection.execute("PRAGMA synchronous = NORMAL")
             await connection.execute("PRAGMA foreign_keys = ON")
             await connection.execute(f"PRAGMA wal_autocheckpoint = {AUTOCHECKPOINT_FRAMES}")  # see checkpoint_file
-            await connection.execute("PRAGMA busy_timeout = 0")  # from now on only `patiently` waits
+            await connection.execute("PRAGMA busy_timeout = 0")  # from now on only `begin_patiently` waits
         except BaseException:
             await connection.close()  # its thread would otherwise keep the process alive
             raise
-        return cls(connection, None if str(path) == ":memory:" else str(path))
+        return cls(connection, opened[0], None if str(path) == ":memory:" else str(path))
+
+    async def begin_patiently(self) -> None:
+        """BEGIN IMMEDIATE, in aiosqlite's thread, waiting there up to BUSY_TIMEOUT_MS for another connection's
+        write to end (the loop goes on meanwhile); raise SQLite's error when it does not end in time.
+
+        Called under the lock. Once begun, the transaction holds the file's write lock, so its statements never
+        wait and run in the loop's thread. Cancelled while the thread still waits, it lets the thread finish and
+        rolls back what it began before the lock goes to anyone else."""
+        self.raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        begun = asyncio.ensure_future(self._begin_in_thread())
+        try:
+            await asyncio.shield(begun)
+        except asyncio.CancelledError:
+            await asyncio.wait([begun])
+            if self.raw.in_transaction:
+                self.raw.execute("ROLLBACK")
+            raise
+        finally:
+            if begun.done():  # else a second cancellation came: the thread still holds the connection
+                self.raw.execute("PRAGMA busy_timeout = 0")
+
+    async def _begin_in_thread(self) -> None:
+        await self.connection.execute("BEGIN IMMEDIATE")
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ValueError("the database connection is closed")
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[LoopSession]:
         """The connection, to itself: each statement commits on its own."""
         async with self.lock:
-            yield LoopSession(self.connection)
+            self._check_open()
+            yield LoopSession(self)
         self._wrote()
 
     async def run(self, script: Script[T]) -> T:
-        """Run a script's statements at once, in one transaction.
+        """Run a script's statements at once, in one transaction, and return its result.
 
-        With the connection free, they run right here, in the loop's thread: a turn's scripts take tens of
-        microseconds, and a trip to aiosqlite's thread costs more than that; a SQLite turn takes about 0.6 of the
-        time it took (bench/turn.py, bench/README.md). When another connection is writing to the file, the
-        script goes to aiosqlite's thread, which waits there.
-
-        Scripts that arrive while the connection is busy (a trip in flight) go together in the next trip, in the
-        order they came, each in its own transaction: 1,000 users writing at once make a few trips, not 1,000.
+        They run right here, in the loop's thread: a turn's scripts take tens of microseconds, and a trip to
+        aiosqlite's thread costs more than that (bench/trips.py). When another connection is writing to the file,
+        BEGIN waits for it in aiosqlite's thread. Scripts that arrive while the connection is busy wait for the
+        lock, and run in the order they came (asyncio's lock is first come, first served), each in its own
+        transaction.
         """
         self._wrote()
-        if not self._waiting and not self.lock.locked():  # nothing to share a trip with: go at once
-            async with self.lock:
-                connection = self.connection._conn
-                if begin_at_once(connection):
-                    return finish(connection, script)
-                return await self.connection._execute(patiently, connection, drive, connection, script)
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._waiting.append((script, future))
-        if len(self._waiting) == 1:  # the first of the next trip sends it
-            trip = asyncio.create_task(self._trip())
-            self._trips.add(trip)
-            trip.add_done_callback(self._trips.discard)
-        return await future
-
-    async def _trip(self) -> None:
-        """Run every waiting script in one trip to aiosqlite's thread; give each its result or its error."""
-        batch: list[tuple[Script[Any], asyncio.Future[Any]]] = []
-        try:
-            async with self.lock:
-                batch, self._waiting = self._waiting, []
-                connection = self.connection._conn
-                outcomes = await self.connection._execute(patiently, connection, drive_each, connection,
-                                                          [script for script, _ in batch])
-        except BaseException as error:  # the connection is closed, or the loop is shutting down
-            if not batch:  # stopped before it took its scripts: they, and any behind them, stop with it
-                batch, self._waiting = self._waiting, []
-            cancelled = isinstance(error, asyncio.CancelledError)
-            for _, future in batch:
-                if not future.done():
-                    future.cancel() if cancelled else future.set_exception(error)
-            if cancelled:
-                raise
-            return
-        for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
-            if not future.done():  # its caller may have been cancelled meanwhile
-                future.set_result(value) if ok else future.set_exception(value)
+        async with self.lock:
+            self._check_open()
+            if not begin_at_once(self.raw):
+                await self.begin_patiently()
+            return finish(self.raw, script)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[LoopSession]:
         """The connection inside BEGIN IMMEDIATE … COMMIT (ROLLBACK on any error), in the loop's thread; only
         BEGIN, when another connection is writing, waits for it in aiosqlite's thread."""
         async with self.lock:
-            connection = self.connection._conn
+            self._check_open()
+            connection = self.raw
             if not begin_at_once(connection):
-                await self.connection._execute(patiently, connection, connection.execute, "BEGIN IMMEDIATE")
+                await self.begin_patiently()
             try:
-                yield LoopSession(self.connection)
+                yield LoopSession(self)
             except BaseException:
                 if connection.in_transaction:  # SQLite may have rolled back already (a full disk)
                     connection.execute("ROLLBACK")
@@ -255,6 +264,7 @@ class SQLiteBackend:
         return True
 
     async def close(self) -> None:
+        self.closed = True  # from now on a script or session fails at once, as aiosqlite's own calls do
         if self._checkpoint is not None:
             await asyncio.gather(self._checkpoint, return_exceptions=True)
         await self.connection.close()

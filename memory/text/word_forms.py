@@ -8,10 +8,8 @@ of guessing it from the ending, and guesses unknown words (surnames, foreign cit
 ones. On the corpora's Russian words, 97 % of a word's forms share its commonest lemma, 84 % its commonest
 Snowball stem, 64 % its commonest stem by the suffix list this replaced.
 
-The analyzer is built once, on first use (`analyzer`), without pymorphy3's probability estimator (2 MiB more,
-and nothing here needs the readings ranked). Its DAWG files are memory-mapped instead of copied into the heap as
-dawg_python does: resident, they are the file's pages, which other processes share and the kernel may drop,
-not heap (bot.py imported: 108.5 MiB resident, 74.7 of it anonymous, against 111.8 and 87.2 copied).
+The analyzer is built once, on first use (`analyzer`), as pymorphy3 ships it, without its probability estimator
+(2 MiB more, and nothing here needs the readings ranked).
 
 Every function takes one word and never raises on odd input: an empty string, digits, Latin letters or a word the
 dictionary lacks come back as they are (or as their only form).
@@ -20,14 +18,11 @@ dictionary lacks come back as they are (or as their only form).
 from __future__ import annotations
 
 import functools
-import mmap
 import re
-import struct
 import threading
 
 import pymorphy3
 import Stemmer
-from dawg_python import wrapper
 from pymorphy3.units import DictionaryAnalyzer
 
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
@@ -149,8 +144,9 @@ def place_nominative(place: str) -> str:
 
 
 def analyzer() -> pymorphy3.MorphAnalyzer:
-    """Return the one pymorphy3 analyzer for Russian, built on first use with its dictionary memory-mapped."""
-    return _analyzer()
+    """Return the one pymorphy3 analyzer for Russian, built on first use (once, though two threads ask at once)."""
+    with _lock:
+        return _analyzer()
 
 
 # ---- the analyzer ------------------------------------------------------------------------------------------
@@ -158,45 +154,7 @@ def analyzer() -> pymorphy3.MorphAnalyzer:
 
 @functools.cache
 def _analyzer() -> pymorphy3.MorphAnalyzer:
-    with _lock, _dawgs_mapped():
-        return pymorphy3.MorphAnalyzer(lang="ru", probability_estimator_cls=None)
-
-
-class _dawgs_mapped:
-    """While in it, dawg_python reads a DAWG's arrays as views of the file, memory-mapped, instead of copies.
-
-    dawg_python (pymorphy3's DAWG reader) reads each file into array.array objects; its readers are swapped for the
-    duration of the build only, under `_lock`, so nothing else in the process ever sees them.
-    """
-
-    def __enter__(self) -> None:
-        self._saved = wrapper.Dictionary.read, wrapper.Guide.read
-        wrapper.Dictionary.read = _read_dictionary
-        wrapper.Guide.read = _read_guide
-
-    def __exit__(self, *_: object) -> None:
-        wrapper.Dictionary.read, wrapper.Guide.read = self._saved
-
-
-def _read_dictionary(self: wrapper.Dictionary, fp) -> None:
-    size = struct.unpack("=I", fp.read(4))[0]
-    self._units = _mapped_units(fp, size, "I")
-
-
-def _read_guide(self: wrapper.Guide, fp) -> None:
-    size = struct.unpack("=I", fp.read(4))[0]
-    self._units = _mapped_units(fp, size * 2, "B")
-
-
-def _mapped_units(fp, count: int, typecode: str) -> memoryview:
-    """Return the next `count` units of type `typecode` of the open file `fp` as a read-only view of its mapping."""
-    start = fp.tell()
-    end = start + count * struct.calcsize(typecode)
-    mapped = mmap.mmap(fp.fileno(), 0, access=mmap.ACCESS_READ)  # the view keeps it open
-    if len(mapped) < end:
-        raise ValueError(f"{fp.name} ends at byte {len(mapped)}, before its units do at {end}")
-    fp.seek(end)
-    return memoryview(mapped)[start:end].cast(typecode)
+    return pymorphy3.MorphAnalyzer(lang="ru", probability_estimator_cls=None)
 
 
 # ---- what the analyzer says, cached -----------------------------------------------------------------------
@@ -204,7 +162,7 @@ def _mapped_units(fp, count: int, typecode: str) -> memoryview:
 
 @functools.lru_cache(maxsize=CACHED_WORDS)
 def _lemmas(folded: str) -> tuple[str, ...]:
-    found = dict.fromkeys(fold(parse.normal_form) for parse in _analyzer().parse(folded))
+    found = dict.fromkeys(fold(parse.normal_form) for parse in analyzer().parse(folded))
     return tuple(found) or (folded,)
 
 
@@ -215,7 +173,7 @@ def _case_forms(lowered: str) -> tuple[str, ...]:
     surname. A word the dictionary lacks declines by pymorphy3's likeliest guess alone."""
     if " " in lowered:
         return (lowered,)
-    parses = [parse for parse in _analyzer().parse(lowered) if parse.tag.case == "nomn" and _same(parse.word, lowered)]
+    parses = [parse for parse in analyzer().parse(lowered) if parse.tag.case == "nomn" and _same(parse.word, lowered)]
     nominal = [parse for parse in parses if parse.tag.POS == "NOUN"] or [p for p in parses if p.tag.POS in NOMINAL]
     known = [parse for parse in nominal if _known(parse)]
     forms = [lowered]
@@ -229,7 +187,7 @@ def _case_forms(lowered: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=CACHED_WORDS)
 def _nominatives(folded: str) -> tuple[str, ...]:
     found = []
-    for parse in _analyzer().parse(folded):
+    for parse in analyzer().parse(folded):
         if parse.tag.POS in NOMINAL and parse.tag.case != "nomn":
             inflected = parse.inflect({"nomn"})
             if inflected is not None:
@@ -244,7 +202,7 @@ def _name_nominative(lowered: str, case: str | None) -> str | None:
     Someone's name is animate: where the word has an animate reading, only those count, so the dictionary's rare
     inanimate "барсиком" does not keep the cat "Барсиком" from being "Барсик". It names one person, so a plural
     nominative ("Маши", "Марии") keeps no word as it is."""
-    nouns = [parse for parse in _analyzer().parse(lowered) if parse.tag.POS == "NOUN"]
+    nouns = [parse for parse in analyzer().parse(lowered) if parse.tag.POS == "NOUN"]
     nouns = [parse for parse in nouns if parse.tag.animacy == "anim"] or nouns
     told = [parse for parse in nouns if case and parse.tag.case == case]
     told = [parse for parse in told if "Fixd" not in parse.tag.grammemes] or told  # told "Анне", Анна's dative
@@ -261,14 +219,14 @@ def _place_nominative(lowered: tuple[str, ...]) -> tuple[str, ...] | None:
     """Return the nominative of each word of a place's name: the last a noun, a place's where the dictionary
     has one (Geox), the words before it adjectives in its case, number and gender; None to keep it as written."""
     *adjectives, noun = lowered
-    parses = [parse for parse in _analyzer().parse(noun) if parse.tag.POS == "NOUN"]
+    parses = [parse for parse in analyzer().parse(noun) if parse.tag.POS == "NOUN"]
     if not parses or any(parse.tag.case == "nomn" for parse in parses):
         return None
     head = ([parse for parse in parses if "Geox" in parse.tag.grammemes] or parses)[0]
     tag = head.tag
     found = [head.inflect({"nomn"})]
     for word in adjectives:
-        agreeing = [parse for parse in _analyzer().parse(word) if parse.tag.POS == "ADJF" and parse.tag.case == tag.case
+        agreeing = [parse for parse in analyzer().parse(word) if parse.tag.POS == "ADJF" and parse.tag.case == tag.case
                     and parse.tag.number == tag.number and (tag.number == "plur" or parse.tag.gender == tag.gender)]
         found.insert(-1, agreeing[0].inflect({"nomn"}) if agreeing else None)
     if any(form is None for form in found):
