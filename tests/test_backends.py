@@ -127,7 +127,7 @@ async def test_a_due_item_is_taken_once_and_moving_it_frees_it(store):
 
 
 async def test_earlier_unhandled_updates_are_the_users_own_in_order(store):
-    inbox = TransportStore(store.backend)
+    inbox = await TransportStore.open(store.backend)
     await inbox.record_updates([(5, '{"update_id": 5}', 1), (3, '{"update_id": 3}', 1),
                                 (4, '{"update_id": 4}', 2), (6, '{"update_id": 6}', 1)], T0)
     await inbox.mark_handled(3, T0)
@@ -204,12 +204,12 @@ async def test_two_machines_merging_into_one_users_memory_at_once_both_succeed(d
         await talk(machines[0], 1)
         cities = ["Oslo", "Bergen", "Tromsø", "Kazan", "Perm", "Omsk"]
         await asyncio.gather(*(
-            machines[number % 2].save_facts(1, Extraction([Fact("location", "city", city)]), T0, 100)
+            machines[number % 2].facts.save_facts(1, Extraction([Fact("location", "city", city)]), T0, 100)
             for number, city in enumerate(cities)
         ))
-        [city] = await machines[1].facts(1)
+        [city] = await machines[1].facts.facts(1)
         assert city.value in cities
-        assert len(await machines[0].fact_history(1, "city")) == len(cities) - 1
+        assert len(await machines[0].facts.fact_history(1, "city")) == len(cities) - 1
     finally:
         for machine in machines:
             await machine.close()
@@ -270,7 +270,8 @@ async def test_a_failing_statement_fails_the_script_and_the_store_goes_on(store)
     turn = await store.turns.begin_turn(user_id=1, first_name="A", language_code="en", text="hi", now=T0,
                                   update_id=8, history_limit=20)
     assert [message["content"] for message in turn.history] == ["hi"]
-    async with store.backend.session() as db:  # on SQLite, where a script is one transaction, its first write went with it
+    # On SQLite, where a script is one transaction, its first write went with it.
+    async with store.backend.session() as db:
         assert len(await db.execute_fetchall("SELECT id FROM users WHERE id = 5")) == store.on_postgres
 
 
