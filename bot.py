@@ -75,7 +75,7 @@ from services.transcriber import Transcriber
 from services.voice import Listener
 from services.why import Why
 from transport.http import BotApiRequest
-from transport.inbox import Inbox, InboxBot
+from transport.inbox import Inbox, InboxBot, PollRequest
 from transport.logs import setup_logging
 from transport.ordering import PerUserUpdateProcessor
 from transport.send_budget import Budget
@@ -125,12 +125,12 @@ async def build_application(
         budget = Budget(config.telegram_max_rate, shared=shared) if config.telegram_max_rate > 0 else None
         bot = InboxBot(
             inbox,
+            PollRequest(),
             token=config.telegram_token,
             base_url=config.telegram_api_base_url,
             base_file_url=config.telegram_file_base_url,
             # python-telegram-bot's own defaults: 256 connections for requests, one for polling.
             request=request or BotApiRequest(connection_pool_size=256),
-            get_updates_request=BotApiRequest(connection_pool_size=1),
             rate_limiter=SendGate(budget, outage),
         )
         services = await build_services(config, clock, bot, store, transport, meter, inbox, resolve)

@@ -21,30 +21,14 @@ ON_CI = os.environ.get("CI", "").lower() in ("true", "1")
 hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if ON_CI else "dev"))
 
 
-# Under pytest-xdist (`python3 dev.py test` runs it): the modules whose tests must share one worker, and those
-# with the longest tests, which start first so that no worker begins one near the end. xdist's own xdist_group
-# mark does not group under pytest 9 (it renames items through an attribute pytest no longer reads).
-ONE_WORKER = ("tests/test_real_server.py",)  # one real model server per module; two at once halve each other
+# Under pytest-xdist (`python3 dev.py test` runs it): the modules with the longest tests start first, so that no
+# worker begins one near the end. (The real model server's tests take a lock instead of sharing one worker:
+# tests/test_real_server.py.)
 LONGEST_FIRST = (
     "tests/test_real_server.py", "tests/test_hostile_input.py", "tests/test_crash.py", "tests/test_process.py",
     "tests/test_scale_out.py", "tests/test_prefilter_property.py", "tests/test_crash_proactive.py",
     "tests/test_crash_reminders.py", "tests/test_e2e_outage.py", "tests/test_copying.py", "tests/test_rules_golden.py",
 )
-
-
-@pytest.hookimpl(optionalhook=True)  # `-p no:xdist` runs the suite without the plugin that defines it
-def pytest_xdist_make_scheduler(config, log):
-    """xdist's scheduling one test at a time to whichever worker is free, but each ONE_WORKER module as one unit."""
-    if config.getoption("dist") not in ("load", "loadgroup"):
-        return None  # a distribution chosen by hand (loadfile, each, …) stays as chosen
-    from xdist.scheduler import LoadScopeScheduling
-
-    class OneTestOrOneModule(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return module if module in ONE_WORKER else nodeid
-
-    return OneTestOrOneModule(config, log)
 
 
 # Workers yield the CPU to the real model server (tests/real_server), the one process whose speed a test measures.

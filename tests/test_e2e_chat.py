@@ -425,24 +425,3 @@ async def test_an_update_the_library_cannot_read_is_skipped_and_the_next_is_answ
         [reply] = await telegram.wait_for_sent(ANN, 1)
         assert reply["visible_text"] == "echo: are you still there?"
         assert await app.bot_data.transport.was_handled(bad)
-
-
-async def test_a_reply_goes_out_without_reading_telegrams_answer_into_a_message(telegram, model, config, monkeypatch):
-    import telegram as ptb
-
-    read: list[dict] = []
-    original = ptb.Message.de_json.__func__
-
-    def counting(cls, data, bot=None):
-        if data and (data.get("from") or {}).get("is_bot"):
-            read.append(data)  # a message the bot sent, read back from Telegram's answer
-        return original(cls, data, bot)
-
-    monkeypatch.setattr(ptb.Message, "de_json", classmethod(counting))
-    async with running_bot(config):
-        telegram.push_text(ANN, "Hello there")
-        [reply] = await telegram.wait_for_sent(ANN, 1)
-        telegram.push_text(ANN, "/start")  # a command's line goes out through send_message: read as always
-        await telegram.wait_for_sent(ANN, 2)
-    assert reply["visible_text"] == "echo: Hello there"
-    assert len(read) == 1

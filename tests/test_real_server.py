@@ -9,8 +9,10 @@ except under CI=true, where it must run.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,7 +28,10 @@ from tests.harness import make_config, running_bot
 from tests.real_server import ALIAS, RealServer, free_port, missing
 from tests.timeouts import scaled
 
-pytestmark = [pytest.mark.real_server, pytest.mark.timeout(900)]  # one worker runs them all: tests/conftest.py
+pytestmark = [pytest.mark.real_server, pytest.mark.timeout(900)]
+# One real server at a time on this machine, whichever of pytest-xdist's workers (or checkouts) runs these tests:
+# two at once halve each other's speed, and these tests time a conversation.
+ONE_AT_A_TIME = Path(tempfile.gettempdir()) / "companion-bot-real-server.lock"
 ANN = 7001
 JPEG = (Path(__file__).parent / "fixtures" / "photo.jpg").read_bytes()
 
@@ -38,10 +43,12 @@ def server(tmp_path_factory):
         if os.environ.get("CI", "").lower() in ("true", "1"):
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
-    real = RealServer(free_port(), tmp_path_factory.mktemp("real-server") / "server.log")
-    real.start()
-    yield real
-    real.stop()
+    with ONE_AT_A_TIME.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, after the server stopped
+        real = RealServer(free_port(), tmp_path_factory.mktemp("real-server") / "server.log")
+        real.start()
+        yield real
+        real.stop()
 
 
 async def wait_for_log(caplog, words: str, timeout: float) -> logging.LogRecord:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from types import SimpleNamespace
 
 from telegram.constants import ChatAction
 
@@ -15,9 +16,10 @@ class RecordingBot:
     def __init__(self) -> None:
         self.sent: list[str] = []
 
-    async def send_message(self, chat_id: int, text: str, **kwargs) -> None:
+    async def send_message(self, chat_id: int, text: str, **kwargs) -> SimpleNamespace:
         assert text.strip(), "Telegram refuses an empty message"
         self.sent.append(text)
+        return SimpleNamespace(message_id=len(self.sent))  # what send_text reads of the Message
 
 
 async def test_an_answer_ending_in_a_run_of_nul_bytes_sends_no_empty_piece():

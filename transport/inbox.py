@@ -14,13 +14,14 @@ import time
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
-from telegram import InlineKeyboardMarkup, Update
+from telegram import Update
 from telegram.error import NetworkError, TimedOut
 from telegram.ext import Application, ExtBot
 
 from clock import utc_now
 from memory.secrets.masking import mask_secrets
 from memory.store.backends import database_errors
+from transport.http import BotApiRequest
 from transport.sending import Outage, unreachable
 from transport.transport_store import TransportStore
 
@@ -152,64 +153,67 @@ def parsed(payload: str, bot: ExtBot) -> Update | None:
         return None
 
 
+class PollRequest(BotApiRequest):
+    """getUpdates' transport (one connection): each answer's updates are masked before python-telegram-bot reads
+    them, and kept as Telegram sent them, so that the inbox records that, not a re-serialised copy."""
+
+    __slots__ = ("batch",)
+
+    def __init__(self) -> None:
+        super().__init__(connection_pool_size=1)  # python-telegram-bot's own for polling
+        self.batch: list[Any] = []  # the last getUpdates answer's updates, masked
+
+    def parse_json_payload(self, payload: bytes) -> dict[str, Any]:
+        """Return the answer as BotApiRequest reads it, its updates masked (and kept in `batch`)."""
+        answer = super().parse_json_payload(payload)
+        if isinstance(answer.get("result"), list):
+            answer["result"] = masked(answer["result"])
+            self.batch = list(answer["result"])
+        return answer
+
+
 class InboxBot(ExtBot):
     """The bot, with each batch of polled updates written to the inbox before it is returned."""
 
-    __slots__ = ("_inbox", "_batch", "polling")
+    __slots__ = ("_inbox", "_poll", "_polling")
 
-    def __init__(self, inbox: Inbox, **kwargs: Any) -> None:
-        """`inbox`: where polled updates are recorded; the rest are ExtBot's arguments."""
-        super().__init__(**kwargs)
-        with self._unfrozen():
-            self._inbox = inbox
-            self._batch: list[dict] = []  # the last getUpdates answer as Telegram sent it
-            self.polling = PollingOutage(0.0)  # getUpdates failing: logged once, when it starts and ends
+    def __init__(self, inbox: Inbox, poll: PollRequest, **kwargs: Any) -> None:
+        """`inbox`: where polled updates are recorded; `poll`: the transport getUpdates goes through; the rest are
+        ExtBot's arguments."""
+        super().__init__(get_updates_request=poll, **kwargs)
+        # python-telegram-bot freezes the bot's public attributes once it is built; these names are its own.
+        self._inbox = inbox
+        self._poll = poll
+        self._polling = PollingOutage(0.0)
+
+    @property
+    def polling(self) -> PollingOutage:
+        """getUpdates failing: logged once, when it starts and ends."""
+        return self._polling
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
         """Fetch updates and record them; if they cannot be recorded, Telegram is not told they arrived."""
+        self._poll.batch = []
         try:
             updates = await super().get_updates(*args, **kwargs)
         except NetworkError as error:
             if unreachable(error) and not isinstance(error, TimedOut):  # a timeout is retried at once, unlogged
-                self.polling.failed(error)
+                self._polling.failed(error)
             raise
         except Exception:  # noqa: BLE001 - whatever the library's parse raised, the batch is read one by one
             # python-telegram-bot could not read one of the batch (a field it requires is missing, a string where
             # an object belongs). Left alone, its polling loop would ask for the same batch forever and hear
             # nothing else.
-            with self._unfrozen():
-                self._batch = [data for data in self._batch if keepable(data)]
-            updates = tuple(readable(data, self) for data in self._batch)
-        self.polling.ended()
+            self._poll.batch = [data for data in self._poll.batch if keepable(data)]
+            updates = tuple(readable(data, self) for data in self._poll.batch)
+        self._polling.ended()
         if updates:
             try:
-                await self._inbox.record(self._batch)
+                await self._inbox.record(self._poll.batch)
             except database_errors() as error:
                 # Raised as a network error, the polling loop retries with the same offset.
                 raise NetworkError(f"could not record updates in the database: {error}") from error
         return updates
-
-    async def send_unread(self, chat_id: int, text: str, parse_mode: str | None = None,
-                          reply_markup: InlineKeyboardMarkup | None = None) -> int | None:
-        """sendMessage, Telegram's answer left unread but for the message's id: reading the answer into a Message
-        (python-telegram-bot's de_json of the whole message) costs more than the request's own work here, and only
-        the id is needed ("/why" in reply to it finds the reply). Errors are send_message's."""
-        data: dict[str, Any] = {"chat_id": chat_id, "text": text, "parse_mode": parse_mode}
-        if reply_markup is not None:
-            data["reply_markup"] = reply_markup
-        result = await self._post("sendMessage", data)
-        message_id = result.get("message_id") if isinstance(result, dict) else None
-        return message_id if isinstance(message_id, int) else None
-
-    async def _post(self, endpoint: str, *args: Any, **kwargs: Any) -> Any:
-        """Mask getUpdates' answer before the library reads it, and keep it: the inbox records that, not a
-        re-serialised copy."""
-        result = await super()._post(endpoint, *args, **kwargs)
-        if endpoint == "getUpdates" and isinstance(result, list):
-            result = masked(result)
-            with self._unfrozen():
-                self._batch = list(result)
-        return result
 
 
 class PollingOutage(Outage):

@@ -55,13 +55,12 @@ async def send_text(bot: Bot, chat_id: int, text: str, reply_markup: InlineKeybo
     as plain text. Return the id of the first message sent (None where Telegram's answer did not say)."""
     # Telegram shows no NUL and the HTML conversion drops it, so a piece made only of NULs (an echoed
     # "\x00" * 5000) would become an empty message, which Telegram refuses: drop them before splitting.
-    # The app's bot (transport/inbox.py) sends without reading Telegram's answer into a Message.
-    send = getattr(bot, "send_unread", bot.send_message)
     sent: list[int | None] = []
 
-    async def send_piece(*args: object, **kwargs: object) -> None:
-        result = await send(chat_id, *args, **kwargs)
-        sent.append(result if isinstance(result, int) else getattr(result, "message_id", None))
+    async def send_piece(piece: str, parse_mode: str | None = None,
+                         reply_markup: InlineKeyboardMarkup | None = None) -> None:
+        message = await bot.send_message(chat_id, piece, parse_mode=parse_mode, reply_markup=reply_markup)
+        sent.append(message.message_id)
 
     pieces = split_message(text.replace("\x00", ""))
     for index, chunk in enumerate(pieces):
