@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import socket
 import time
 
@@ -30,6 +31,7 @@ from tests.webhook_bots import text_update
 ANN = 1001
 SECRET = "s3cret-token-for-limits_0123"
 HOOK = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
+TOKEN = "metrics-token-for-limits_0123"
 
 
 @pytest.fixture
@@ -37,7 +39,8 @@ async def web(telegram, model, tmp_path):
     """The running bot's app and port, webhook and memory page on one server."""
     port = free_port()
     config = make_config(telegram, model, tmp_path / "bot.db", webhook_url="https://bot.example.com/tg/hook",
-                         webhook_secret=SECRET, port=port, webapp_url="https://bot.example.com/memory/")
+                         webhook_secret=SECRET, port=port, webapp_url="https://bot.example.com/memory/",
+                         metrics=True, metrics_token=TOKEN)
     telegram.push_text(ANN, "so the double knows this chat")
     app = await build_application(config)
     task = asyncio.create_task(serve_webhook(app, config))
@@ -51,10 +54,11 @@ async def web(telegram, model, tmp_path):
 
 async def headers_only(port: int, method: str, path: str, headers: dict[str, str]) -> tuple[int, dict, bytes]:
     """Send a request's head and no body; return the answer's status, headers and body, which must come back
-    within 5 s, and then the server's end of the connection."""
+    within 5 s, and then the server's end of the connection. A lone surrogate in a header goes as the byte it
+    stands for (as aiohttp reads one that is no UTF-8)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *(f"{k}: {v}" for k, v in headers.items())]
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode(errors="surrogateescape"))
     try:
         status_line = await asyncio.wait_for(reader.readline(), scaled(5))
         head: dict[str, str] = {}
@@ -94,6 +98,25 @@ async def test_the_page_api_without_initdata_gets_401_before_the_body_is_sent(we
         status, _, body = await headers_only(port, "POST", path, {"Content-Length": length,
                                                                   "Content-Type": "application/json"})
         assert status == 401 and json.loads(body)["code"] == "signed"
+
+
+async def test_a_header_byte_that_is_no_utf8_is_refused_not_a_fault(web, telegram, caplog):
+    _, port = web
+    signed = "tma " + init_data(telegram.token, ANN, int(time.time()))
+    for method, path, headers, expected in (
+        ("POST", "/tg/hook", {"X-Telegram-Bot-Api-Secret-Token": SECRET + "\udcff", "Content-Length": "300"}, 403),
+        ("POST", "/tg/hook", {"X-Telegram-Bot-Api-Secret-Token": "\udcc3\udca9", "Content-Length": "300"}, 403),
+        ("GET", "/metrics", {"Authorization": f"Bearer {TOKEN}\udcff"}, 401),
+        ("GET", "/metrics", {"Authorization": "Bearer \udcff"}, 401),
+        ("GET", "/memory/api/memory", {"Authorization": signed + "\udcff"}, 401),
+        ("POST", "/memory/api/facts", {"Authorization": "tma hash=\udcff", "Content-Length": "60"}, 401),
+    ):
+        status, _, _ = await headers_only(port, method, path, headers)
+        assert status == expected, (path, headers)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    async with aiohttp.ClientSession() as http:  # the right token still gets them
+        async with http.get(f"http://127.0.0.1:{port}/metrics", headers={"Authorization": f"Bearer {TOKEN}"}) as answer:
+            assert answer.status == 200 and "companion_" in await answer.text()
 
 
 async def test_a_signed_page_call_over_16_kb_is_refused_unread(web, telegram):

@@ -48,7 +48,7 @@ MAX_HEADER_FIELD = 16_384
 SHUTDOWN_GRACE_S = 5.0
 MAX_DEPTH = 64  # Telegram's updates nest about ten levels deep; deeper is garbage, and would exhaust recursion
 METHODS = ("GET", "HEAD", "POST", "DELETE", "PATCH", "PUT", "OPTIONS")
-QUIET = "quiet"  # a request marked so leaves no line in the access log (a successful scrape of /metrics)
+QUIET = web.RequestKey("quiet", bool)  # a request marked so leaves no line in the access log (a scrape of /metrics)
 
 
 def declared_length(headers: Any) -> int | None:
