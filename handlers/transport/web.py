@@ -97,30 +97,38 @@ class LimitedBody:
         """Return what the HTTP method answers (a subclass turns its own exceptions into answers here)."""
         return await method(**self.request.match_info)
 
+    def handler(self) -> Callable[..., Awaitable[web.StreamResponse]] | None:
+        """Return the method that answers the request's HTTP method, or None when this route takes no such method."""
+        return getattr(self, self.request.method.lower(), None) if self.request.method in METHODS else None
+
+    def refusal(self, method: Callable[..., Awaitable[web.StreamResponse]] | None) -> web.StreamResponse | None:
+        """Return the answer to a request refused from its head alone (who asks, a declared length over the limit,
+        a method the route does not take), or None when it may go on."""
+        refusal = self.admit()
+        if refusal is not None:
+            return refusal
+        length = declared_length(self.request.headers)
+        if length is not None and length > self.max_body:
+            return self.too_big()
+        if method is None:
+            allowed = ", ".join(verb for verb in METHODS if hasattr(self, verb.lower()))
+            return web.Response(status=HTTPStatus.METHOD_NOT_ALLOWED, text="405: Method Not Allowed",
+                                headers={"Allow": allowed})
+        return None
+
     async def respond(self) -> web.StreamResponse:
         """Return the answer: the HTTP method's, its body read within the limit; or a refusal that leaves the body
-        unread and closes the connection (who asks, a declared or streamed length over the limit, a method the
-        route does not take)."""
-        refusal = self.admit()
-        if refusal is None:
-            length = declared_length(self.request.headers)
-            if length is not None and length > self.max_body:
-                refusal = self.too_big()
-        if refusal is None:
-            name = self.request.method.lower() if self.request.method in METHODS else ""
-            method = getattr(self, name, None) if name else None
-            if method is None:
-                allowed = ", ".join(verb for verb in METHODS if hasattr(self, verb.lower()))
-                refusal = web.Response(status=HTTPStatus.METHOD_NOT_ALLOWED, text="405: Method Not Allowed",
-                                       headers={"Allow": allowed})
-        if refusal is None:
+        unread and closes the connection."""
+        method = self.handler()
+        refusal = self.refusal(method)
+        if refusal is None and method is not None:
             received = await read_within(self.request.content, self.max_body)
             if received is not None:
                 self.received = received
                 return await self.run(method)
-            refusal = self.too_big()
-        refusal.force_close()  # nothing more may come on a connection whose body was left unread
-        return refusal
+        answer = refusal if refusal is not None else self.too_big()  # a response with no stored items is falsy
+        answer.force_close()  # nothing more may come on a connection whose body was left unread
+        return answer
 
 
 def route(kind: type[LimitedBody], settings: dict[str, Any]) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
