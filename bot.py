@@ -290,7 +290,7 @@ async def listen(app: Application, config: Config) -> None:
     METRICS_PORT; a taken port stops start-up."""
     try:
         pages = page_routes(app, config) if config.webapp_url else []
-        app.bot_data.web.start(app, config, pages)
+        await app.bot_data.web.start(app, config, pages)
     except PortTaken as error:  # post_shutdown still closes what the build opened
         raise CannotListen(f"cannot listen on {error.setting}={error.port}: {error.strerror}") from None
 

@@ -168,7 +168,9 @@ async def test_metrics_off_record_nothing_and_serve_nothing():
     ("right-token-0123456789", False),
     ("Bearer", False),
     ("", False),
-    ("Bearer ríght-token-0123456789", False),  # a header tornado read as Latin-1 does not raise
+    ("Bearer ríght-token-0123456789", False),  # not ASCII, and not the token
+    ("Bearer right-token-0123456789\udcff", False),  # a byte that is no UTF-8, as aiohttp reads it: no raise
+    ("Bearer \udcc3\udca9", False),
 ])
 def test_the_bearer_token_check(header, allowed):
     assert bearer_allows(header, "right-token-0123456789") is allowed

@@ -1,22 +1,23 @@
 """The memory page's routes: its own files and its JSON API, each call signed by Telegram's initData.
 
 Thin, like every handler: check who asks, read the JSON, call the MemoryPage service, answer JSON. A refusal
-is one line in the user's language: 401 unsigned or expired, 404 not theirs, 400 not JSON or over 16 KB,
+is one line in the user's language: 401 unsigned or expired, 404 not theirs, 400 not JSON, 413 over 16 KB,
 422 a bad field, 429 too many changes. Who asks is checked from the headers, and a declared length over 16 KB
 refused, before any body is read (LimitedBody). Neither the bot token nor initData is ever logged.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
-import re
 import time
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from importlib import resources
 from pathlib import Path
 
-import tornado.web
+from aiohttp import web
 from telegram import InputFile
 from telegram.error import TelegramError
 from telegram.ext import Application
@@ -49,23 +50,35 @@ STATUS = {"not_found": HTTPStatus.NOT_FOUND, "bad_json": HTTPStatus.BAD_REQUEST,
 
 
 class PageFile(LimitedBody):
-    """Serves one of the page's own files, read once from the package."""
+    """Serves one of the page's own files, read once from the package, with its tag: a copy the browser holds is
+    answered 304 without the file."""
 
-    def initialize(self, files: dict[str, tuple[bytes, str]]) -> None:
+    def __init__(self, request: web.Request, files: dict[str, tuple[bytes, str]], tags: dict[str, str]) -> None:
+        super().__init__(request)
         self.files = files
+        self.tags = tags
 
-    def get(self, name: str | None = None) -> None:
-        if (name or "") not in self.files:
-            raise tornado.web.HTTPError(HTTPStatus.NOT_FOUND)
-        body, kind = self.files[name or ""]
-        for header, value in SECURITY_HEADERS.items():
-            self.set_header(header, value)
-        self.set_header("Content-Type", f"{kind}; charset=utf-8")
-        self.write(body)
+    async def get(self, name: str = "") -> web.StreamResponse:
+        if name not in self.files:
+            return web.Response(status=HTTPStatus.NOT_FOUND, text="404: Not Found")
+        body, kind = self.files[name]
+        headers = {**SECURITY_HEADERS, "ETag": self.tags[name]}
+        if self.tags[name] in self.request.headers.get("If-None-Match", ""):
+            return web.Response(status=HTTPStatus.NOT_MODIFIED, headers=headers)
+        return web.Response(body=body, headers={**headers, "Content-Type": f"{kind}; charset=utf-8"})
 
 
-class PageRedirect(LimitedBody, tornado.web.RedirectHandler):
-    """Redirects the page's path without its slash to the page, reading no body."""
+class PageRedirect(LimitedBody):
+    """Redirects the page's path without its slash to the page (301, its query kept), reading no body."""
+
+    def __init__(self, request: web.Request, url: str) -> None:
+        super().__init__(request)
+        self.url = url
+
+    async def get(self) -> web.StreamResponse:
+        query = self.request.query_string
+        return web.Response(status=HTTPStatus.MOVED_PERMANENTLY,
+                            headers={"Location": f"{self.url}?{query}" if query else self.url})
 
 
 class Api(LimitedBody):
@@ -74,36 +87,47 @@ class Api(LimitedBody):
     user: WebAppUser
     max_body = MAX_BODY
 
-    def initialize(self, app: Application, secret: bytes, limit: WriteLimit) -> None:
+    def __init__(self, request: web.Request, app: Application, secret: bytes, limit: WriteLimit) -> None:
+        super().__init__(request)
         self.app = app
         self.secret = secret
         self.limit = limit
         self.config: Config = app.bot_data.config
         self.page: MemoryPage = app.bot_data.memory_page
+        self.headers = {header: value for header, value in SECURITY_HEADERS.items()
+                        if header != "Content-Security-Policy"}
 
-    def admit(self) -> bool:
-        for header, value in SECURITY_HEADERS.items():
-            if header != "Content-Security-Policy":
-                self.set_header(header, value)
+    def admit(self) -> web.StreamResponse | None:
+        header = self.request.headers.get("Authorization")
         try:
+            # initData is URL-encoded: anything else is no signature (and a byte that is no UTF-8, which aiohttp
+            # keeps as a lone surrogate, would make the check raise).
+            if header is not None and not header.isascii():
+                raise NotSigned("the Authorization header is not ASCII")
             self.user = check_init_data(
-                authorization_data(self.request.headers.get("Authorization")), self.secret,
-                self.app.bot_data.clock(), self.config.webapp_auth_max_age_s,
+                authorization_data(header), self.secret, self.app.bot_data.clock(), self.config.webapp_auth_max_age_s,
             )
         except NotSigned as reason:
             log.info("memory page: refused an unsigned call (%s)", reason)
-            self.refuse("signed", None)
-            return False
+            return self.refuse("signed", None)
         if not self.config.allows(self.user.id):
-            self.refuse("not_allowed")
-            return False
+            return self.refuse("not_allowed")
         if self.request.method != "GET" and not self.limit.allow(self.user.id, time.monotonic()):
-            self.refuse("too_many")
-            return False
-        return True
+            return self.refuse("too_many")
+        return None
 
-    def too_big(self) -> None:
-        self.refuse("too_big")  # a body over 16 KB: 413, given before it is read
+    def too_big(self) -> web.StreamResponse:
+        return self.refuse("too_big")  # a body over 16 KB: 413, given before it is read
+
+    async def run(self, method: Callable[..., Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+        try:
+            return await super().run(method)
+        except Refused as refusal:  # a refusal is an answer, not a fault
+            return self.refuse(refusal.code, field=refusal.field)
+        except Exception:
+            log.exception("memory page: %s %s failed", self.request.method, self.request.path)
+            return self.answer({"error": "The server could not do that; try again.", "code": "server"},
+                               HTTPStatus.INTERNAL_SERVER_ERROR)
 
     def body(self) -> dict:
         """Return the request's JSON object (LimitedBody has kept it within MAX_BODY); raise Refused('bad_json')
@@ -116,44 +140,33 @@ class Api(LimitedBody):
             raise Refused("bad_json")
         return data
 
-    def answer(self, data: dict, status: int = HTTPStatus.OK) -> None:
-        self.set_status(status)
-        self.set_header("Content-Type", "application/json; charset=utf-8")
-        self.finish(json.dumps(data, ensure_ascii=False))
+    def answer(self, data: dict, status: int = HTTPStatus.OK) -> web.StreamResponse:
+        """Return `data` as the JSON answer, with `status`."""
+        return web.Response(status=status, text=json.dumps(data, ensure_ascii=False), content_type="application/json",
+                            charset="utf-8", headers=self.headers)
 
-    def refuse(self, code: str, language_code: str | None = "", field: str | None = None) -> None:
-        """Answer with the refusal's status and its one line, in the signed user's language when known."""
+    def refuse(self, code: str, language_code: str | None = "", field: str | None = None) -> web.StreamResponse:
+        """Return the refusal's status and its one line, in the signed user's language when known."""
         if language_code == "":
             language_code = self.user.language_code
         line = PAGE_ERRORS[language_of(language_code)][code]
-        self.answer({"error": line, "code": code, **({"field": field} if field else {})},
-                    STATUS.get(code, HTTPStatus.UNPROCESSABLE_ENTITY))
-
-    def log_exception(self, kind, error, trace) -> None:  # type: ignore[override]
-        if not isinstance(error, Refused):  # a refusal is an answer, not a fault
-            super().log_exception(kind, error, trace)
-
-    def write_error(self, status_code: int, **kwargs) -> None:
-        error = kwargs.get("exc_info", (None, None, None))[1]
-        if isinstance(error, Refused):
-            self.refuse(error.code, field=error.field)
-            return
-        self.finish({"error": "The server could not do that; try again.", "code": "server"})
+        return self.answer({"error": line, "code": code, **({"field": field} if field else {})},
+                           STATUS.get(code, HTTPStatus.UNPROCESSABLE_ENTITY))
 
 
 class MemoryApi(Api):
     """GET api/memory: everything the page shows."""
 
-    async def get(self) -> None:
+    async def get(self) -> web.StreamResponse:
         snapshot = await self.page.snapshot(self.user.id)
-        self.answer(page_json(snapshot, self.user.language_code, self.config.timezone, self.config.proactive))
+        return self.answer(page_json(snapshot, self.user.language_code, self.config.timezone, self.config.proactive))
 
 
 class FactApi(Api):
     """PATCH api/facts/<id> takes {"value"} and/or {"when"}, or {"shared": bool} (it follows the user into groups, or
     not); DELETE api/facts/<id>."""
 
-    async def patch(self, fact_id: str) -> None:
+    async def patch(self, fact_id: str) -> web.StreamResponse:
         body = self.body()
         if "shared" in body:
             if set(body) != {"shared"} or not isinstance(body["shared"], bool):
@@ -161,60 +174,60 @@ class FactApi(Api):
             fact = await self.page.share(self.user.id, int(fact_id), body["shared"])
         else:
             fact = await self.page.edit(self.user.id, int(fact_id), body)
-        self.answer({"fact": fact_json(fact)})
+        return self.answer({"fact": fact_json(fact)})
 
-    async def delete(self, fact_id: str) -> None:
+    async def delete(self, fact_id: str) -> web.StreamResponse:
         await self.page.delete_fact(self.user.id, int(fact_id))
-        self.answer({"deleted": 1})
+        return self.answer({"deleted": 1})
 
 
 class NewFactApi(Api):
     """POST api/facts takes {"category", "value", "when"?}: 201 with the fact, 200 when it was already known."""
 
-    async def post(self) -> None:
+    async def post(self) -> web.StreamResponse:
         fact, new = await self.page.add(self.user.id, self.body())
-        self.answer({"fact": fact_json(fact)}, HTTPStatus.CREATED if new else HTTPStatus.OK)
+        return self.answer({"fact": fact_json(fact)}, HTTPStatus.CREATED if new else HTTPStatus.OK)
 
 
 class TopicApi(Api):
     """DELETE api/topics/<id>."""
 
-    async def delete(self, topic_id: str) -> None:
+    async def delete(self, topic_id: str) -> web.StreamResponse:
         await self.page.delete_topic(self.user.id, int(topic_id))
-        self.answer({"deleted": 1})
+        return self.answer({"deleted": 1})
 
 
 class ReminderApi(Api):
     """DELETE api/reminders/<id>: the reminder is cancelled and never sent."""
 
-    async def delete(self, reminder_id: str) -> None:
+    async def delete(self, reminder_id: str) -> web.StreamResponse:
         await self.page.delete_reminder(self.user.id, int(reminder_id))
-        self.answer({"deleted": 1})
+        return self.answer({"deleted": 1})
 
 
 class SettingsApi(Api):
     """PATCH api/settings takes {"timezone": zone, city or null, "checkins": bool, "memory": bool}."""
 
-    async def patch(self) -> None:
+    async def patch(self) -> web.StreamResponse:
         settings, facts = await self.page.change_settings(self.user.id, self.body())
-        self.answer({"settings": settings_json(settings, facts, self.config.timezone, self.config.proactive,
-                                               self.user.language_code)})
+        return self.answer({"settings": settings_json(settings, facts, self.config.timezone, self.config.proactive,
+                                                      self.user.language_code)})
 
 
 class ForgetApi(Api):
     """POST api/forget takes {"confirm": true} and erases everything, as /forget's Yes does."""
 
-    async def post(self) -> None:
+    async def post(self) -> web.StreamResponse:
         if self.body().get("confirm") is not True:
             raise Refused("confirm")
         messages, facts = await self.page.forget_all(self.user.id)
-        self.answer({"messages": messages, "facts": facts})
+        return self.answer({"messages": messages, "facts": facts})
 
 
 class ExportApi(Api):
     """POST api/export: the bot sends the /export file into the user's private chat."""
 
-    async def post(self) -> None:
+    async def post(self) -> web.StreamResponse:
         document = InputFile(await self.page.export(self.user.id), filename=f"memory-{self.user.id}.json")
         try:
             await self.app.bot.send_document(
@@ -222,9 +235,8 @@ class ExportApi(Api):
             )
         except TelegramError as error:
             log.warning("memory page: could not send an export: %s", type(error).__name__)
-            self.refuse("send_failed")
-            return
-        self.answer({"sent": True})
+            return self.refuse("send_failed")
+        return self.answer({"sent": True})
 
 
 def page_files() -> dict[str, tuple[bytes, str]]:
@@ -237,22 +249,24 @@ def page_files() -> dict[str, tuple[bytes, str]]:
 
 
 def page_routes(app: Application, config: Config) -> list[tuple]:
-    """Return the tornado routes of the page and its API, all under WEBAPP_URL's path."""
+    """Return the routes of the page and its API, all under WEBAPP_URL's path: each a path in aiohttp's syntax, the
+    LimitedBody that answers it and what that is built with."""
     base = webapp_path(config.webapp_url or "/")
-    root = re.escape(base)
     api = {"app": app, "secret": bot_secret(config.telegram_token), "limit": WriteLimit()}
-    files = {"files": page_files()}
+    files = page_files()
+    page = {"files": files, "tags": {name: f'"{hashlib.sha1(body).hexdigest()}"' for name, (body, _) in files.items()}}
     routes: list[tuple] = [
-        (root + r"([a-z]+\.(?:js|css))?", PageFile, files),
-        (root + r"api/memory", MemoryApi, api),
-        (root + r"api/facts", NewFactApi, api),
-        (root + r"api/facts/([0-9]{1,18})", FactApi, api),
-        (root + r"api/topics/([0-9]{1,18})", TopicApi, api),
-        (root + r"api/reminders/([0-9]{1,18})", ReminderApi, api),
-        (root + r"api/settings", SettingsApi, api),
-        (root + r"api/forget", ForgetApi, api),
-        (root + r"api/export", ExportApi, api),
+        (base, PageFile, page),
+        (base + r"{name:[a-z]+\.(?:js|css)}", PageFile, page),
+        (base + "api/memory", MemoryApi, api),
+        (base + "api/facts", NewFactApi, api),
+        (base + "api/facts/{fact_id:[0-9]{1,18}}", FactApi, api),
+        (base + "api/topics/{topic_id:[0-9]{1,18}}", TopicApi, api),
+        (base + "api/reminders/{reminder_id:[0-9]{1,18}}", ReminderApi, api),
+        (base + "api/settings", SettingsApi, api),
+        (base + "api/forget", ForgetApi, api),
+        (base + "api/export", ExportApi, api),
     ]
     if base != "/":  # "/memory" without its slash: the page's relative links need it
-        routes.append((re.escape(base[:-1]), PageRedirect, {"url": base}))
+        routes.append((base[:-1], PageRedirect, {"url": base}))
     return routes
