@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from typing import AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from telegram import Bot, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.constants import ChatAction, ParseMode
@@ -59,7 +59,7 @@ async def send_text(bot: Bot, chat_id: int, text: str, reply_markup: InlineKeybo
     send = getattr(bot, "send_unread", bot.send_message)
     sent: list[int | None] = []
 
-    async def send_piece(*args: object, **kwargs: object) -> None:
+    async def send_piece(*args: Any, **kwargs: Any) -> None:
         result = await send(chat_id, *args, **kwargs)
         sent.append(result if isinstance(result, int) else getattr(result, "message_id", None))
 

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 import tornado.web
 from telegram import Update
 from telegram.ext import Application, ExtBot
+from tornado.http1connection import HTTP1Connection
 from tornado.httpserver import HTTPServer
 
 from config import Config
@@ -71,9 +72,12 @@ class LimitedBody(tornado.web.RequestHandler):
         self.received = bytearray()
         if self.admit() and self.sent is None:
             length = declared_length(self.request.headers)
+            connection = self.request.connection
             if length is None or length <= self.max_body:
-                # Tornado counts a chunked body as it arrives and closes the connection past this.
-                self.request.connection.set_max_body_size(self.max_body)
+                # Tornado counts a chunked body as it arrives and closes the connection past this (tornado's server
+                # speaks HTTP/1.x only, so its connection is always an HTTP1Connection).
+                if isinstance(connection, HTTP1Connection):
+                    connection.set_max_body_size(self.max_body)
                 self.early = False
                 return
             self.too_big()

@@ -129,7 +129,7 @@ class Api(LimitedBody):
         self.answer({"error": line, "code": code, **({"field": field} if field else {})},
                     STATUS.get(code, HTTPStatus.UNPROCESSABLE_ENTITY))
 
-    def log_exception(self, kind, error, trace) -> None:  # type: ignore[override]
+    def log_exception(self, kind, error, trace) -> None:
         if not isinstance(error, Refused):  # a refusal is an answer, not a fault
             super().log_exception(kind, error, trace)
 

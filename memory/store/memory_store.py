@@ -82,7 +82,7 @@ class Store(
         async with aiosqlite.connect(str(source)) as db, aiosqlite.connect(str(target)) as copy:
             await db.backup(copy)
             rows = await copy.execute_fetchall("PRAGMA integrity_check")
-        return str(rows[0][0])
+        return str(next(iter(rows))[0])
 
     async def close(self) -> None:
         """Close the database, for every owner built over it: the connection (SQLite checkpoints its WAL) or the
@@ -132,7 +132,7 @@ class Store(
                 " AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.user_id = m.user_id AND r.reply_to = m.id)",
                 (user_id, user_id),
             )
-        return next((tuple(row) for row in rows), None)  # type: ignore[return-value]
+        return next((tuple(row) for row in rows), None)
 
     async def user_name(self, user_id: int) -> str | None:
         """Return the name the user gave, if any."""

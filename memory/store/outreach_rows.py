@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from contextlib import AbstractAsyncContextManager
 from datetime import datetime
-from typing import Callable
+from typing import Awaitable, Callable
 
 from memory.due import DueItem
 from memory.store.backends import Dialect, Session
@@ -47,6 +47,7 @@ class ProactiveQueries:
     _session: Callable[[], AbstractAsyncContextManager[Session]]
     _transaction: Callable[[], AbstractAsyncContextManager[Session]]
     _dialect: Dialect
+    _prune: Callable[[Session, int, int], Awaitable[None]]  # TurnQueries's: keeps a user's newest messages
 
     async def due_items(self, now: datetime, limit: int) -> list[DueItem]:
         """Return up to `limit` items due by `now`, the longest overdue first, for users who can be written to."""
@@ -107,7 +108,7 @@ class ProactiveQueries:
                 " RETURNING id",
                 (item.user_id, text, _iso(now), item.kind),
             )
-            await self._prune(db, item.user_id, history_limit)  # type: ignore[attr-defined]
+            await self._prune(db, item.user_id, history_limit)
         return message_id
 
     async def mark_blocked(self, user_id: int, message_id: int | None, now: datetime, first: bool = False) -> None:

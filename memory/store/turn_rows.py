@@ -4,15 +4,14 @@ Store, on either engine)."""
 from __future__ import annotations
 
 import json
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Awaitable, Callable
 
-import aiosqlite
-
 from memory.continuity import Topic
 from memory.facts import Fact
-from memory.store.backends import Dialect
+from memory.store.backends import Dialect, Session
 from memory.store.fact_rows import FACT_COLUMNS, _fact, _iso
 from memory.store.scripts import Script, T
 from memory.store.topic_rows import topics_from_json
@@ -81,6 +80,7 @@ def _facts_from_json(text: str | None) -> list[Fact]:
 class TurnQueries:
     """Beginning a turn (begin_turn) and storing its reply (add_reply); mixed into Store, which runs scripts."""
 
+    _session: Callable[[], AbstractAsyncContextManager[Session]]
     _dialect: Dialect
     _run: Callable[[Script[T]], Awaitable[T]]
 
@@ -287,7 +287,7 @@ class TurnQueries:
         return [_stored_reply(row) for row in rows]
 
     @staticmethod
-    async def _prune(db: aiosqlite.Connection, user_id: int, keep: int) -> None:
+    async def _prune(db: Session, user_id: int, keep: int) -> None:
         await db.execute(*TurnQueries._prune_statement(user_id, keep))
 
     @staticmethod
