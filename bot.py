@@ -429,7 +429,7 @@ def copy_db_command(config: Config, target: str) -> int:
     except copying.CopyError as error:
         print(f"error: {hide_password(str(error), target)}", file=sys.stderr)
         return 2
-    except (*database_errors(), TimeoutError) as error:
+    except database_errors() + (TimeoutError,) as error:
         reason = hide_password(str(error) or type(error).__name__, target).replace("\n", " ")
         print(f"error: cannot copy into {hide_password(target, target)}: {reason}", file=sys.stderr)
         return 2

@@ -589,6 +589,8 @@ class Config:
     def subset(self, settings: type[T]) -> T:
         """Return the few settings a service uses: a frozen dataclass whose fields are named like Config's, or are
         such a dataclass themselves (a service's `limits`, say), filled the same way."""
+        if not is_dataclass(settings):
+            raise TypeError(f"{settings!r} is not a dataclass")
         types = get_type_hints(settings)
         return settings(**{
             item.name: self.subset(types[item.name]) if is_dataclass(types[item.name]) else getattr(self, item.name)

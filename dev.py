@@ -1,4 +1,5 @@
-"""Two commands for a fresh machine with Python 3.11: `python3 dev.py run` and `python3 dev.py test`.
+"""Two commands for a fresh machine with Python 3.11: `python3 dev.py run` and `python3 dev.py test`; and
+`python3 dev.py check`, the linter and the type checker that CI runs after the tests.
 
 Each makes .venv/ (once), installs the requirements (again only when they change) and runs.
 """
@@ -15,7 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 PYTHON = VENV / "bin" / "python"
-REQUIREMENTS = {"run": "requirements.txt", "test": "requirements-dev.txt"}
+REQUIREMENTS = {"run": "requirements.txt", "test": "requirements-dev.txt", "check": "requirements-dev.txt"}
+# What `check` runs, in .venv's Python, each with its settings in pyproject.toml: ruff, then mypy.
+CHECKS = (("-m", "ruff", "check", "."), ("-m", "mypy"))
 # The suite mostly waits (on bot processes, doubles, timers), so more workers than cores pay: measured on a
 # 2-core machine, 4 workers beat 2 and 6 (docs in README's Quick start). Fewer never, more on a bigger machine.
 MIN_WORKERS = 4
@@ -77,14 +80,27 @@ def environment_for_tests(environ: dict[str, str]) -> dict[str, str]:
     return {name: value for name, value in environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
+def run_checks(commands: list[list[str]]) -> int:
+    """Return the exit code of the first of `commands` that failed, or 0; every one runs, so that one call shows
+    both the linter's and the type checker's complaints."""
+    failed = 0
+    for command in commands:
+        code = subprocess.run(command, cwd=ROOT).returncode
+        failed = failed or code
+    return failed
+
+
 def main(argv: list[str]) -> int:
-    """Run the bot or the tests inside .venv (the tests on parallel workers); extra arguments go to pytest."""
+    """Run the bot, the tests (on parallel workers) or the checks inside .venv; extra arguments go to the bot or
+    pytest."""
     if not argv or argv[0] not in REQUIREMENTS:
-        print("usage: python3 dev.py run | test [pytest arguments]", file=sys.stderr)
+        print("usage: python3 dev.py run | test [pytest arguments] | check", file=sys.stderr)
         return 2
     command, extra = argv[0], argv[1:]
     ensure_environment(REQUIREMENTS[command])
     os.chdir(ROOT)
+    if command == "check":
+        return run_checks([[str(PYTHON), *check] for check in CHECKS])
     if command == "run":
         arguments = ["bot.py", *extra]
     else:

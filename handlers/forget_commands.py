@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 
-from telegram import Bot, Update
+from telegram import Bot, Message, Update
 from telegram.error import TelegramError
 
 from handlers.context import Context
@@ -128,7 +128,7 @@ async def forget_button(update: Update, context: Context) -> None:
         await query.answer()
         line = text("restored", language, facts="; ".join(f.value for f in restored)) if restored else text(
             "restored_this", language)
-        await query.edit_message_text(f"{query.message.text}\n{line}" if query.message else line)
+        await query.edit_message_text(f"{query.message.text}\n{line}" if isinstance(query.message, Message) else line)
         return
     if button["fact"] is None:  # keep them all
         await query.answer()

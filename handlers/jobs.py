@@ -90,11 +90,25 @@ async def delivered(sending: Awaitable[object], what: str) -> str:
     return "sent"
 
 
+def job_queue(app: Application) -> JobQueue:
+    """Return the Application's job queue, which python-telegram-bot's job-queue extra (requirements.txt) gives it."""
+    if app.job_queue is None:
+        raise RuntimeError("python-telegram-bot's job-queue extra is not installed")
+    return app.job_queue
+
+
+def job_user(context: Context) -> int:
+    """Return the user a job for one user (embed_job, extraction_job) was scheduled for: its data."""
+    if context.job is None or not isinstance(context.job.data, int):
+        raise TypeError(f"a user's job runs with the user's id as its data, not {context.job!r}")
+    return context.job.data
+
+
 def start_outreach(app: Application) -> None:
     """Sweep the schedule of messages written first every PROACTIVE_SWEEP_SECONDS (unless PROACTIVE=off)."""
     config = app.bot_data.config
     if config.proactive:
-        app.job_queue.run_repeating(
+        job_queue(app).run_repeating(
             outreach_job, interval=config.proactive_sweep_s, first=min(5.0, config.proactive_sweep_s),
             name="outreach-sweep", job_kwargs={"max_instances": 1, "coalesce": True},
         )
@@ -116,7 +130,7 @@ def start_memory_upkeep(app: Application) -> None:
     Nothing is embedded at start: facts an embedding outage or a change of model left without a vector are
     embedded when their user next talks (after_turn, and the recall's own call with a remote model)."""
     delay = app.bot_data.config.memory_extract_delay_s
-    app.job_queue.run_repeating(
+    job_queue(app).run_repeating(
         sweep_job, interval=sweep_interval(delay), first=0, name="memory-sweep",
         job_kwargs={"max_instances": 1, "coalesce": True},
     )
@@ -128,11 +142,12 @@ def start_inbox_upkeep(app: Application) -> None:
     On PostgreSQL, also look now and then for updates another machine answered Telegram for but never
     handled (it died): after ORPHAN_AFTER they are queued here, and the user's lock keeps them from running twice.
     """
-    app.job_queue.run_repeating(prune_inbox_job, interval=3600, first=60, name="inbox-prune")
-    app.job_queue.run_repeating(purge_forgotten_job, interval=FORGOTTEN_PURGE.total_seconds(), first=5,
-                                name="forgotten-purge", job_kwargs={"max_instances": 1, "coalesce": True})
+    jobs = job_queue(app)
+    jobs.run_repeating(prune_inbox_job, interval=3600, first=60, name="inbox-prune")
+    jobs.run_repeating(purge_forgotten_job, interval=FORGOTTEN_PURGE.total_seconds(), first=5,
+                       name="forgotten-purge", job_kwargs={"max_instances": 1, "coalesce": True})
     if app.bot_data.transport.on_postgres:
-        app.job_queue.run_repeating(
+        jobs.run_repeating(
             orphans_job, interval=ORPHAN_AFTER.total_seconds() / 2, first=ORPHAN_AFTER.total_seconds(),
             name="inbox-orphans", job_kwargs={"max_instances": 1, "coalesce": True},
         )
@@ -174,9 +189,9 @@ def after_turn(services: Services, job_queue: JobQueue | None, user_id: int, unr
 async def embed_job(context: Context) -> None:
     """Embed one user's facts that lack a vector: newly learned, or left by an outage or a change of model (off the
     reply path)."""
-    await context.bot_data.keeper.embed_learned(context.job.data)  # type: ignore[union-attr]
+    await context.bot_data.keeper.embed_learned(job_user(context))
 
 
 async def extraction_job(context: Context) -> None:
     """Extract facts from one user's unread messages (errors are logged and retried later by the keeper)."""
-    await context.bot_data.keeper.extract_quietly(context.job.data)  # type: ignore[union-attr]
+    await context.bot_data.keeper.extract_quietly(job_user(context))

@@ -12,7 +12,7 @@ import logging
 import re
 from typing import Sequence
 
-from telegram import Bot, InlineKeyboardMarkup, Update
+from telegram import Bot, InlineKeyboardMarkup, Message, Update
 from telegram.error import TelegramError
 
 from handlers.context import Context
@@ -91,11 +91,13 @@ async def undo_button(update: Update, context: Context) -> None:
     if button is not None and own_button(query):
         fact = await forgetter.fact_of(query.from_user.id, int(button["fact"]))
         fact = fact if fact is not None and tag(fact.value) == button["tag"] else None
-    if fact is None or not await forgetter.delete_fact(query.from_user.id, fact.id):
+    if fact is None or fact.id is None or not await forgetter.delete_fact(query.from_user.id, fact.id):
         await query.answer(text("button_expired", language))
         return
     await query.answer()
     message = query.message
+    if not isinstance(message, Message):  # too old: Telegram no longer lets the bot read or edit it
+        return
     rows = [[b for b in row if b.callback_data != query.data] for row in message.reply_markup.inline_keyboard] \
         if message.reply_markup else []
     kept = [row for row in rows if row]

@@ -66,11 +66,11 @@ async def profile_button(update: Update, context: Context) -> None:
     button = PROFILE_BUTTON.fullmatch(query.data or "")
     valid = own_button(query) and button is not None
     forgetter = context.bot_data.forgetter
-    if valid and button["fact"] is not None:
+    if valid and button is not None and button["fact"] is not None:
         valid = await forgetter.delete_fact(query.from_user.id, int(button["fact"]))
-    elif valid and button["topic"] is not None:
+    elif valid and button is not None and button["topic"] is not None:
         valid = await forgetter.delete_topic(query.from_user.id, int(button["topic"]))
-    if not valid:
+    if not valid or button is None:
         await query.answer(text("button_expired", language))
         return
     await query.answer()

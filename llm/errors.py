@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from typing import TypeGuard
 
 import httpx
 import openai
@@ -80,7 +81,7 @@ def names(error: BaseException, *words: str) -> bool:
     return any(word.lower() in text for word in words)
 
 
-def context_exceeded(error: BaseException) -> bool:
+def context_exceeded(error: BaseException) -> TypeGuard[openai.APIStatusError]:
     """True when the server refused the request for holding more tokens than its context (OpenAI's
     `context_length_exceeded`, llama.cpp's, vLLM's and Ollama's wordings)."""
     if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 413, 422, 500):

@@ -148,9 +148,10 @@ class Reminders:
         if isinstance(request, TooOften):
             return Outcome("too_often", task=request.task)
         if isinstance(request, Unclear):
-            request = await self._ask_model(words, request.task, now)
-            if isinstance(request, Outcome):
-                return request
+            placed = await self._ask_model(words, request.task, now)
+            if isinstance(placed, Outcome):
+                return placed
+            request = placed
         if isinstance(request, AskReminder):
             first = request.choices[0]
             pending = await self.reminders.add_reminder(

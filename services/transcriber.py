@@ -45,12 +45,11 @@ class Transcriber:
             raise TranscriptionError("voice_unsupported")
         if not audio:
             raise TranscriptionError("audio_unreadable", "the file is empty")
-        options = {"language": language} if language else {}
 
         async def attempt(timeout: float) -> str:
             result = await asyncio.wait_for(
                 self.model.client.audio.transcriptions.create(
-                    model=self.transcription_model, file=(filename, audio), **options
+                    model=self.transcription_model, file=(filename, audio), language=language or openai.omit
                 ),
                 timeout=timeout,
             )

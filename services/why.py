@@ -100,7 +100,7 @@ def remembered(used: Used, facts: Sequence[Fact], topics: Sequence[Topic],
                reminders: Sequence[Reminder]) -> list[Remembered]:
     """Return the lines of a "why" list: each memory `used` names, with its value where it is among those still kept
     and visible (`facts`, `topics`, `reminders`), else None. Pure."""
-    values = {
+    values: dict[str, dict[int | None, str]] = {
         WISHES: {fact.id: fact.value for fact in facts}, FACTS: {fact.id: fact.value for fact in facts},
         RECALLED: {fact.id: fact.value for fact in facts}, TOPICS: {topic.id: topic.text for topic in topics},
         REMINDERS: {reminder.id: reminder.task for reminder in reminders},

@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_timeout_set_timer(item, settings):
-    """pytest-timeout's limit (pytest.ini's, --timeout's or a test's mark) stretched by TEST_TIMEOUT_SCALE."""
+    """pytest-timeout's limit (pyproject.toml's, --timeout's or a test's mark) stretched by TEST_TIMEOUT_SCALE."""
     if SCALE == 1:
         return None  # pytest-timeout's own hook sets it as it is
     import pytest_timeout

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
-from dev import MIN_WORKERS, ROOT, environment_for_tests, pytest_arguments, requirement_files
+from dev import (
+    CHECKS,
+    MIN_WORKERS,
+    REQUIREMENTS,
+    ROOT,
+    environment_for_tests,
+    main,
+    pytest_arguments,
+    requirement_files,
+    run_checks,
+)
 
 
 def test_the_test_install_reads_all_three_requirements_files():
@@ -43,3 +54,29 @@ def test_the_tests_run_with_the_bytecode_cache_on_and_every_other_variable_kept(
     environ = {"PYTHONDONTWRITEBYTECODE": "1", "CI": "true", "PATH": "/usr/bin"}
     assert environment_for_tests(environ) == {"CI": "true", "PATH": "/usr/bin"}
     assert environment_for_tests({"PATH": "/bin"}) == {"PATH": "/bin"}
+
+
+def test_the_checks_are_the_linter_then_the_type_checker_in_the_test_environment():
+    assert [check[:2] for check in CHECKS] == [("-m", "ruff"), ("-m", "mypy")]
+    assert REQUIREMENTS["check"] == REQUIREMENTS["test"]
+
+
+def test_every_check_runs_and_the_first_failure_is_the_exit_code(tmp_path: Path):
+    ran = tmp_path / "ran"
+    commands = [
+        [sys.executable, "-c", "raise SystemExit(3)"],
+        [sys.executable, "-c", f"open({str(ran)!r}, 'w').close(); raise SystemExit(4)"],
+    ]
+    assert run_checks(commands) == 3
+    assert ran.exists()
+    assert run_checks([[sys.executable, "-c", "pass"]]) == 0
+
+
+def test_ci_runs_the_checks_after_the_tests():
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert lines.index("python3 dev.py check") > lines.index("python3 dev.py test")
+
+
+def test_a_command_dev_py_does_not_know_is_refused_with_its_usage(capsys):
+    assert main(["lint"]) == 2
+    assert "run | test [pytest arguments] | check" in capsys.readouterr().err

@@ -133,7 +133,7 @@ class SendGate(BaseRateLimiter):
     async def shutdown(self) -> None:
         """Nothing to tear down."""
 
-    async def process_request(  # type: ignore[override]
+    async def process_request(
         self, callback: Callable[..., Awaitable[Any]], args: Any, kwargs: dict[str, Any], endpoint: str,
         data: dict[str, Any], rate_limit_args: None,
     ) -> Any:
@@ -166,7 +166,7 @@ class SendGate(BaseRateLimiter):
             await self.outage.time.sleep(wait, None if self.outage.since is None else self.outage.over)
 
     async def _moment(self, callback: Callable[..., Awaitable[Any]], args: Any, kwargs: dict[str, Any],
-                      endpoint: str, chat: object) -> Any:
+                      endpoint: str, chat: int | str | None) -> Any:
         """A moment's signal: sent once; during an outage, or when Telegram cannot take it, dropped (True, as
         Telegram answers these). A refusal (a 400, a 429) is the caller's to handle."""
         if self.outage.since is not None:
@@ -179,11 +179,11 @@ class SendGate(BaseRateLimiter):
             return True
 
     async def _once(self, callback: Callable[..., Awaitable[Any]], args: Any, kwargs: dict[str, Any],
-                    endpoint: str, chat: object) -> Any:
+                    endpoint: str, chat: int | str | None) -> Any:
         """One try: wait for the chat's pause, the group's and the bot's rate (a draft waits for none), then send.
         A moment's signal that finds no token of the rate (Budget.take looks for a second) is dropped (True)."""
         if chat is not None and endpoint not in UNLIMITED:
-            pause = self._paused.get(chat, 0.0) - self.outage.time.now()  # type: ignore[arg-type]
+            pause = self._paused.get(chat, 0.0) - self.outage.time.now()
             if pause > 0:
                 await self.outage.time.sleep(pause)
             if not await self._take(chat, queue=endpoint not in MOMENTARY):
@@ -232,8 +232,9 @@ class SendGate(BaseRateLimiter):
 
 def _group(chat: object) -> int | str | None:
     """The chat when it is a group (a negative id, or an @username), else None."""
-    with contextlib.suppress(ValueError, TypeError):
-        chat = int(chat)  # type: ignore[arg-type]
+    if isinstance(chat, str):
+        with contextlib.suppress(ValueError):
+            chat = int(chat)
     if isinstance(chat, str) or (isinstance(chat, int) and chat < 0):
         return chat
     return None

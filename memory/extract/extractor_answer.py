@@ -45,11 +45,10 @@ def parse_extraction(raw: str, allowed_message_ids: set[int], known: Iterable[Fa
     """Return the valid facts, relations and changes in the model's answer; raise ExtractionError when it holds
     no JSON. `known` are the user's facts: a change must name one of their keys."""
     data = first_json(raw)
-    known = {fact.key: fact for fact in known}
+    known_by_key = {fact.key: fact for fact in known}
     if isinstance(data, list):
-        fact_items, relation_items, change_items = data, [], []
-    else:
-        fact_items, relation_items, change_items = data.get("facts"), data.get("relations"), data.get("changes")
+        data = {"facts": data}  # a bare list is the facts alone
+    fact_items, relation_items, change_items = data.get("facts"), data.get("relations"), data.get("changes")
     fact_items = fact_items if isinstance(fact_items, list) else []
     relation_items = relation_items if isinstance(relation_items, list) else []
     change_items = change_items if isinstance(change_items, list) else []
@@ -57,7 +56,7 @@ def parse_extraction(raw: str, allowed_message_ids: set[int], known: Iterable[Fa
         fact for fact in (parse_fact(item, allowed_message_ids) for item in fact_items) if fact is not None
     )
     topics = parse_topics(data.get("topics") if isinstance(data, dict) else None)
-    keys = {fact.key for fact in facts} | set(known)
+    keys = {fact.key for fact in facts} | set(known_by_key)
     relations: dict[tuple[str, str, str], Relation] = {}
     for item in relation_items:
         relation = parse_relation(item, keys)
@@ -67,7 +66,7 @@ def parse_extraction(raw: str, allowed_message_ids: set[int], known: Iterable[Fa
     corrections: dict[str, Correction] = {}
     forget: list[str] = []
     for item in change_items:
-        change = parse_change(item, allowed_message_ids, known)
+        change = parse_change(item, allowed_message_ids, known_by_key)
         if isinstance(change, Ending):
             endings.setdefault(change.key, change)
         elif isinstance(change, Correction):

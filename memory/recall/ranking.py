@@ -34,7 +34,7 @@ def decode(blob: bytes, dim: int) -> np.ndarray:
 def trigrams(text: str) -> list[str]:
     """Return the character trigrams of each word of `text`, lowercased, ё as е, padded with '#' at both ends."""
     words = _WORD.findall(text.lower().replace("ё", "е"))
-    grams = []
+    grams: list[str] = []
     for word in words:
         padded = f"#{word}#"
         grams.extend(padded[i : i + 3] for i in range(len(padded) - 2))
@@ -95,9 +95,10 @@ def recalled_facts(
     facts: Sequence[Fact], scores: Mapping[int, float], *, top_k: int, min_similarity: float
 ) -> list[Fact]:
     """Return the `top_k` facts with a score of at least `min_similarity`, best score first."""
-    scored = [fact for fact in facts if fact.id is not None and scores.get(fact.id, float("-inf")) >= min_similarity]
-    scored.sort(key=lambda fact: scores[fact.id], reverse=True)
-    return scored[: max(top_k, 0)]
+    scored = [(scores[fact.id], fact) for fact in facts
+              if fact.id is not None and scores.get(fact.id, float("-inf")) >= min_similarity]
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    return [fact for _, fact in scored[: max(top_k, 0)]]
 
 
 def words(text: str) -> list[str]:
@@ -153,7 +154,9 @@ def fuse(dense: np.ndarray, lexical: np.ndarray, weight: float) -> np.ndarray:
     return dense + weight * lexical / top if top > 0 else dense.copy()
 
 
-def session_pull(scores: np.ndarray, times: Sequence[float], weight: float, gap_s: float = SESSION_GAP_S) -> np.ndarray:
+def session_pull(
+    scores: np.ndarray, times: Sequence[float] | np.ndarray, weight: float, gap_s: float = SESSION_GAP_S
+) -> np.ndarray:
     """Return (1 - weight) * score + weight * the best score among the facts learned in the same conversation.
 
     A conversation (session) is a run of facts whose times (seconds; NaN = unknown, a session of its own) lie

@@ -76,6 +76,7 @@ def _shift(match: re.Match[str]) -> MoveReminder:
     count_text = match.group("count")
     unit = match.group("unit").lower()
     count = _count(count_text) if count_text else 1
+    minutes: float
     if unit.startswith(("пол", "half")):
         minutes = 30
     elif unit.startswith(("д", "day")):
@@ -114,7 +115,7 @@ def _move_to(rest: str, now: datetime) -> MoveReminder | None:
     meant = clock_meaning(clocks[0], _marker_near(rest))
     if meant is None:
         return None
-    if meant == "midnight":
+    if isinstance(meant, str):  # "midnight"
         return MoveReminder(day=day, midnight=True)
     return MoveReminder(day=day, clocks=tuple(meant))
 

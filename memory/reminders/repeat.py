@@ -52,6 +52,13 @@ class Repeat:
     day: int | None = None  # day of the month; "month" only
     clock: tuple[int, int] | None = None  # (hour, minute); None only for "hour"
 
+    @property
+    def day_of_month(self) -> int:
+        """Return the day of the month a "month" rule falls on: its `day`, which every month rule has."""
+        if self.day is None:
+            raise ValueError(f"a {self.unit!r} rule has no day of the month")
+        return self.day
+
     def rule(self) -> str:
         """Return the rule as the store keeps it: "week/2 fri 09:00"."""
         words = [self.unit if self.every == 1 else f"{self.unit}/{self.every}"]
@@ -112,7 +119,7 @@ class Repeat:
             return local(start + timedelta(days=self.every), self.clock, zone)
         if self.unit == "month":
             month = start.month - 1 + self.every
-            return local(month_day(start.year + month // 12, month % 12 + 1, self.day), self.clock, zone)
+            return local(month_day(start.year + month // 12, month % 12 + 1, self.day_of_month), self.clock, zone)
         if self.unit == "week" and self.every > 1:
             monday = start - timedelta(days=start.weekday())
             later = [weekday for weekday in self.weekdays if weekday > start.weekday()]
@@ -128,7 +135,7 @@ class Repeat:
         if self.unit == "week":
             return day.weekday() in self.weekdays
         if self.unit == "month":
-            return day == month_day(day.year, day.month, self.day)
+            return day == month_day(day.year, day.month, self.day_of_month)
         return True
 
     # ---- words ---------------------------------------------------------------------------------------
@@ -177,7 +184,7 @@ def _describe_en(repeat: Repeat) -> str:
         return "every weekday"
     if unit == "month":
         months = "every month" if every == 1 else f"every {every} months"
-        return f"{months} on the {ordinal_en(repeat.day)}"
+        return f"{months} on the {ordinal_en(repeat.day_of_month)}"
     names = _join([EN_WEEKDAYS[day] for day in repeat.weekdays], "and")
     return f"every {names}" if every == 1 else f"every {every} weeks on {names}"
 

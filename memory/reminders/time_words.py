@@ -106,13 +106,13 @@ def find_clocks(text: str) -> list[Clock]:
         hour = p.RU_GENITIVE_HOURS[match["hour"].lower()] - 1 or 12
         found.append(Clock(match.start(), match.end(), hour, 30, _marker(match["marker"])))
     for match in matches(p.EN_HALF_CLOCK, text):
-        hour = number(match["hour"])
-        if hour is None or not 1 <= hour <= 12:
+        said = number(match["hour"])
+        if not isinstance(said, int) or not 1 <= said <= 12:
             continue
         minute = 30 if match["part"].lower() == "half" else 15
         if match["way"].lower() == "to":
-            hour, minute = (hour - 1 or 12), 60 - minute
-        found.append(Clock(match.start(), match.end(), hour, minute, _marker(match["marker"])))
+            said, minute = (said - 1 or 12), 60 - minute
+        found.append(Clock(match.start(), match.end(), said, minute, _marker(match["marker"])))
     for pattern in (p.MIDNIGHT, p.END_OF_DAY):
         found += [Clock(m.start(), m.end(), 0, 0, exact=True, midnight=True) for m in matches(pattern, text)]
     found += [Clock(m.start(), m.end(), 12, 0, exact=True) for m in matches(p.NOON, text)]
@@ -144,12 +144,12 @@ def _numeric_clock(match: re.Match[str], text: str) -> Clock | None:
         return None  # "в 12.12": a date as much as a time; the date rules make it void
     hour = 1 if hour_text.lower() == "час" else number(hour_text)  # "в час дня" is 13:00
     minute = number(minute_text) if minute_text and not minute_text.lower().startswith("o") else 0
-    if hour is None or minute is None or minute > 59 or hour > 24 or (hour == 24 and minute):
+    if not isinstance(hour, int) or not isinstance(minute, int) or minute > 59 or hour > 24 or (hour == 24 and minute):
         return None
     if hour == 24:
         return Clock(match.start(), match.end(), 0, 0, exact=True, midnight=True)
     exact = hour_text.isdigit() and len(hour_text) == 2 and hour_text.startswith("0") and bool(minute_text)
-    written = hour_text.isdigit() and bool(minute_text) and minute_text.isdigit()
+    written = hour_text.isdigit() and minute_text is not None and minute_text.isdigit()
     return Clock(match.start(), match.end(), hour, minute, _marker(marker_text), exact or hour == 0, written=written)
 
 
@@ -236,6 +236,7 @@ def _repeat_words(match: re.Match[str]) -> RepeatWords:
     groups = {key: (value or "").lower() for key, value in match.groupdict().items()}
     start, end = match.start(), match.end()
     count_text = groups.get("count") or groups.get("count2") or ""
+    every: float | int | None
     if re.match(r"(?:втор|second|other|2nd|2-?[а-я])", count_text):
         every = 2
     elif re.match(rf"(?:{p.VAGUE_COUNT})$", count_text):

@@ -99,7 +99,9 @@ def read_timing(text: str, now: datetime) -> Timing:
     if said.repeats:
         options = _repeating(said.repeats, clock, marker, same_time, mentions, reference, bool(said.starts))
     elif said.relatives:
-        options = _relative(said.relatives[0][2], clock or same_time or marker, mentions, now)
+        minutes = said.relatives[0][2]
+        assert minutes is not None  # _unclear_words turned a vague "через …" down above
+        options = _relative(minutes, clock or same_time or marker, mentions, now)
     else:
         options = _once(clock, marker, same_time, mentions, reference, text)
     if not options:
@@ -168,6 +170,7 @@ def _once(clock, marker, same_time, mentions: list[Mention], now: datetime, text
         return None
     if moments:
         day, hm = moments.pop()
+        assert day is not None  # the clocks were hidden from the date rules: a mention with a clock has its day
         return [(local(day, hm, now.tzinfo), None)]
     day = days[0] if days else None
     relative_day = any(mention.day and p.RELATIVE_DAY.search(text[mention.start : mention.end])

@@ -147,7 +147,7 @@ def _kin_name(after: str, nominative: bool, accusative: bool) -> tuple[str | Non
         name = name[:-1] + {"у": "а", "ю": "я"}[name[-1]]
     elif not nominative:
         return None, 0
-    if name and name[0].isupper() and names.could_be_name(name) and not names.is_known_word(name.lower()):
+    if direct and name and name[0].isupper() and names.could_be_name(name) and not names.is_known_word(name.lower()):
         ends = not direct.group("comma") or re.match(r"\s*(?:[,.!;)]|$)", after[direct.end() :])
         if ends:
             return p.capitalise(name), direct.end()

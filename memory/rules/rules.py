@@ -239,6 +239,7 @@ def _jobs_en(sentence: str) -> Found:
 def _job_phrase(rest: str, explicit: bool) -> tuple[str | None, int]:
     """Return (job named at the start of `rest`, characters used); "I'm a …" needs a known job noun last."""
     article = re.match(r"\s*(?:(?:an?|the)\s+)?", rest, re.IGNORECASE)
+    assert article is not None  # every part of the pattern is optional: it matches any text
     taken: list[re.Match[str]] = []
     for token in p.JOB_TOKEN.finditer(rest, article.end()):
         gap = rest[taken[-1].end() if taken else article.end() : token.start()]
@@ -306,7 +307,7 @@ def _jobs_ru(sentence: str) -> Found:
                 yield match.start(), "employer", org
             origin = re.match(r"\s+из\s+", rest, re.IGNORECASE)  # "я дизайнер из Казани"
             town, used = _place(rest[origin.end() :], known_only=True) if origin else (None, 0)
-            if town and not p.NEXT_IS_PAST_VERB.match(rest[origin.end() + used :]):
+            if town and origin and not p.NEXT_IS_PAST_VERB.match(rest[origin.end() + used :]):
                 yield match.start(), "hometown", town
 
 

@@ -57,7 +57,7 @@ async def copy_sqlite_to_postgres(
     if not any(Path(f"{source}-{end}").exists() for end in ("wal", "journal")):
         uri += "&immutable=1"  # closed cleanly, all in the one file: read it without creating a -wal and -shm beside it
     async with aiosqlite.connect(uri, uri=True, isolation_level=None) as lite:
-        version = (await lite.execute_fetchall("PRAGMA user_version"))[0][0]
+        version = next(iter(await lite.execute_fetchall("PRAGMA user_version")))[0]
         if version < LATEST_VERSION:
             raise CopyError(f"{source} is at schema version {version}, not {LATEST_VERSION}: start the bot once on it"
                             " to migrate it, stop it, then copy")
@@ -115,6 +115,6 @@ async def _copy(lite: aiosqlite.Connection, pg: Any, tables: list[str], batch: i
                     f"SELECT setval(pg_get_serial_sequence('\"{table}\"', 'id'),"
                     f' GREATEST((SELECT MAX(id) FROM "{table}"), 1), EXISTS (SELECT FROM "{table}"))'
                 )
-            source_rows = (await lite.execute_fetchall(f'SELECT COUNT(*) FROM "{table}"'))[0][0]
+            source_rows = next(iter(await lite.execute_fetchall(f'SELECT COUNT(*) FROM "{table}"')))[0]
             counts[table] = (source_rows, await pg.fetchval(f'SELECT COUNT(*) FROM "{table}"'))
     return counts

@@ -19,7 +19,7 @@ Backend = SQLiteBackend | PostgresBackend
 async def open_database(target: Path | str, *, migrate_to: int | None = LATEST_VERSION) -> Backend:
     """Open the database at `target`, a SQLite file (created if needed) or a postgresql:// URL, and bring its
     schema up to `migrate_to` (None: leave it as it is)."""
-    backend = await (PostgresBackend.open(target) if is_postgres_url(target) else SQLiteBackend.open(target))
+    backend = await (PostgresBackend.open(str(target)) if is_postgres_url(target) else SQLiteBackend.open(target))
     try:
         if migrate_to is not None:
             await backend.migrate(migrate_to)

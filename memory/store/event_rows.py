@@ -48,9 +48,9 @@ def event_rows(facts: Iterable[Fact], stamp: str, keep_value: bool = False) -> l
 async def record_events(db: Session, user_id: int, event: str, source: str, stamp: str,
                         rows: Iterable[tuple[int, str, str | None]]) -> None:
     """Record one `event` at `stamp` for each (fact id, when it was learned, value kept or None) of `rows`."""
-    rows = [(user_id, fact_id, event, source, stamp, learned_at, value) for fact_id, learned_at, value in rows]
-    if rows:
-        await db.executemany(f"INSERT INTO memory_events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+    events = [(user_id, fact_id, event, source, stamp, learned_at, value) for fact_id, learned_at, value in rows]
+    if events:
+        await db.executemany(f"INSERT INTO memory_events ({EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)", events)
 
 
 class EventQueries(Rows):

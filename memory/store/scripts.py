@@ -47,21 +47,19 @@ def finish(connection: sqlite3.Connection, script: Script[T]) -> T:
 
 def each_statement(connection: sqlite3.Connection, script: Script[T]) -> T:
     """Run the statements of `script` on a sqlite3 connection, one after the other; return its result."""
-    rows: list | None = None
     try:
+        sql, params = next(script)
         while True:
-            sql, params = script.send(rows)
-            rows = connection.execute(sql, params).fetchall()
+            sql, params = script.send(connection.execute(sql, params).fetchall())
     except StopIteration as done:
         return done.value
 
 
 async def await_each_statement(execute: Callable[[str, Sequence[Any]], Awaitable[Any]], script: Script[T]) -> T:
     """Run the statements of `script` through `execute(sql, params)`, awaiting each; return its result."""
-    rows: list | None = None
     try:
+        sql, params = next(script)
         while True:
-            sql, params = script.send(rows)
-            rows = list(await execute(sql, params))
+            sql, params = script.send(list(await execute(sql, params)))
     except StopIteration as done:
         return done.value

@@ -106,9 +106,9 @@ def _addresses(sentence: str) -> Iterator[Wish]:
             yield Wish(start, match.span(), "address", value, True)
     for match in matches(a.ADDRESS_VERB, sentence):
         verb = match.group("verb").lower()
-        start = _address_denial(sentence, match.start())
-        if start is not None and not (verb == "тыка" and a.POKE.match(sentence, match.end())):
-            yield Wish(start, match.span(), "address", "ты" if verb == "выка" else "вы", True)
+        denied_at = _address_denial(sentence, match.start())
+        if denied_at is not None and not (verb == "тыка" and a.POKE.match(sentence, match.end())):
+            yield Wish(denied_at, match.span(), "address", "ты" if verb == "выка" else "вы", True)
 
 
 def _address_denial(sentence: str, at: int) -> int | None:
@@ -169,12 +169,15 @@ def warm() -> None:
 @lru_cache(maxsize=1)
 def _complete_table() -> Shortlist[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None], bool]]:
     """Return (aspect, pattern, value of a match, lasting by form) for every complete request."""
-    table = []
+    table: list[tuple[str, re.Pattern[str], Callable[[re.Match[str]], str | None], bool]] = []
 
     def add(aspect: str, patterns: list[tuple], value: Callable[[re.Match[str]], str | None] | None) -> None:
         for pattern, lasting, *constant in patterns:
             compiled = re.compile(p.B + r"(?:" + pattern + r")" + p.E, p.I)
-            table.append((aspect, compiled, (lambda m, c=constant[0]: c) if constant else value, lasting))
+            read = (lambda m, c=constant[0]: c) if constant else value
+            if read is None:
+                raise ValueError(f"{aspect}: a pattern with neither its value nor a reader of one")
+            table.append((aspect, compiled, read, lasting))
 
     add("emoji", a.NO_EMOJI_RU, lambda m: "меньше эмодзи" if re.search(r"столько|так\s+много", m.group(), p.I)
         else "без эмодзи")

@@ -129,7 +129,7 @@ def _quoted(before: str, rest: str) -> bool:
     if sum(before.count(q) for q in "«“„") > sum(before.count(q) for q in "»”") or before.count('"') % 2:
         return True
     closing = re.search(r"[»”]", rest)
-    return bool(closing) and not re.search(r"[«“„]", rest[: closing.start()])
+    return closing is not None and not re.search(r"[«“„]", rest[: closing.start()])
 
 
 def _reported(before: str) -> bool:

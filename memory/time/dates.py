@@ -330,7 +330,7 @@ def _mention(group: list[Part], today: date, start: int, end: int, usable: bool)
     weeks = [part for part in group if part.kind == "week"]
     days: set[date] = {part.day for part in group if part.kind == "day" and part.day}
     clocks = [part for part in group if part.kind in ("clock", "moment")]
-    days |= {part.day for part in group if part.kind == "moment"}
+    days |= {part.day for part in group if part.kind == "moment" and part.day}
     for part in group:
         if part.kind == "weekday":
             found = _weekday(part, today, weeks[0].mode if weeks else None)
@@ -345,7 +345,7 @@ def _mention(group: list[Part], today: date, start: int, end: int, usable: bool)
         return Mention(start, end, days.pop(), None, usable=True) if days else None
     clock_part = clocks[0]
     clock = _clock(clock_part, markers.pop() if markers else "")
-    if clock == "ambiguous":
+    if isinstance(clock, str):  # "ambiguous"
         return Mention(start, end, None, None, usable=False)
     day = days.pop() if days else None
     if clock is None and day is None:
@@ -355,6 +355,7 @@ def _mention(group: list[Part], today: date, start: int, end: int, usable: bool)
 
 def _weekday(part: Part, today: date, week: str | None) -> date | None:
     """Return the day a weekday Part names, given "this week"/"next week" said beside it, or None."""
+    assert part.weekday is not None  # every weekday Part names its day
     ahead = (part.weekday - today.weekday()) % 7
     if week == "next" or part.mode == "next":
         if week == "this":
@@ -370,6 +371,7 @@ def _weekday(part: Part, today: date, week: str | None) -> date | None:
 
 def _clock(part: Part, group_marker: str) -> tuple[int, int] | None | str:
     """Return (hour, minute) in 24 hours, None when the half of the day is unknown, or "ambiguous"."""
+    assert part.clock is not None  # every clock and moment Part holds its hour
     hour, minute = part.clock
     marker = part.marker or group_marker
     if part.exact or hour >= 13:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, time, timedelta
-from typing import Sequence
+from typing import Sequence, TypeGuard
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.facts import Fact
@@ -16,7 +16,7 @@ DAY_WINDOW = (10, 20)  # local hours for a follow-up on a date without a time, a
 WHEN_PATTERN = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?)?")
 
 
-def valid_zone(name: object) -> bool:
+def valid_zone(name: object) -> TypeGuard[str]:
     """True for a string that names an IANA time zone."""
     if not isinstance(name, str) or not name or len(name) > 64:
         return False

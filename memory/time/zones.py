@@ -277,7 +277,7 @@ def city_index(cities: Iterable[Mapping[str, Any]], known_zones: set[str]) -> di
             normalise(name) for name in (city["name"], *city["alternatenames"])
             if (name[:1].isupper() or name == city["name"]) and LATIN_OR_CYRILLIC.fullmatch(name)
         }
-        entries = {}  # by weight: the city's names share a few tuples instead of one each
+        entries: dict[int, tuple[int, str]] = {}  # by weight: the city's names share a few tuples instead of one each
         for key in names:
             weight = name_weight(key, own)
             entry = entries.setdefault(weight, (city["population"] * weight, city["timezone"]))

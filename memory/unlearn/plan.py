@@ -56,13 +56,13 @@ def plan_changes(changes: Sequence[Change], facts: Sequence[Fact], message_id: i
             if correction is not None:
                 corrections.setdefault(correction.key, correction)
         elif change.op == FORGET:
-            meant = facts_meant(change.about, facts, change.slots)
-            if not meant:
+            all_meant = facts_meant(change.about, facts, change.slots)
+            if not all_meant:
                 unmatched.append(change.about)
-            elif len(meant) > 1 and not change.plural and _distinct_kin(meant):
-                ask += [fact for fact in meant if fact not in ask]
+            elif len(all_meant) > 1 and not change.plural and _distinct_kin(all_meant):
+                ask += [fact for fact in all_meant if fact not in ask]
             else:
-                forget.update((fact.key, fact) for fact in meant)
+                forget.update((fact.key, fact) for fact in all_meant)
     requests = list(dict.fromkeys(change.sentence for change in changes if change.op in (FORGET, FORGET_THIS,
                                                                                            FORGET_ALL)))
     return Plan(
