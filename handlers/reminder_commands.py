@@ -19,7 +19,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application, ExtBot
 
 from handlers.context import Context
-from handlers.jobs import delivered
+from handlers.jobs import delivered, job_queue
 from handlers.reminder_timer import ReminderTimer
 from handlers.texts import text
 from memory.reminder import Reminder
@@ -201,4 +201,4 @@ async def start_reminders(app: Application) -> None:
     services = app.bot_data
     if not services.store.on_postgres:
         await services.store.reminders.release_reminder_claims()
-    ReminderTimer(app.job_queue, services.reminders, services.config.reminder_sweep_s).start(FIRST_SWEEP_S)
+    ReminderTimer(job_queue(app), services.reminders, services.config.reminder_sweep_s).start(FIRST_SWEEP_S)

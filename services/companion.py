@@ -325,7 +325,7 @@ class Companion:
         rules = self._rule_facts(text, now.astimezone(zone))
         learned = await self._save_found(key, message_id, rules, now, zone)
         stated = {(fact.key, fact.value.casefold()) for fact in rules.facts}
-        unsaid = [fact.id for fact in await self.facts.facts(key) if fact.source == "rule"
+        unsaid = [fact.id for fact in await self.facts.facts(key) if fact.id is not None and fact.source == "rule"
                   and fact.source_message_id == message_id and (fact.key, fact.value.casefold()) not in stated]
         if unsaid:
             await self.forgetter.delete_facts(key, unsaid)

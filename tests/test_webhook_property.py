@@ -95,7 +95,8 @@ class Webhook:
         # The bot's own records and the server's faults (aiohttp's "Error handling request", on the logger aiohttp.log
         # names), not its access log's line about each request (a WARNING for a 4xx, as docs/behaviour.md says);
         # nor a library's notes that a loaded machine can bring (APScheduler's "missed by").
-        return status, [r for r in self.caplog.records if r.name.startswith(("handlers", "transport", server_logger.name))]
+        ours = ("handlers", "transport", server_logger.name)
+        return status, [r for r in self.caplog.records if r.name.startswith(ours)]
 
 
 @pytest.fixture

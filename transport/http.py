@@ -19,9 +19,9 @@ import asyncio
 import ssl
 import uuid
 from dataclasses import dataclass
-from typing import Any, BinaryIO, cast
+from typing import IO, Any, cast
 from urllib.parse import urlsplit
-from urllib.request import getproxies, proxy_bypass_environment
+from urllib.request import getproxies, proxy_bypass
 
 import aiohttp
 from aiohttp.abc import AbstractResolver
@@ -194,7 +194,7 @@ def body(request_data: RequestData | None) -> tuple[str | None, bytes | None]:
     return (JSON, dumps(parameters)) if parameters else (None, None)
 
 
-def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes | BinaryIO, str]]) -> tuple[str, bytes]:
+def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes | IO[bytes], str]]) -> tuple[str, bytes]:
     """Return multipart/form-data's content type and body: each field, then each file with its name and type.
 
     Not aiohttp's FormData: it either percent-encodes a whole name (the server then reads another name) or
@@ -230,7 +230,8 @@ def proxy_for(url: str, proxies: dict[str, str]) -> str | None:
     host = parts.hostname or ""
     if parts.port is not None:
         host = f"{host}:{parts.port}"
-    return None if proxy_bypass_environment(host, proxies) else proxy
+    # On Linux, where the bot runs, urllib's proxy_bypass is proxy_bypass_environment: NO_PROXY's rules, from `proxies`.
+    return None if proxy_bypass(host, proxies) else proxy
 
 
 def where(proxy: str) -> str:

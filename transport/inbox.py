@@ -17,10 +17,12 @@ from typing import Any, Callable, Sequence
 from telegram import Update
 from telegram.error import NetworkError, TimedOut
 from telegram.ext import Application, ExtBot
+from telegram.request import BaseRequest, RequestData
 
 from clock import utc_now
 from memory.secrets.masking import mask_secrets
 from memory.store.backends import database_errors
+from net.json_bytes import dumps
 from transport.http import BotApiRequest
 from transport.sending import Outage, unreachable
 from transport.transport_store import TransportStore
@@ -163,13 +165,24 @@ class PollRequest(BotApiRequest):
         super().__init__(connection_pool_size=1)  # python-telegram-bot's own for polling
         self.batch: list[Any] = []  # the last getUpdates answer's updates, masked
 
-    def parse_json_payload(self, payload: bytes) -> dict[str, Any]:
-        """Return the answer as BotApiRequest reads it, its updates masked (and kept in `batch`)."""
-        answer = super().parse_json_payload(payload)
-        if isinstance(answer.get("result"), list):
-            answer["result"] = masked(answer["result"])
-            self.batch = list(answer["result"])
-        return answer
+    async def do_request(self, url: str, method: str, request_data: RequestData | None = None,
+                         read_timeout: Any = BaseRequest.DEFAULT_NONE, write_timeout: Any = BaseRequest.DEFAULT_NONE,
+                         connect_timeout: Any = BaseRequest.DEFAULT_NONE,
+                         pool_timeout: Any = BaseRequest.DEFAULT_NONE) -> tuple[int, bytes]:
+        """Return the status and body of one getUpdates request, its updates masked (and kept in `batch`).
+
+        python-telegram-bot reads the body again from the bytes returned; a batch is a few updates, so the second
+        parse costs little, and it is the library's public way in (its `post` is final)."""
+        status, payload = await super().do_request(url, method, request_data, read_timeout, write_timeout,
+                                                   connect_timeout, pool_timeout)
+        if status != 200:
+            return status, payload
+        answer = self.parse_json_payload(payload)
+        if not isinstance(answer.get("result"), list):
+            return status, payload
+        answer["result"] = masked(answer["result"])
+        self.batch = list(answer["result"])
+        return status, dumps(answer)
 
 
 class InboxBot(ExtBot):

@@ -64,8 +64,8 @@ async def send_text(bot: Bot, chat_id: int, text: str, reply_markup: InlineKeybo
 
     pieces = split_message(text.replace("\x00", ""))
     for index, chunk in enumerate(pieces):
-        last = {"reply_markup": reply_markup} if reply_markup is not None and index == len(pieces) - 1 else {}
-        if await send_formatted(functools.partial(send_piece, **last), chunk):
+        markup = reply_markup if index == len(pieces) - 1 else None
+        if await send_formatted(functools.partial(send_piece, reply_markup=markup), chunk):
             log.warning("Telegram could not parse a formatted reply; it went as plain text")
     return sent[0] if sent else None
 

@@ -286,7 +286,7 @@ def routes_of(entries: list[tuple]) -> web.Application:
     itself, once the request is allowed)."""
     routes = web.Application(client_max_size=SERVER_MAX_BODY)
     for path, kind, settings in entries:
-        if isinstance(path, web.AbstractResource):
+        if isinstance(path, web.Resource):
             routes.router.register_resource(path)
             resource = path
         else:

@@ -33,9 +33,10 @@ class AccountRows(Rows):
         if user:
             user["settings"] = json.loads(user["settings"])
         groups = []
-        users = UserRows(self._backend)
+        user_rows = UserRows(self._backend)
         for member in await ScopeQueries(self._backend).memberships(user_id):
-            groups.append({"group": member.title, "chat_id": member.chat_id, "name": await users.user_name(member.key),
+            name = await user_rows.user_name(member.key)
+            groups.append({"group": member.title, "chat_id": member.chat_id, "name": name,
                            **await self._export_memory(member.key)})
         return {
             "user": user,

@@ -82,7 +82,7 @@ class Store:
         async with aiosqlite.connect(str(source)) as db, aiosqlite.connect(str(target)) as copy:
             await db.backup(copy)
             rows = await copy.execute_fetchall("PRAGMA integrity_check")
-        return str(rows[0][0])
+        return str(next(iter(rows))[0])
 
     async def close(self) -> None:
         """Close the database, for every owner built over it: the connection (SQLite checkpoints its WAL) or the

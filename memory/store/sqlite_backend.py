@@ -142,7 +142,7 @@ class SQLiteBackend:
         connection = await aiosqlite.Connection(connect, ITER_CHUNK_SIZE)
         try:
             await connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            verdict = (await connection.execute_fetchall("PRAGMA quick_check"))[0][0]
+            verdict = next(iter(await connection.execute_fetchall("PRAGMA quick_check")))[0]
             if verdict != "ok":
                 raise sqlite3.DatabaseError(f"the database file is damaged (quick_check: {verdict})")
             await connection.execute("PRAGMA journal_mode = WAL")

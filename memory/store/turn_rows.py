@@ -7,10 +7,9 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import aiosqlite
-
 from memory.continuity import Topic
 from memory.facts import Fact
+from memory.store.backends import Session
 from memory.store.fact_rows import FACT_COLUMNS, _fact, _iso
 from memory.store.rows import Rows
 from memory.store.scripts import Script
@@ -284,7 +283,7 @@ class TurnQueries(Rows):
         return [_stored_reply(row) for row in rows]
 
     @staticmethod
-    async def _prune(db: aiosqlite.Connection, user_id: int, keep: int) -> None:
+    async def _prune(db: Session, user_id: int, keep: int) -> None:
         await db.execute(*TurnQueries._prune_statement(user_id, keep))
 
     @staticmethod
@@ -324,4 +323,4 @@ class TurnQueries(Rows):
                 " AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.user_id = m.user_id AND r.reply_to = m.id)",
                 (user_id, user_id),
             )
-        return next((tuple(row) for row in rows), None)  # type: ignore[return-value]
+        return next((tuple(row) for row in rows), None)
