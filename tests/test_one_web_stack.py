@@ -64,7 +64,8 @@ def requirement_lines(path: Path) -> list[str]:
 
 def installed_closure(requirements: list[str]) -> set[str]:
     """Return the names of every package `requirements` bring in, with the extras they ask for, read from what is
-    installed here (each package's own requirements, their markers evaluated for this interpreter)."""
+    installed here (each package's own requirements, their markers evaluated for this interpreter). A package that
+    is not installed here (tornado, on a clean machine) is named, but its own requirements are not read."""
     seen: set[tuple[str, frozenset[str]]] = set()
     waiting = [Requirement(line) for line in requirements]
     while waiting:
@@ -73,7 +74,11 @@ def installed_closure(requirements: list[str]) -> set[str]:
         if key in seen:
             continue
         seen.add(key)
-        for text in metadata.requires(requirement.name) or []:
+        try:
+            needs = metadata.requires(requirement.name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        for text in needs:
             needed = Requirement(text)
             if needed.marker is None or any(needed.marker.evaluate({"extra": extra})
                                             for extra in requirement.extras or {""}):
