@@ -1,5 +1,6 @@
-"""Telegram's webhook served on tornado (what transport/web.py runs on) against aiohttp.web (what the Bot API
-client and the openai SDK already run on), side by side in one run; and what importing tornado adds to the bot.
+"""Telegram's webhook served on tornado (what transport/web.py ran on until issue 58) against aiohttp.web (what it
+runs on now, beside the Bot API client and the openai SDK), side by side in one run; and what importing tornado
+added to the bot. The measurement that decided the move (bench/README.md).
 
 Each server is a process of its own on uvloop (as bot.py runs) with one route, a minimal equivalent of the bot's
 webhook: the secret header checked (403) and a declared Content-Length over 1 MiB refused (413) before any body is
@@ -21,7 +22,7 @@ Import cost: a fresh process imports aiohttp.web, openai and telegram.ext with t
 leaves out its own webhook server, as without the `[webhooks]` extra), then unblocks it and imports tornado.web
 and tornado.httpserver: the CPU (time.process_time), VmRSS and modules those add. Then the two choices on what
 the bot holds either way, aiohttp (its clients import aiohttp, not aiohttp.web), openai and telegram.ext: tornado on
-top of it, as today, or aiohttp.web in its place. Medians of `--rounds` rounds.
+top of it, as before, or aiohttp.web in its place. Medians of `--rounds` rounds.
 
     .venv/bin/python bench/web_servers.py                   # 5 rounds of 2,000 requests each way: about 2 minutes
     .venv/bin/python bench/web_servers.py --rounds 1 --requests 200   # a smoke run
@@ -259,7 +260,7 @@ async def round_of(number: int, body: bytes, requests: int) -> dict[str, dict[st
 
 # (what is there, what is added). First tornado on top of aiohttp.web, as asked: what it adds beside the server the
 # move would bring. Then the two choices on what the bot holds either way (its clients import aiohttp, not
-# aiohttp.web): tornado, as today, or aiohttp.web in its place. The stdlib modules both need (http.cookies, whose
+# aiohttp.web): tornado, as before issue 58, or aiohttp.web in its place. The stdlib modules both need (http.cookies, whose
 # regular expressions take most of it) are paid by whichever comes first, so only the last two compare.
 IMPORT_CASES = (("aiohttp.web,openai,telegram.ext", "tornado.web,tornado.httpserver"),
                 ("aiohttp,openai,telegram.ext", "tornado.web,tornado.httpserver"),
