@@ -261,7 +261,8 @@ async def round_of(number: int, body: bytes, requests: int) -> dict[str, dict[st
 # (what is there, what is added). First tornado on top of aiohttp.web, as asked: what it adds beside the server the
 # move would bring. Then the two choices on what the bot holds either way (its clients import aiohttp, not
 # aiohttp.web): tornado, as before issue 58, or aiohttp.web in its place. The stdlib modules both need
-# (http.cookies, whose regular expressions take most of it) are paid by whichever comes first, so only the last two compare.
+# (http.cookies, whose regular expressions take most of it) are paid by whichever comes first, so only the last
+# two compare.
 IMPORT_CASES = (("aiohttp.web,openai,telegram.ext", "tornado.web,tornado.httpserver"),
                 ("aiohttp,openai,telegram.ext", "tornado.web,tornado.httpserver"),
                 ("aiohttp,openai,telegram.ext", "aiohttp.web"))
