@@ -134,49 +134,46 @@ class PatternFilter:
 
     def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
         self.patterns = tuple(patterns)
-        self.always: tuple[int, ...] = ()
-        self._places: list[int] = []  # the place in `patterns` of each pattern RE2 holds, by RE2's number
-        self._filter: re2.Filter | None = None
-        self._kept: dict[str, frozenset[int]] = {}
-        always = []
+        numbers: list[int] = []  # RE2's number for each pattern, -1 for one RE2 does not hold (it always runs)
+        places: list[int] = []  # the place of each pattern RE2 holds, by RE2's number
         holder = re2.Filter()
         for place, pattern in enumerate(self.patterns):
-            if not read_by_re2(pattern):
-                always.append(place)
-                continue
-            try:
-                holder.Add(pattern.pattern, _OPTIONS)
-            except re2.error:  # look-arounds, back-references and the like: RE2 has none
-                always.append(place)
-                continue
-            self._places.append(place)
-        self.always = tuple(always)
-        if self._places:  # FilteredRE2 must hold a pattern before it compiles
+            number = -1
+            if read_by_re2(pattern):
+                try:
+                    number = holder.Add(pattern.pattern, _OPTIONS)
+                    places.append(place)
+                except re2.error:  # look-arounds, back-references and the like: RE2 has none
+                    pass
+            numbers.append(number)
+        self.numbers = tuple(numbers)
+        self.always = tuple(place for place, number in enumerate(numbers) if number < 0)
+        self._places = tuple(places)
+        self._filter: re2.Filter | None = None
+        if places:  # FilteredRE2 must hold a pattern before it compiles
             holder.Compile()
             self._filter = holder
+        self._kept: dict[str, frozenset[int]] = {}
 
-    def possible(self, text: str) -> frozenset[int]:
-        """Return the places of the patterns that could match somewhere in `text`."""
+    def found(self, text: str) -> frozenset[int]:
+        """Return RE2's numbers of the patterns it holds that could match somewhere in `text`."""
         found = self._kept.get(text)
         if found is None:
-            found = self._match(text)
+            view = _view(text)
+            if self._filter is None or view is None:
+                found = frozenset(range(len(self._places)))
+            else:
+                found = frozenset(self._filter.Match(view, potential=True) or ())
             kept = self._kept
             if len(kept) >= self.MAX_KEPT:
                 kept.clear()
             kept[text] = found
         return found
 
-    def _match(self, text: str) -> frozenset[int]:
-        view = _view(text)
-        if self._filter is None or view is None:
-            return frozenset(range(len(self.patterns)))
-        numbers = self._filter.Match(view, potential=True) or ()
+    def possible(self, text: str) -> list[int]:
+        """Return, in order, the places of the patterns that could match somewhere in `text`."""
         places = self._places
-        return frozenset([*self.always, *(places[number] for number in numbers)])
-
-    def always_runs(self, place: int) -> bool:
-        """True when the pattern at `place` is never skipped: RE2 does not read it, or finds no atoms in it."""
-        return place in self.possible("")
+        return sorted([*self.always, *(places[number] for number in self.found(text))])
 
 
 def could_match(pattern: re.Pattern[str], text: str) -> bool:
@@ -184,10 +181,11 @@ def could_match(pattern: re.Pattern[str], text: str) -> bool:
     known = _KNOWN.get(id(pattern))
     if known is None or known[0] is not pattern:
         known = _learn(pattern)
-    return known[2] in known[1].possible(text)
+    number = known[2]
+    return number < 0 or number in known[1].found(text)
 
 
-# id(pattern) -> (pattern, the filter that holds it, its place there): a pattern's own hash reads its whole compiled
+# id(pattern) -> (pattern, the filter that holds it, RE2's number for it there or -1): a pattern's own hash reads its whole compiled
 # program each time, and the rules ask about a few hundred patterns for every sentence. Holding the pattern keeps
 # its id from being reused. learn_patterns puts the rules' patterns into one filter, asked once a text; a pattern
 # met only later gets a filter of its own (correct, only slower), and those are let go when the table grows past
@@ -199,7 +197,8 @@ MAX_KNOWN = 4096
 def _learn(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], PatternFilter, int]:
     if len(_KNOWN) >= MAX_KNOWN:
         _KNOWN.clear()
-    known = (pattern, PatternFilter([pattern]), 0)
+    holder = PatternFilter([pattern])
+    known = (pattern, holder, holder.numbers[0])
     _KNOWN[id(pattern)] = known
     return known
 
@@ -223,9 +222,8 @@ class Shortlist(Generic[R]):
 
     def possible(self, text: str) -> list[R]:
         """Return the rows whose pattern can match somewhere in `text`, in the order they were given."""
-        places = (self._filter or self._build()).possible(text)
         rows = self.rows
-        return [rows[place] for place in sorted(places)]
+        return [rows[place] for place in (self._filter or self._build()).possible(text)]
 
     def pattern_of(self, row: R) -> re.Pattern[str]:
         """Return the pattern `row` holds."""
@@ -262,8 +260,8 @@ def learn_patterns(modules: Iterable[ModuleType]) -> int:
                 pending += [item for item in tuple(value.values()) if isinstance(item, (re.Pattern, list, tuple))]
     patterns = [pattern for pattern in found.values() if isinstance(pattern.pattern, str)]
     shared = PatternFilter(patterns)
-    for place, pattern in enumerate(patterns):
-        _KNOWN[id(pattern)] = (pattern, shared, place)
+    for pattern, number in zip(patterns, shared.numbers):
+        _KNOWN[id(pattern)] = (pattern, shared, number)
     for shortlist in shortlists:
         shortlist.possible("")
     return len(found)
