@@ -90,17 +90,23 @@ def folded(text: str) -> str:
 #   "[[:blank:]]" is a class of letters and a "]" to `re`, a POSIX class to RE2;
 #   "[^\S\n]" and its like: RE2's `\S`, `\D`, `\W` are ASCII, so a class that takes them out is small to RE2 and
 #   its letters become atoms, where `re` takes in every Unicode space, digit or letter.
-_READ_OTHERWISE = re.compile(r"\{,|\\[0-9xv]|\[:|\[\^.*\\[SDW]", re.DOTALL)
-# A class of up to five characters gives RE2 atoms; a range that short could take in a space of OTHER_SPACES
-# without naming it.
-_NEAR_OTHER_SPACES = frozenset(chr(ord(space) + step) for space in OTHER_SPACES for step in range(-5, 6))
+#   "[\t-\r]": a range from an escape could take in "\v", read as " " in the text.
+_READ_OTHERWISE = re.compile(r"\{,|\\[0-9xv]|\[:|\[\^.*\\[SDW]|\\[afnrt]-|-\\[afnrt]", re.DOTALL)
+# Characters a pattern that names always runs: "İ" and "ı", which RE2 takes for equal to no other letter, where
+# `re` takes both for "i" (tests/test_prefilter_property.py finds them among every cased character); the other
+# spaces, and what a class of up to five characters (RE2 makes atoms of those) could take in with them in a range.
+_NOT_READ_ALIKE = frozenset(
+    "\u0130\u0131"
+    + "".join(chr(code) for code in range(0x20))
+    + "".join(chr(ord(space) + step) for space in OTHER_SPACES if not space.isascii() for step in range(-5, 6))
+)
 
 
 def read_by_re2(pattern: re.Pattern[str]) -> bool:
     """True when RE2 may read `pattern` for its atoms: RE2 reads its syntax as `re` does."""
     source = pattern.pattern
     return (isinstance(source, str) and not pattern.flags & re.VERBOSE and _READ_OTHERWISE.search(source) is None
-            and _NEAR_OTHER_SPACES.isdisjoint(source))
+            and _NOT_READ_ALIKE.isdisjoint(source))
 
 
 def _options() -> re2.Options:
