@@ -191,8 +191,8 @@ def could_match(pattern: re.Pattern[str], text: str) -> bool:
     return number < 0 or number in known[1].found(text)
 
 
-# id(pattern) -> (pattern, the filter that holds it, RE2's number for it there or -1): a pattern's own hash reads its whole compiled
-# program each time, and the rules ask about a few hundred patterns for every sentence. Holding the pattern keeps
+# id(pattern) -> (pattern, the filter that holds it, RE2's number for it there or -1): a pattern's own hash reads
+# its whole compiled program each time, and the rules ask about a few hundred patterns for every sentence. Holding the pattern keeps
 # its id from being reused. learn_patterns puts the rules' patterns into one filter, asked once a text; a pattern
 # met only later gets a filter of its own (correct, only slower), and those are let go when the table grows past
 # its bound.
@@ -266,7 +266,7 @@ def learn_patterns(modules: Iterable[ModuleType]) -> int:
                 pending += [item for item in tuple(value.values()) if isinstance(item, (re.Pattern, list, tuple))]
     patterns = [pattern for pattern in found.values() if isinstance(pattern.pattern, str)]
     shared = PatternFilter(patterns)
-    for pattern, number in zip(patterns, shared.numbers):
+    for pattern, number in zip(patterns, shared.numbers, strict=True):
         _KNOWN[id(pattern)] = (pattern, shared, number)
     for shortlist in shortlists:
         shortlist.possible("")
