@@ -194,8 +194,8 @@ def could_match(pattern: re.Pattern[str], text: str) -> bool:
 # id(pattern) -> (pattern, the filter that holds it, RE2's number for it there or -1): a pattern's own hash reads
 # its whole compiled program each time, and the rules ask about a few hundred patterns for every sentence. Holding
 # the pattern keeps its id from being reused. learn_patterns puts the rules' patterns into one filter, asked once a
-# text; a pattern met only later gets a filter of its own (correct, only slower), and those are let go when the table grows past
-# its bound.
+# text; a pattern met only later gets a filter of its own (correct, only slower), and those are let go when the
+# table grows past its bound.
 _KNOWN: dict[int, tuple[re.Pattern[str], PatternFilter, int]] = {}
 MAX_KNOWN = 4096
 
