@@ -89,7 +89,7 @@ def test_a_pattern_is_skipped_only_on_texts_without_its_atoms(source, matching, 
 
 @pytest.mark.parametrize("source", [
     r"\w+", r".*", r"(?:a|\d+)", r"(?:word)?", r"[a-z]{3}", r"x*", r"(\w)\1", "",
-    r"(?<![\w-])love(?!\w)",  # look-arounds: RE2 has none
+    r"(?<![\w#])love(?!\w)",  # a look-around not in prefilter.LOOKAROUNDS: RE2 has none
     r"a{,2}bcd", r"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10",  # read otherwise by RE2: a repeat, a back-reference
     r"word[^\S\n]word", "a\xa0b", r"[\t-\r]xyz",  # RE2's classes are ASCII
     r"(?i:İzmir)", r"ıyı",  # RE2 takes these for equal to no other letter
@@ -97,6 +97,29 @@ def test_a_pattern_is_skipped_only_on_texts_without_its_atoms(source, matching, 
 def test_what_cannot_be_told_always_runs(source):
     assert always_runs(re.compile(source))
     assert could_match(re.compile(source), "")
+
+
+@pytest.mark.parametrize("source, text, skipped", [
+    (r"(?<![\w-])love(?!\w)", "I love it", "I like it"),  # listed look-arounds: the copy RE2 reads has none
+    (r"(?<![^\W\d_]\s)[^\W\d_]+ists?\b", "pianists", "pianos"),  # and "[^\W\d_]" is any letter
+    (r"a\\[^\W\d_]+love", "a\\ślove", "a\\ś"),  # after an escaped backslash the class is syntax
+])
+def test_the_listed_pieces_are_read_with_their_stand_ins(source, text, skipped):
+    pattern = re.compile(source, re.I)
+    assert not always_runs(pattern)
+    assert pattern.search(text) and could_match(pattern, text)
+    assert not pattern.search(skipped) and not could_match(pattern, skipped)
+
+
+@pytest.mark.parametrize("source, text", [
+    (r"(x\(?!\w)love", "x!alove"),  # an escaped "(": no look-around
+    (r"[(?!\w)]:love", "?:love"),  # inside a class: characters
+    (r"[a[^\W\d_]+love", "__love"),  # so here ("[" in a class is a character)
+])
+def test_pieces_that_are_no_syntax_keep_their_place(source, text):
+    pattern = re.compile(source)
+    assert prefilter.re2_source(pattern) in (source, None)  # as written, or not read at all
+    assert pattern.search(text) and could_match(pattern, text)
 
 
 def alternatives(count: int) -> str:

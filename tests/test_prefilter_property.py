@@ -188,8 +188,12 @@ CLASS = st.tuples(st.booleans(), st.booleans(), st.lists(CLASS_MEMBER, min_size=
     lambda parts: "[" + ("^" if parts[0] else "") + ("]" if parts[1] else "") + "".join(parts[2]) + "]")
 QUANTIFIER = st.sampled_from(["*", "+", "?", "{2}", "{1,2}", "{,2}", "{2,}", "{0}", "{1}", "{0,1}"])
 GREED = st.sampled_from(["", "?", "+"])
-ATOM = st.one_of(LETTER, CLASS, st.sampled_from([r"\b", r"\B", r"\w", r"\W", r"\s", r"\d", ".", "^", "$", "{", "}",
-                                                 "a{", "{}", "{x}", "{,}", "]", "a{,2}"]))
+# The pieces the copy RE2 reads has stand-ins for, as syntax, escaped, and inside a class.
+PIECE = st.sampled_from(sorted(prefilter.STAND_INS))
+PLACED = st.one_of(PIECE, PIECE.map(lambda piece: "\\" + piece), PIECE.map(lambda piece: f"[{piece}]"),
+                   PIECE.map(lambda piece: f"[a{piece}]"), PIECE.map(lambda piece: "\\\\" + piece))
+ATOM = st.one_of(LETTER, CLASS, PLACED, st.sampled_from([r"\b", r"\B", r"\w", r"\W", r"\s", r"\d", ".", "^", "$",
+                                                         "{", "}", "a{", "{}", "{x}", "{,}", "]", "a{,2}"]))
 
 
 def _compound(children):

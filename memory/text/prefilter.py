@@ -102,11 +102,49 @@ _NOT_READ_ALIKE = frozenset(
 )
 
 
-def read_by_re2(pattern: re.Pattern[str]) -> bool:
-    """True when RE2 may read `pattern` for its atoms: RE2 reads its syntax as `re` does."""
+# Pieces of the project's patterns, exactly as they are written, that RE2 cannot read or reads otherwise, and what
+# the copy RE2 reads for atoms has in their place: something that matches wherever they do, so that the copy
+# matches at least where the pattern does (it is never run, only read for the strings its matches must hold).
+#   - look-arounds (RE2 has none), the ones the patterns use most: an empty group matches wherever they do, and a
+#     quantifier after one stays on the group;
+#   - "[^\W\d_]", a letter to `re`, only an ASCII one to RE2 (its `\W` is ASCII): all but the digits and "_".
+# A piece counts only where it is syntax, not escaped ("\(?!\w)") nor inside a class: `re` itself tells, as
+# "()" in its place then makes one group more (`_stand_ins`). A pattern with a look-around not listed here is
+# not read by RE2, and always runs; tests/test_prefilter_property.py puts these pieces into random patterns.
+LOOKAROUNDS = (
+    r"(?![\w'’-])", r"(?<![\w'’-])", r"(?![\w-])", r"(?<![\w-])", r"(?<![\w+-])", r"(?<![\w+])", r"(?<![\w@])",
+    r"(?<![\[\w])", r"(?<!\w)", r"(?!\w)", r"(?=\w)", r"(?=\s)", r"(?<![^\W\d_]\s)", r"(?!\d)", r"(?![0-9])",
+    r"(?<![0-9])", r"(?<!\[)", r"(?![0-9]|[ -][0-9]|[.,:/][0-9])", r"(?!['’]s)", r"(?!ьн)",
+)
+STAND_INS = {**dict.fromkeys(LOOKAROUNDS, "(?:)"), r"[^\W\d_]": r"[^\d_]"}
+_STAND_IN = re.compile("|".join(re.escape(piece) for piece in sorted(STAND_INS, key=len, reverse=True)))
+
+
+def _stand_ins(pattern: re.Pattern[str]) -> str:
+    """Return `pattern`'s source with each piece of STAND_INS that is syntax there replaced by its stand-in."""
     source = pattern.pattern
-    return (isinstance(source, str) and not pattern.flags & re.VERBOSE and _READ_OTHERWISE.search(source) is None
-            and _NOT_READ_ALIKE.isdisjoint(source))
+    parts: list[str] = []
+    start = 0
+    for piece in _STAND_IN.finditer(source):
+        try:  # "(" opens a group where the piece starts only if the piece is syntax there: the text before is alike
+            syntax = re.compile(f"{source[:piece.start()]}(){source[piece.end():]}", pattern.flags).groups
+        except (re.error, FutureWarning):  # a warning raised: only where the pattern itself warns
+            continue
+        if syntax == pattern.groups + 1:
+            parts += [source[start:piece.start()], STAND_INS[piece.group()]]
+            start = piece.end()
+    return "".join(parts) + source[start:] if parts else source
+
+
+def re2_source(pattern: re.Pattern[str]) -> str | None:
+    """Return the pattern RE2 reads for `pattern`'s atoms (its source, with STAND_INS), or None when RE2 may not
+    read it: RE2 would read its syntax otherwise than `re`."""
+    if not isinstance(pattern.pattern, str) or pattern.flags & re.VERBOSE:
+        return None
+    source = _stand_ins(pattern) if _STAND_IN.search(pattern.pattern) else pattern.pattern
+    if _READ_OTHERWISE.search(source) is not None or not _NOT_READ_ALIKE.isdisjoint(source):
+        return None
+    return source
 
 
 def _options() -> re2.Options:
@@ -145,9 +183,10 @@ class PatternFilter:
         holder = re2.Filter()
         for place, pattern in enumerate(self.patterns):
             number = -1
-            if read_by_re2(pattern):
+            source = re2_source(pattern)
+            if source is not None:
                 try:
-                    number = holder.Add(pattern.pattern, _OPTIONS)
+                    number = holder.Add(source, _OPTIONS)
                     places.append(place)
                 except re2.error:  # look-arounds, back-references and the like: RE2 has none
                     pass
