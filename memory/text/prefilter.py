@@ -167,58 +167,66 @@ def _view(text: str) -> bytes | None:
 
 
 class PatternFilter:
-    """RE2's FilteredRE2 over a fixed list of patterns: `possible(text)` returns the places in the list of the
-    patterns that could match `text`.
+    """RE2's FilteredRE2 over a fixed list of patterns: `numbers` holds RE2's number for each (-1: it always runs),
+    and `found(text)` the numbers of those that could match `text`.
 
-    A pattern RE2 does not read always runs; one it reads but finds no atoms in is passed by FilteredRE2 itself
-    ("unfiltered"). The answers for the last few texts are kept: the rules ask about one sentence for pattern after
-    pattern."""
+    A pattern RE2 does not read always runs, and so does one it reads but finds no atoms in (FilteredRE2 would
+    name it for every text: its "unfiltered" ones); the filter is built again without those. The answers for the
+    last texts (MAX_KEPT to twice that) are kept: the rules ask about one sentence for pattern after pattern, and
+    about a message's sentences in turn, rule after rule."""
 
     MAX_KEPT = 16
 
     def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
         self.patterns = tuple(patterns)
-        numbers: list[int] = []  # RE2's number for each pattern, -1 for one RE2 does not hold (it always runs)
-        places: list[int] = []  # the place of each pattern RE2 holds, by RE2's number
+        sources = [re2_source(pattern) for pattern in self.patterns]
+        numbers, holder = self._hold(sources)
+        unfiltered = set(holder.Match(b"", potential=True) or ()) if holder is not None else set()
+        if unfiltered:  # RE2 found no atoms in these: they could match any text, and are left out of RE2's answers
+            numbers, holder = self._hold([None if number in unfiltered else source
+                                          for source, number in zip(sources, numbers, strict=True)])
+        self.numbers = tuple(numbers)  # RE2's number for each pattern, -1 for one that always runs
+        self._filter = holder
+        self._held = frozenset(number for number in numbers if number >= 0)
+        # Two generations, each swapped in whole (threads may ask at once): the newer is let go to the older when
+        # it is full, so that the last MAX_KEPT texts are always kept.
+        self._kept: dict[str, frozenset[int]] = {}
+        self._older: dict[str, frozenset[int]] = {}
+
+    @staticmethod
+    def _hold(sources: list[str | None]) -> tuple[list[int], re2.Filter | None]:
+        """Give RE2 the sources it can read; return its number for each (-1: not held), and the compiled filter."""
         holder = re2.Filter()
-        for place, pattern in enumerate(self.patterns):
+        numbers: list[int] = []
+        for source in sources:
             number = -1
-            source = re2_source(pattern)
             if source is not None:
                 try:
                     number = holder.Add(source, _OPTIONS)
-                    places.append(place)
-                except re2.error:  # look-arounds, back-references and the like: RE2 has none
+                except re2.error:  # look-arounds not listed, back-references and the like: RE2 has none
                     pass
             numbers.append(number)
-        self.numbers = tuple(numbers)
-        self.always = tuple(place for place, number in enumerate(numbers) if number < 0)
-        self._places = tuple(places)
-        self._filter: re2.Filter | None = None
-        if places:  # FilteredRE2 must hold a pattern before it compiles
-            holder.Compile()
-            self._filter = holder
-        self._kept: dict[str, frozenset[int]] = {}
+        if max(numbers, default=-1) < 0:
+            return numbers, None  # FilteredRE2 must hold a pattern before it compiles
+        holder.Compile()
+        return numbers, holder
 
     def found(self, text: str) -> frozenset[int]:
         """Return RE2's numbers of the patterns it holds that could match somewhere in `text`."""
         found = self._kept.get(text)
         if found is None:
+            found = self._older.get(text)
+        if found is None:
             view = _view(text)
             if self._filter is None or view is None:
-                found = frozenset(range(len(self._places)))
+                found = self._held
             else:
                 found = frozenset(self._filter.Match(view, potential=True) or ())
             kept = self._kept
             if len(kept) >= self.MAX_KEPT:
-                kept.clear()
-            kept[text] = found
+                self._older, self._kept = kept, {}
+            self._kept[text] = found
         return found
-
-    def possible(self, text: str) -> list[int]:
-        """Return, in order, the places of the patterns that could match somewhere in `text`."""
-        places = self._places
-        return sorted([*self.always, *(places[number] for number in self.found(text))])
 
 
 def could_match(pattern: re.Pattern[str], text: str) -> bool:
@@ -258,17 +266,21 @@ class Shortlist(Generic[R]):
     their order, the rows whose pattern `could_match` the text.
 
     A rule that tries its patterns one after another would ask about each one; here one pass of RE2's set over the
-    text answers for all of them. `pattern` picks the pattern out of a row (the row itself by default)."""
+    text answers for all of them: the filter learn_patterns shares, where it holds every pattern of the list, or
+    one of the list's own. `pattern` picks the pattern out of a row (the row itself by default)."""
 
     def __init__(self, rows: Iterable[R], pattern: Callable[[R], re.Pattern[str]] | None = None) -> None:
         self.rows = tuple(rows)
         self._pattern = pattern
-        self._filter: PatternFilter | None = None
+        # The filter, and each row with RE2's number for its pattern there: one attribute, swapped in whole, as
+        # learn_patterns may build it again in warm_up's thread while the loop's asks.
+        self._numbered: tuple[PatternFilter, tuple[tuple[R, int], ...]] | None = None
 
     def possible(self, text: str) -> list[R]:
         """Return the rows whose pattern can match somewhere in `text`, in the order they were given."""
-        rows = self.rows
-        return [rows[place] for place in (self._filter or self._build()).possible(text)]
+        holder, numbered = self._numbered or self._build()
+        found = holder.found(text)
+        return [row for row, number in numbered if number < 0 or number in found]
 
     def pattern_of(self, row: R) -> re.Pattern[str]:
         """Return the pattern `row` holds."""
@@ -277,9 +289,16 @@ class Shortlist(Generic[R]):
             return row
         return self._pattern(row)
 
-    def _build(self) -> PatternFilter:
-        self._filter = PatternFilter(self.pattern_of(row) for row in self.rows)
-        return self._filter
+    def _build(self) -> tuple[PatternFilter, tuple[tuple[R, int], ...]]:
+        patterns = [self.pattern_of(row) for row in self.rows]
+        known = [entry for pattern in patterns if (entry := _KNOWN.get(id(pattern))) and entry[0] is pattern]
+        if known and len(known) == len(patterns) and len({id(entry[1]) for entry in known}) == 1:
+            holder, numbers = known[0][1], tuple(entry[2] for entry in known)  # learn_patterns' shared filter
+        else:
+            holder = PatternFilter(patterns)
+            numbers = holder.numbers
+        self._numbered = (holder, tuple(zip(self.rows, numbers, strict=True)))
+        return self._numbered
 
 
 def learn_patterns(modules: Iterable[ModuleType]) -> int:
@@ -303,12 +322,14 @@ def learn_patterns(modules: Iterable[ModuleType]) -> int:
                 pending += [item for item in tuple(value) if isinstance(item, (re.Pattern, list, tuple))]
             elif isinstance(value, dict) and len(value) < MAX_KNOWN:
                 pending += [item for item in tuple(value.values()) if isinstance(item, (re.Pattern, list, tuple))]
+    for shortlist in shortlists:  # theirs go into the shared filter too
+        found.update((id(pattern), pattern) for pattern in map(shortlist.pattern_of, shortlist.rows))
     patterns = [pattern for pattern in found.values() if isinstance(pattern.pattern, str)]
     shared = PatternFilter(patterns)
     for pattern, number in zip(patterns, shared.numbers, strict=True):
         _KNOWN[id(pattern)] = (pattern, shared, number)
     for shortlist in shortlists:
-        shortlist.possible("")
+        shortlist._build()
     return len(found)
 
 
