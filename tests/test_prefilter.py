@@ -92,6 +92,7 @@ def test_a_pattern_is_skipped_only_on_texts_without_its_atoms(source, matching, 
     r"(?<![\w#])love(?!\w)",  # a look-around not in prefilter.LOOKAROUNDS: RE2 has none
     r"a{,2}bcd", r"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10",  # read otherwise by RE2: a repeat, a back-reference
     r"word[^\S\n]word", "a\xa0b", r"[\t-\r]xyz",  # RE2's classes are ASCII
+    r"x[a[:alpha:]]yzw",  # "[:" with a ":]" after it: a POSIX class to RE2
     r"(?i:İzmir)", r"ıyı",  # RE2 takes these for equal to no other letter
 ])
 def test_what_cannot_be_told_always_runs(source):
@@ -103,6 +104,8 @@ def test_what_cannot_be_told_always_runs(source):
     (r"(?<![\w-])love(?!\w)", "I love it", "I like it"),  # listed look-arounds: the copy RE2 reads has none
     (r"(?<![^\W\d_]\s)[^\W\d_]+ists?\b", "pianists", "pianos"),  # and "[^\W\d_]" is any letter
     (r"a\\[^\W\d_]+love", "a\\ślove", "a\\ś"),  # after an escaped backslash the class is syntax
+    (r"\d{4,64}+\s*(?:is|=)*+\s*the pin", "1234 = the PIN", "1234 = the pan"),  # possessive: greedy
+    (r"[:=]\s*secret", "key: SECRET", "key: none"),  # "[:" without ":]" after it: two characters
 ])
 def test_the_listed_pieces_are_read_with_their_stand_ins(source, text, skipped):
     pattern = re.compile(source, re.I)

@@ -182,7 +182,8 @@ ESCAPED = st.sampled_from([
 LETTER = st.one_of(st.sampled_from([re.escape(char) for char in TRAPS]), ESCAPED)
 CLASS_MEMBER = st.one_of(
     LETTER,
-    st.sampled_from(["a-c", "A-C", "а-г", "е-ё", "i-k", "r-t", r"\w", r"\d", r"\s", r"\b", "-"]),
+    st.sampled_from(["a-c", "A-C", "а-г", "е-ё", "i-k", "r-t", r"\w", r"\d", r"\s", r"\b", "-",
+                     "[:", ":]", "[:alpha:]"]),  # RE2's POSIX classes
 )
 CLASS = st.tuples(st.booleans(), st.booleans(), st.lists(CLASS_MEMBER, min_size=1, max_size=3)).map(
     lambda parts: "[" + ("^" if parts[0] else "") + ("]" if parts[1] else "") + "".join(parts[2]) + "]")

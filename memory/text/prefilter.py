@@ -87,11 +87,12 @@ def folded(text: str) -> str:
 # Pieces of `re` syntax that RE2 reads too, but otherwise; a pattern with one always runs:
 #   "{,2}" and "{,}" are repeats to `re`, letters to RE2;
 #   "\12" is a back-reference to `re`, an octal escape to RE2 ("\0".."\9", "\x", "\v": see OTHER_SPACES);
-#   "[[:blank:]]" is a class of letters and a "]" to `re`, a POSIX class to RE2;
+#   "[[:blank:]]" is a class of letters and a "]" to `re`, a POSIX class to RE2 (which looks for one at each "[:"
+#   inside a class, up to the next ":]" anywhere after it: without a ":]" after it, "[:" is two characters);
 #   "[^\S\n]" and its like: RE2's `\S`, `\D`, `\W` are ASCII, so a class that takes them out is small to RE2 and
 #   its letters become atoms, where `re` takes in every Unicode space, digit or letter.
 #   "[\t-\r]": a range from an escape could take in "\v", read as " " in the text.
-_READ_OTHERWISE = re.compile(r"\{,|\\[0-9xv]|\[:|\[\^.*\\[SDW]|\\[afnrt]-|-\\[afnrt]", re.DOTALL)
+_READ_OTHERWISE = re.compile(r"\{,|\\[0-9xv]|\[:.*:\]|\[\^.*\\[SDW]|\\[afnrt]-|-\\[afnrt]", re.DOTALL)
 # Characters a pattern that names always runs: "İ" and "ı", which RE2 takes for equal to no other letter, where
 # `re` takes both for "i" (tests/test_prefilter_property.py finds them among every cased character); the other
 # spaces, and what a class of up to five characters (RE2 makes atoms of those) could take in with them in a range.
@@ -107,7 +108,8 @@ _NOT_READ_ALIKE = frozenset(
 # matches at least where the pattern does (it is never run, only read for the strings its matches must hold).
 #   - look-arounds (RE2 has none), the ones the patterns use most: an empty group matches wherever they do, and a
 #     quantifier after one stays on the group;
-#   - "[^\W\d_]", a letter to `re`, only an ASCII one to RE2 (its `\W` is ASCII): all but the digits and "_".
+#   - "[^\W\d_]", a letter to `re`, only an ASCII one to RE2 (its `\W` is ASCII): all but the digits and "_";
+#   - possessive repeats (RE2 has none): the greedy repeat matches wherever the possessive one does.
 # A piece counts only where it is syntax, not escaped ("\(?!\w)") nor inside a class: `re` itself tells, as
 # "()" in its place then makes one group more (`_stand_ins`). A pattern with a look-around not listed here is
 # not read by RE2, and always runs; tests/test_prefilter_property.py puts these pieces into random patterns.
@@ -116,7 +118,9 @@ LOOKAROUNDS = (
     r"(?<![\[\w])", r"(?<!\w)", r"(?!\w)", r"(?=\w)", r"(?=\s)", r"(?<![^\W\d_]\s)", r"(?!\d)", r"(?![0-9])",
     r"(?<![0-9])", r"(?<!\[)", r"(?![0-9]|[ -][0-9]|[.,:/][0-9])", r"(?!['’]s)", r"(?!ьн)",
 )
-STAND_INS = {**dict.fromkeys(LOOKAROUNDS, "(?:)"), r"[^\W\d_]": r"[^\d_]"}
+POSSESSIVE = ("*+", "++", "?+", "{3,}+", "{4,}+", "{11,}+", "{1,128}+", "{2,64}+", "{4,64}+", "{20,200}+")
+STAND_INS = {**dict.fromkeys(LOOKAROUNDS, "(?:)"), r"[^\W\d_]": r"[^\d_]",
+             **{possessive: possessive[:-1] for possessive in POSSESSIVE}}
 _STAND_IN = re.compile("|".join(re.escape(piece) for piece in sorted(STAND_INS, key=len, reverse=True)))
 
 
