@@ -114,6 +114,22 @@ def test_the_listed_pieces_are_read_with_their_stand_ins(source, text, skipped):
     assert not pattern.search(skipped) and not could_match(pattern, skipped)
 
 
+@pytest.mark.parametrize("piece", prefilter.LOOKAROUNDS)
+def test_each_listed_look_around_is_one_whole_look_around_holding_no_other(piece):
+    assert re.match(r"\(\?<?[=!]", piece)
+    re.compile(piece)
+    assert not any(_compiles(piece[:end]) for end in range(1, len(piece)))  # its first "(" closes at its end
+    assert not re.search(r"\(\?<?[=!]", piece[1:])
+
+
+def _compiles(source: str) -> bool:
+    try:
+        re.compile(source)
+    except re.error:
+        return False
+    return True
+
+
 @pytest.mark.parametrize("source, text", [
     (r"(x\(?!\w)love", "x!alove"),  # an escaped "(": no look-around
     (r"[(?!\w)]:love", "?:love"),  # inside a class: characters

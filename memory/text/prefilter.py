@@ -106,17 +106,27 @@ _NOT_READ_ALIKE = frozenset(
 # Pieces of the project's patterns, exactly as they are written, that RE2 cannot read or reads otherwise, and what
 # the copy RE2 reads for atoms has in their place: something that matches wherever they do, so that the copy
 # matches at least where the pattern does (it is never run, only read for the strings its matches must hold).
-#   - look-arounds (RE2 has none), the ones the patterns use most: an empty group matches wherever they do, and a
-#     quantifier after one stays on the group;
+#   - look-arounds (RE2 has none), each the patterns use that holds no other and is 40 characters at most: an
+#     empty group matches wherever they do, and a quantifier after one stays on the group;
 #   - "[^\W\d_]", a letter to `re`, only an ASCII one to RE2 (its `\W` is ASCII): all but the digits and "_";
 #   - possessive repeats (RE2 has none): the greedy repeat matches wherever the possessive one does.
 # A piece counts only where it is syntax, not escaped ("\(?!\w)") nor inside a class: `re` itself tells, as
 # "()" in its place then makes one group more (`_stand_ins`). A pattern with a look-around not listed here is
 # not read by RE2, and always runs; tests/test_prefilter_property.py puts these pieces into random patterns.
 LOOKAROUNDS = (
-    r"(?![\w'’-])", r"(?<![\w'’-])", r"(?![\w-])", r"(?<![\w-])", r"(?<![\w+-])", r"(?<![\w+])", r"(?<![\w@])",
-    r"(?<![\[\w])", r"(?<!\w)", r"(?!\w)", r"(?=\w)", r"(?=\s)", r"(?<![^\W\d_]\s)", r"(?!\d)", r"(?![0-9])",
-    r"(?<![0-9])", r"(?<!\[)", r"(?![0-9]|[ -][0-9]|[.,:/][0-9])", r"(?!['’]s)", r"(?!ьн)",
+    r"(?![\w'’-])", r"(?<![\w'’-])", r"(?![\w-])", r"(?=\s)", r"(?<![\[\w])", r"(?=\w)", r"(?<![^\W\d_]\s)", r"(?<!\w)",
+    r"(?!\w)", r"(?![0-9]|[ -][0-9]|[.,:/][0-9])", r"(?!ьн)", r"(?!(?:меня|нас)\b)", r"(?!['’]s)", r"(?!\d)",
+    r"(?<![\w-])", r"(?![0-9])", r"(?!\[[^\]\n]{0,30} hidden\])", r"(?<![\w+-])", r"(?<!\[)", r"(?=\s*(?:[.,;!?)]|$))",
+    r"(?!['’])", r"(?<!i['’]d\s)", r"(?!i['’]d\s+say\b)", r"(?!\s+честно)", r"(?=an?\s)",
+    r"(?=\w+\s+(?:down|to\s+sleep))", r"(?!\s+(?:в|во|на)\s)", r"(?!,\s*когда)", r"(?!,\s*when)", r"(?!\s+of)",
+    r"(?=\s*(?:[,.!;)]|$))", r"(?<![\d:.])", r"(?![:.]?\d)", r"(?!\s+рожден)", r"(?<![\d.,:/$€£₽])", r"(?!\d|\.\d)",
+    r"(?![:.]\d)", r"(?<=\d)", r"(?=\d)", r"(?!меня\b|нас\b)", r"(?!ing|ed)", '(?<![^\\s\\"\'`(<\\[:=,])',
+    '(?![^\\s\\"\'`)>\\],;.!?])', r"(?=[\w\[])", r"(?<![0-9])", r"(?![A-Za-z0-9_-])", r"(?<![A-Za-z0-9])",
+    r"(?![A-Za-z0-9])", r"(?<![\w+])", r"(?=\s+is\s+your\b)", r"(?=(?:[^\s0-9]*[0-9]){3})", r"(?<![\w+\-.,:/])",
+    r"(?<![0-9] )", '(?<![^\\s(«\\"\'])', r"(?=[^\s\[]*[0-9A-Za-z!@#$%^&*_+=?~])", r"(?![^\s.,;!?])",
+    r"(?=\s*(?:это|is)\b)", r"(?=[A-Z]*[0-9][A-Z]*[0-9])", r"(?!\w|[ -][0-9])", r"(?!000|666|9)", r"(?!00)",
+    r"(?!0000)", r"(?=[^\s,;]*[0-9])", r"(?=[^\s,;]*[A-Za-z])", r"(?<![^\W\d_]{3}\s)", r"(?<![^\W\d_]{3},\s)",
+    r"(?<!even\s)", r"(?<!даже\s)", r"(?<!from\s)", r"(?!\s+on)", r"(?<![\w@])",
 )
 POSSESSIVE = ("*+", "++", "?+", "{3,}+", "{4,}+", "{11,}+", "{1,128}+", "{2,64}+", "{4,64}+", "{20,200}+")
 STAND_INS = {**dict.fromkeys(LOOKAROUNDS, "(?:)"), r"[^\W\d_]": r"[^\d_]",
