@@ -5,13 +5,16 @@ strings ("atoms") its matches must contain, and one pass of RE2's set of all tho
 patterns could match it; the others are not run. The patterns stay Python `re` patterns: RE2 only says which of
 them to skip, and we keep no parser of regex syntax of our own.
 
-Safety (`could_match` says False only where `re` finds no match) rests on three things, each checked by
+Safety (`could_match` says False only where `re` finds no match) rests on four things, each checked by
 tests/test_prefilter.py and tests/test_prefilter_property.py on every pattern of the rules, on random patterns full
 of case and space traps, and on every cased Unicode character:
 
 - the text is folded first, the way `re`'s IGNORECASE compares characters (`folded`), with the spaces that `re`'s
   `\\s` knows and RE2's does not read as " ", and RE2 compares the atoms case-insensitively;
-- a pattern RE2 cannot read (look-arounds, back-references, possessive or atomic groups, `\\u` escapes) always runs;
+- the copy RE2 reads has, for a listed piece RE2 cannot read or reads otherwise (`STAND_INS`: the look-arounds,
+  possessive repeats and `[^\\W\\d_]` the patterns use), a stand-in that matches wherever it does, put only where
+  `re` itself says the piece is syntax; so the copy matches at least where the pattern does;
+- a pattern RE2 still cannot read (other look-arounds, back-references, atomic groups, `\\u` escapes) always runs;
 - so does a pattern with a piece of syntax that RE2 reads, but differently from `re` (`_READ_OTHERWISE`).
 """
 
