@@ -161,7 +161,7 @@ def _verdicts(text: str) -> list[str | None]:
 
 @pytest.mark.parametrize("text", [
     "memory/store/turn_rows.py", "`handlers/talk.py`", "docs/memory.md", "memory/rules/", "bot.py", "README.md",
-    "turn_rows.py", "prefilter.py:could_match", "memory/text/prefilter.py:needed",
+    "turn_rows.py", "prefilter.py:could_match", "memory/text/prefilter.py:learn_patterns",
     "handlers/forget_commands.forget_button", "see handlers/forget_commands.", "prompts/extract_facts.md",
 ])
 def test_what_is_taken_for_a_path_that_exists(text):

@@ -1,5 +1,5 @@
 """bot.py's warm_up readies at start what a first message would otherwise pay for: after it, the rules of a turn
-compile no pattern and read no pattern's prefilter words."""
+compile no pattern and build no prefilter (RE2 filter) for a pattern."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ TURN_AFTER_WARM_UP = textwrap.dedent("""
 
     bot.warm_up()
     learned = []
-    prefilter.needed = lambda pattern: learned.append(pattern.pattern[:60]) or None
+    prefilter.PatternFilter = lambda patterns: learned.append([p.pattern[:60] for p in patterns]) or None
     now = datetime(2026, 12, 4, 12, tzinfo=timezone.utc)
     for text in ("Привет! Меня зовут Аня, я живу в Казани, работаю врачом. Пиши без смайликов, пожалуйста.",
                  "Hi, I'm Tom, 34. I love hiking with my dog Rex; please keep answers short.",

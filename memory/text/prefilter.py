@@ -1,38 +1,33 @@
 """A cheap test that a pattern cannot match a text, so that the rules skip most of their regex passes.
 
-Each pattern is read once for words that every match must contain: "went" in `\\bi went\\b`, one of
-"moved to" or "переехал" in `(?:moved to|переехал)`. A text that holds none of them cannot match, and the
-pattern is not run on it. Texts are compared case-folded the way the regex engine folds them, so a pattern
-compiled with IGNORECASE is never skipped wrongly; where no such words can be told (`\\w+`, `.*`, a long list
-of alternatives) the pattern always runs.
+Built on RE2's FilteredRE2 (google-re2's `re2.Filter`): RE2's own parser reads each pattern once for the literal
+strings ("atoms") its matches must contain, and one pass of RE2's set of all those atoms over a text tells which
+patterns could match it; the others are not run. The patterns stay Python `re` patterns: RE2 only says which of
+them to skip, and we keep no parser of regex syntax of our own.
 
-The reader below is our own, for the syntax of `re` (literals, escapes, classes, groups, alternatives,
-look-arounds, quantifiers, scoped flags), shaped as the standard library's parser shapes its tree (a start that
-all alternatives share taken out, alternatives of one character made a class, plain groups spliced in), so the
-words are those that parser gave; that parser is private and changes between versions without notice, so it
-is not imported. Anything the reader does not know (numbered back-references, conditionals, comments, verbose
-mode, octal escapes) makes the pattern always run.
+Safety (`could_match` says False only where `re` finds no match) rests on four things, each checked by
+tests/test_prefilter.py and tests/test_prefilter_property.py on every pattern of the rules, on random patterns full
+of case and space traps, and on every cased Unicode character:
 
-Nothing here changes what the rules find: `could_match` only says False where the pattern has no match
-(tests/test_prefilter.py and tests/test_prefilter_property.py check this on every pattern of the rules, on
-random patterns full of case traps, and the folding on every Unicode character).
+- the text is folded first, the way `re`'s IGNORECASE compares characters (`folded`), with the spaces that `re`'s
+  `\\s` knows and RE2's does not read as " ", and RE2 compares the atoms case-insensitively;
+- the copy RE2 reads has, for a listed piece RE2 cannot read or reads otherwise (`STAND_INS`: the look-arounds,
+  possessive repeats and `[^\\W\\d_]` the patterns use), a stand-in that matches wherever it does, put only where
+  `re` itself says the piece is syntax; so the copy matches at least where the pattern does;
+- a pattern RE2 still cannot read (other look-arounds, back-references, atomic groups, `\\u` escapes) always runs;
+- so does a pattern with a piece of syntax that RE2 reads, but differently from `re` (`_READ_OTHERWISE`).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from itertools import product
 from types import ModuleType
 from typing import Generic, TypeVar
 
-# Looking for each word of a long list of alternatives (some 50 ns a word) still costs less than a regex pass
-# over that alternation (5-25 µs for the rules' longest on a sentence): up to this many words, a pattern is
-# skipped when none is there (issue 42: this took the rules from some 370 to 240 µs a message).
-MAX_WORDS = 200
-MAX_CLASS = 4  # a character class as small as [её] is spelled out; a larger one ends a run of letters
+import re2
+
 R = TypeVar("R")  # what a Shortlist holds: a pattern, or a row with one in it
 
 # The regex engine folds case character by character (simple lowercase) and takes a few more for equal: the
@@ -66,114 +61,269 @@ CASE_GROUPS = (
     "\u1e61\u1e9b",  # s with dot above, long s with dot above
     "\ufb05\ufb06",  # the two "st" ligatures
 )
-_TABLE = str.maketrans({member: min(group) for group in CASE_GROUPS for member in group if member != min(group)})
+# The spaces `re`'s `\s` matches in a str pattern and RE2's `\s` (ASCII: tab, newline, form feed, return, space)
+# does not: a text's are read as " ", so that RE2's reading of `\s` covers them. A pattern that names one of them
+# itself (or a character near one, that a short range could take in) always runs: `_READ_OTHERWISE`.
+OTHER_SPACES = (
+    "\v\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+_TABLE = str.maketrans({
+    **{member: min(group) for group in CASE_GROUPS for member in group if member != min(group)},
+    **{space: " " for space in OTHER_SPACES},
+})
+
+_ASCII_OTHER_SPACE = re.compile("[\v\x1c-\x1f]")
 
 
 @lru_cache(maxsize=64)
 def folded(text: str) -> str:
-    """Return `text` case-folded as the regex engine compares it: two characters that IGNORECASE takes for the
-    same fold to the same one here (the last few texts are cached: every rule reads the same sentences)."""
+    """Return `text` as the prefilter reads it: case-folded as the regex engine compares it (two characters that
+    IGNORECASE takes for the same fold to the same one), its other spaces as " " (the last few texts are cached:
+    every rule reads the same sentences)."""
     if text.isascii():
-        return text.lower()
+        return text.lower() if _ASCII_OTHER_SPACE.search(text) is None else text.lower().translate(_TABLE)
     # "İ" is the one character whose str.lower() is two characters; the engine lowers it to "i".
     return text.replace("İ", "i").lower().translate(_TABLE)
+
+
+# Pieces of `re` syntax that RE2 reads too, but otherwise; a pattern with one always runs:
+#   "{,2}" and "{,}" are repeats to `re`, letters to RE2;
+#   "\12" is a back-reference to `re`, an octal escape to RE2 ("\0".."\9", "\x", "\v": see OTHER_SPACES);
+#   "[[:blank:]]" is a class of letters and a "]" to `re`, a POSIX class to RE2 (which looks for one at each "[:"
+#   inside a class, up to the next ":]" anywhere after it: without a ":]" after it, "[:" is two characters);
+#   "[^\S\n]" and its like: RE2's `\S`, `\D`, `\W` are ASCII, so a class that takes them out is small to RE2 and
+#   its letters become atoms, where `re` takes in every Unicode space, digit or letter.
+#   "[\t-\r]": a range from an escape could take in "\v", read as " " in the text.
+_READ_OTHERWISE = re.compile(r"\{,|\\[0-9xv]|\[:.*:\]|\[\^.*\\[SDW]|\\[afnrt]-|-\\[afnrt]", re.DOTALL)
+# Characters a pattern that names always runs: "İ" and "ı", which RE2 takes for equal to no other letter, where
+# `re` takes both for "i" (tests/test_prefilter_property.py finds them among every cased character); the other
+# spaces, and what a class of up to five characters (RE2 makes atoms of those) could take in with them in a range.
+_NOT_READ_ALIKE = frozenset(
+    "\u0130\u0131"
+    + "".join(chr(code) for code in range(0x20))
+    + "".join(chr(ord(space) + step) for space in OTHER_SPACES if not space.isascii() for step in range(-5, 6))
+)
+
+
+# Pieces of the project's patterns, exactly as they are written, that RE2 cannot read or reads otherwise, and what
+# the copy RE2 reads for atoms has in their place: something that matches wherever they do, so that the copy
+# matches at least where the pattern does (it is never run, only read for the strings its matches must hold).
+#   - look-arounds (RE2 has none), each the patterns use that holds no other and is 40 characters at most: an
+#     empty group matches wherever they do, and a quantifier after one stays on the group;
+#   - "[^\W\d_]", a letter to `re`, only an ASCII one to RE2 (its `\W` is ASCII): all but the digits and "_";
+#   - possessive repeats (RE2 has none): the greedy repeat matches wherever the possessive one does.
+# A piece counts only where it is syntax, not escaped ("\(?!\w)") nor inside a class: `re` itself tells, as
+# "()" in its place then makes one group more (`_stand_ins`). A pattern with a look-around not listed here is
+# not read by RE2, and always runs; tests/test_prefilter_property.py puts these pieces into random patterns.
+LOOKAROUNDS = (
+    r"(?![\w'’-])", r"(?<![\w'’-])", r"(?![\w-])", r"(?=\s)", r"(?<![\[\w])", r"(?=\w)", r"(?<![^\W\d_]\s)", r"(?<!\w)",
+    r"(?!\w)", r"(?![0-9]|[ -][0-9]|[.,:/][0-9])", r"(?!ьн)", r"(?!(?:меня|нас)\b)", r"(?!['’]s)", r"(?!\d)",
+    r"(?<![\w-])", r"(?![0-9])", r"(?!\[[^\]\n]{0,30} hidden\])", r"(?<![\w+-])", r"(?<!\[)", r"(?=\s*(?:[.,;!?)]|$))",
+    r"(?!['’])", r"(?<!i['’]d\s)", r"(?!i['’]d\s+say\b)", r"(?!\s+честно)", r"(?=an?\s)",
+    r"(?=\w+\s+(?:down|to\s+sleep))", r"(?!\s+(?:в|во|на)\s)", r"(?!,\s*когда)", r"(?!,\s*when)", r"(?!\s+of)",
+    r"(?=\s*(?:[,.!;)]|$))", r"(?<![\d:.])", r"(?![:.]?\d)", r"(?!\s+рожден)", r"(?<![\d.,:/$€£₽])", r"(?!\d|\.\d)",
+    r"(?![:.]\d)", r"(?<=\d)", r"(?=\d)", r"(?!меня\b|нас\b)", r"(?!ing|ed)", '(?<![^\\s\\"\'`(<\\[:=,])',
+    '(?![^\\s\\"\'`)>\\],;.!?])', r"(?=[\w\[])", r"(?<![0-9])", r"(?![A-Za-z0-9_-])", r"(?<![A-Za-z0-9])",
+    r"(?![A-Za-z0-9])", r"(?<![\w+])", r"(?=\s+is\s+your\b)", r"(?=(?:[^\s0-9]*[0-9]){3})", r"(?<![\w+\-.,:/])",
+    r"(?<![0-9] )", '(?<![^\\s(«\\"\'])', r"(?=[^\s\[]*[0-9A-Za-z!@#$%^&*_+=?~])", r"(?![^\s.,;!?])",
+    r"(?=\s*(?:это|is)\b)", r"(?=[A-Z]*[0-9][A-Z]*[0-9])", r"(?!\w|[ -][0-9])", r"(?!000|666|9)", r"(?!00)",
+    r"(?!0000)", r"(?=[^\s,;]*[0-9])", r"(?=[^\s,;]*[A-Za-z])", r"(?<![^\W\d_]{3}\s)", r"(?<![^\W\d_]{3},\s)",
+    r"(?<!even\s)", r"(?<!даже\s)", r"(?<!from\s)", r"(?!\s+on)", r"(?<![\w@])",
+)
+POSSESSIVE = ("*+", "++", "?+", "{3,}+", "{4,}+", "{11,}+", "{1,128}+", "{2,64}+", "{4,64}+", "{20,200}+")
+STAND_INS = {**dict.fromkeys(LOOKAROUNDS, "(?:)"), r"[^\W\d_]": r"[^\d_]",
+             **{possessive: possessive[:-1] for possessive in POSSESSIVE}}
+_STAND_IN = re.compile("|".join(re.escape(piece) for piece in sorted(STAND_INS, key=len, reverse=True)))
+
+
+def _stand_ins(pattern: re.Pattern[str]) -> str:
+    """Return `pattern`'s source with each piece of STAND_INS that is syntax there replaced by its stand-in."""
+    source = pattern.pattern
+    parts: list[str] = []
+    start = 0
+    for piece in _STAND_IN.finditer(source):
+        try:  # "(" opens a group where the piece starts only if the piece is syntax there: the text before is alike
+            syntax = re.compile(f"{source[:piece.start()]}(){source[piece.end():]}", pattern.flags).groups
+        except (re.error, FutureWarning):  # a warning raised: only where the pattern itself warns
+            continue
+        if syntax == pattern.groups + 1:
+            parts += [source[start:piece.start()], STAND_INS[piece.group()]]
+            start = piece.end()
+    return "".join(parts) + source[start:] if parts else source
+
+
+def re2_source(pattern: re.Pattern[str]) -> str | None:
+    """Return the pattern RE2 reads for `pattern`'s atoms (its source, with STAND_INS), or None when RE2 may not
+    read it: RE2 would read its syntax otherwise than `re`."""
+    if not isinstance(pattern.pattern, str) or pattern.flags & re.VERBOSE:
+        return None
+    source = _stand_ins(pattern) if _STAND_IN.search(pattern.pattern) else pattern.pattern
+    if _READ_OTHERWISE.search(source) is not None or not _NOT_READ_ALIKE.isdisjoint(source):
+        return None
+    return source
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.case_sensitive = False  # atoms are compared folded anyway; this keeps every case of a letter in
+    options.log_errors = False  # a pattern RE2 cannot read is expected (it always runs), not an error to print
+    return options
+
+
+_OPTIONS = _options()
+
+
+@lru_cache(maxsize=64)
+def _view(text: str) -> bytes | None:
+    """Return the folded text as RE2 reads it (UTF-8), or None where it cannot be encoded (a lone surrogate)."""
+    try:
+        return folded(text).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+
+
+class PatternFilter:
+    """RE2's FilteredRE2 over a fixed list of patterns: `numbers` holds RE2's number for each (-1: it always runs),
+    and `found(text)` the numbers of those that could match `text`.
+
+    A pattern RE2 does not read always runs, and so does one it reads but finds no atoms in (FilteredRE2 would
+    name it for every text: its "unfiltered" ones); the filter is built again without those. The answers for the
+    last texts (MAX_KEPT to twice that) are kept: the rules ask about one sentence for pattern after pattern, and
+    about a message's sentences in turn, rule after rule."""
+
+    MAX_KEPT = 16
+
+    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
+        self.patterns = tuple(patterns)
+        sources = [re2_source(pattern) for pattern in self.patterns]
+        numbers, holder = self._hold(sources)
+        unfiltered = set(holder.Match(b"", potential=True) or ()) if holder is not None else set()
+        if unfiltered:  # RE2 found no atoms in these: they could match any text, and are left out of RE2's answers
+            numbers, holder = self._hold([None if number in unfiltered else source
+                                          for source, number in zip(sources, numbers, strict=True)])
+        self.numbers = tuple(numbers)  # RE2's number for each pattern, -1 for one that always runs
+        self._filter = holder
+        self._held = frozenset(number for number in numbers if number >= 0)
+        # Two generations, each swapped in whole (threads may ask at once): the newer is let go to the older when
+        # it is full, so that the last MAX_KEPT texts are always kept.
+        self._kept: dict[str, frozenset[int]] = {}
+        self._older: dict[str, frozenset[int]] = {}
+
+    @staticmethod
+    def _hold(sources: list[str | None]) -> tuple[list[int], re2.Filter | None]:
+        """Give RE2 the sources it can read; return its number for each (-1: not held), and the compiled filter."""
+        holder = re2.Filter()
+        numbers: list[int] = []
+        for source in sources:
+            number = -1
+            if source is not None:
+                try:
+                    number = holder.Add(source, _OPTIONS)
+                except re2.error:  # look-arounds not listed, back-references and the like: RE2 has none
+                    pass
+            numbers.append(number)
+        if max(numbers, default=-1) < 0:
+            return numbers, None  # FilteredRE2 must hold a pattern before it compiles
+        holder.Compile()
+        return numbers, holder
+
+    def found(self, text: str) -> frozenset[int]:
+        """Return RE2's numbers of the patterns it holds that could match somewhere in `text`."""
+        found = self._kept.get(text)
+        if found is None:
+            found = self._older.get(text)
+        if found is None:
+            view = _view(text)
+            if self._filter is None or view is None:
+                found = self._held
+            else:
+                found = frozenset(self._filter.Match(view, potential=True) or ())
+            kept = self._kept
+            if len(kept) >= self.MAX_KEPT:
+                self._older, self._kept = kept, {}
+            self._kept[text] = found
+        return found
 
 
 def could_match(pattern: re.Pattern[str], text: str) -> bool:
     """False only when `pattern` has no match anywhere in `text`."""
     known = _KNOWN.get(id(pattern))
-    words = known[1] if known is not None and known[0] is pattern else _learn(pattern)
-    if words is None:
-        return True
-    last = _LAST
-    view = last[1] if last[0] is text else _remember(text)
-    for word in words:
-        if word in view:
-            return True
-    return False
+    if known is None or known[0] is not pattern:
+        known = _learn(pattern)
+    number = known[2]
+    return number < 0 or number in known[1].found(text)
 
 
-# The text asked about last, and its folded view: the rules ask about one sentence for pattern after pattern, and
-# the identity test costs less than folded's cache. One tuple, replaced whole, so that a thread never reads half.
-_LAST: tuple[str, str] = ("", "")
-
-
-def _remember(text: str) -> str:
-    global _LAST
-    view = folded(text)
-    _LAST = (text, view)
-    return view
-
-
-# id(pattern) -> (pattern, its words): a pattern's own hash reads its whole compiled program each time, and
-# the rules ask about a few hundred patterns for every sentence. Holding the pattern keeps its id from being
-# reused; patterns compiled on the fly (a few) are let go when the table grows past its bound.
-_KNOWN: dict[int, tuple[re.Pattern[str], tuple[str, ...] | None]] = {}
+# id(pattern) -> (pattern, the filter that holds it, RE2's number for it there or -1): a pattern's own hash reads
+# its whole compiled program each time, and the rules ask about a few hundred patterns for every sentence. Holding
+# the pattern keeps its id from being reused. learn_patterns puts the rules' patterns into one filter, asked once a
+# text; a pattern met only later gets a filter of its own (correct, only slower), and those are let go when the
+# table grows past its bound.
+_KNOWN: dict[int, tuple[re.Pattern[str], PatternFilter, int]] = {}
 MAX_KNOWN = 4096
 
 
-def _learn(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+def _learn(pattern: re.Pattern[str]) -> tuple[re.Pattern[str], PatternFilter, int]:
     if len(_KNOWN) >= MAX_KNOWN:
         _KNOWN.clear()
-    words = needed(pattern)
-    _KNOWN[id(pattern)] = (pattern, words)
-    return words
+    holder = PatternFilter([pattern])
+    known = (pattern, holder, holder.numbers[0])
+    _KNOWN[id(pattern)] = known
+    return known
+
+
+def always_runs(pattern: re.Pattern[str]) -> bool:
+    """True when `pattern` is never skipped: RE2 does not read it, or finds no atoms its matches need."""
+    return could_match(pattern, "")
 
 
 class Shortlist(Generic[R]):
     """A fixed list of rows, each holding a pattern, asked about one text at a time: `possible(text)` returns, in
     their order, the rows whose pattern `could_match` the text.
 
-    A rule that tries its patterns one after another would ask about each one; here the words of all of them are
-    looked for once each (a word several patterns need, once), which costs a fifth of that for the rules' longer
-    lists (issue 42). `pattern` picks the pattern out of a row (the row itself by default)."""
+    A rule that tries its patterns one after another would ask about each one; here one pass of RE2's set over the
+    text answers for all of them: the filter learn_patterns shares, where it holds every pattern of the list, or
+    one of the list's own. `pattern` picks the pattern out of a row (the row itself by default)."""
 
     def __init__(self, rows: Iterable[R], pattern: Callable[[R], re.Pattern[str]] | None = None) -> None:
         self.rows = tuple(rows)
         self._pattern = pattern
-        self._index: tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]] | None = None
+        # The filter, and each row with RE2's number for its pattern there: one attribute, swapped in whole, as
+        # learn_patterns may build it again in warm_up's thread while the loop's asks.
+        self._numbered: tuple[PatternFilter, tuple[tuple[R, int], ...]] | None = None
 
     def possible(self, text: str) -> list[R]:
         """Return the rows whose pattern can match somewhere in `text`, in the order they were given."""
-        always, words = self._index or self._build()
-        last = _LAST  # read once: see could_match
-        view = last[1] if last[0] is text else _remember(text)
-        found = set(always)
-        for word, rows in words:
-            if word in view:
-                found.update(rows)
-        if not found:
-            return []
-        rows = self.rows
-        return [rows[number] for number in sorted(found)]
+        holder, numbered = self._numbered or self._build()
+        found = holder.found(text)
+        return [row for row, number in numbered if number < 0 or number in found]
 
     def pattern_of(self, row: R) -> re.Pattern[str]:
         """Return the pattern `row` holds."""
-        return row if self._pattern is None else self._pattern(row)  # type: ignore[return-value]
+        if self._pattern is None:
+            assert isinstance(row, re.Pattern)
+            return row
+        return self._pattern(row)
 
-    def _build(self) -> tuple[tuple[int, ...], tuple[tuple[str, tuple[int, ...]], ...]]:
-        """Read the patterns' words (learned once, as could_match learns them) into: the rows that always run, and
-        each word with the rows that need it."""
-        always: list[int] = []
-        needing: dict[str, list[int]] = {}
-        for number, row in enumerate(self.rows):
-            pattern = self.pattern_of(row)
-            known = _KNOWN.get(id(pattern))
-            words = known[1] if known is not None and known[0] is pattern else _learn(pattern)
-            if words is None:
-                always.append(number)
-            for word in words or ():
-                needing.setdefault(word, []).append(number)
-        self._index = tuple(always), tuple((word, tuple(rows)) for word, rows in needing.items())
-        return self._index
+    def _build(self) -> tuple[PatternFilter, tuple[tuple[R, int], ...]]:
+        patterns = [self.pattern_of(row) for row in self.rows]
+        known = [entry for pattern in patterns if (entry := _KNOWN.get(id(pattern))) and entry[0] is pattern]
+        if known and len(known) == len(patterns) and len({id(entry[1]) for entry in known}) == 1:
+            holder, numbers = known[0][1], tuple(entry[2] for entry in known)  # learn_patterns' shared filter
+        else:
+            holder = PatternFilter(patterns)
+            numbers = holder.numbers
+        self._numbered = (holder, tuple(zip(self.rows, numbers, strict=True)))
+        return self._numbered
 
 
 def learn_patterns(modules: Iterable[ModuleType]) -> int:
-    """Read now the words of every pattern the modules hold at their top level (alone, or in a list, tuple, set or
-    dict there), and build their shortlists, so that no message pays for a pattern's first use (about 0.3 ms each);
-    return how many patterns."""
+    """Put every pattern the modules hold at their top level (alone, or in a list, tuple, set or dict there) into one
+    filter, and build their shortlists, so that a message pays one pass of RE2 a text for all of them and nothing
+    for a first use; return how many patterns."""
     found: dict[int, re.Pattern[str]] = {}
-    shortlists: list[Shortlist] = []
+    shortlists: list[Shortlist[object]] = []
     for module in modules:
         pending = list(vars(module).values())
         while pending:
@@ -189,357 +339,15 @@ def learn_patterns(modules: Iterable[ModuleType]) -> int:
                 pending += [item for item in tuple(value) if isinstance(item, (re.Pattern, list, tuple))]
             elif isinstance(value, dict) and len(value) < MAX_KNOWN:
                 pending += [item for item in tuple(value.values()) if isinstance(item, (re.Pattern, list, tuple))]
-    for pattern in found.values():
-        could_match(pattern, "")
+    for shortlist in shortlists:  # theirs go into the shared filter too
+        found.update((id(pattern), pattern) for pattern in map(shortlist.pattern_of, shortlist.rows))
+    patterns = [pattern for pattern in found.values() if isinstance(pattern.pattern, str)]
+    shared = PatternFilter(patterns)
+    for pattern, number in zip(patterns, shared.numbers, strict=True):
+        _KNOWN[id(pattern)] = (pattern, shared, number)
     for shortlist in shortlists:
-        shortlist.possible("")
+        shortlist._build()
     return len(found)
-
-
-def needed(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
-    """Return folded words one of which every match of `pattern` contains, or None when none can be told."""
-    if not isinstance(pattern.pattern, str) or pattern.flags & re.VERBOSE:
-        return None
-    try:
-        items = parse(pattern.pattern)
-    except Unsupported:
-        return None
-    _exact, need = _sequence(items)
-    if not need:
-        return None
-    return tuple(sorted(word for word in need if not any(other != word and other in word for other in need)))
-
-
-# The reader. A pattern becomes a list of items, each a tuple whose first member says what it is:
-#   ("literal", char)                         ("not literal", char)        ("any",)   ("category", "w")
-#   ("at", "^")  an anchor or \b              ("assert", "=", items)       a look-ahead or look-behind
-#   ("in", members)  a class: ("literal", c), ("range", low, high), ("category", "d"), ("negate",) first
-#   ("group", number or None, flags, items)  ("atomic", items)          ("branch", [items, items, ...])
-#   ("repeat", "greedy" | "lazy" | "possessive", low, high or None, items)   ("backref",)
-# Items are compared for equality (a prefix that all alternatives share is taken out), as Python's parser does.
-
-
-class Unsupported(Exception):
-    """The pattern uses syntax the reader does not know (or is not valid): it always runs."""
-
-
-_PLAIN = re.compile(r"[^\\[(){|*+?.^$]+")  # characters that stand for themselves
-_QUANTIFIER = re.compile(r"\{(\d*)(?:(,)(\d*))?\}")
-_FLAGS = re.compile(r"([aiLmsu]*)(?:-([ims]*))?([:)])")  # "x" (verbose) is left out: it changes the syntax
-_NAME = re.compile(r"[^>)]*")
-_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
-_HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
-_ESCAPES = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-_CATEGORIES = frozenset("dDsSwW")
-_ANCHORS = frozenset("AbBZ")
-
-
-class _Reader:
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.at = 0
-        self.groups = 0
-
-    def next(self) -> str:
-        """Return the next character without taking it ("" at the end)."""
-        return self.source[self.at:self.at + 1]
-
-    def get(self) -> str:
-        if self.at >= len(self.source):
-            raise Unsupported("unexpected end")
-        char = self.source[self.at]
-        self.at += 1
-        return char
-
-    def take(self, text: str) -> bool:
-        if self.source.startswith(text, self.at):
-            self.at += len(text)
-            return True
-        return False
-
-
-def parse(source: str) -> list[tuple]:
-    """Return the items of a regex `source`; raise Unsupported on syntax the reader does not know."""
-    reader = _Reader(source)
-    items = _alternatives(reader)
-    if reader.at != len(source):
-        raise Unsupported("unbalanced parenthesis")
-    return items
-
-
-def _alternatives(reader: _Reader) -> list[tuple]:
-    alternatives = [_items(reader)]
-    while reader.take("|"):
-        alternatives.append(_items(reader))
-    if len(alternatives) == 1:
-        return alternatives[0]
-    items = []
-    while all(alternatives) and all(other[0] == alternatives[0][0] for other in alternatives[1:]):
-        items.append(alternatives[0][0])  # a prefix that every alternative starts with
-        alternatives = [alternative[1:] for alternative in alternatives]
-    members: list[tuple] = []
-    for alternative in alternatives:  # alternatives of one character each make a class
-        if len(alternative) != 1:
-            break
-        if alternative[0][0] == "literal":
-            members.append(alternative[0])
-        elif alternative[0][0] == "in" and alternative[0][1][0] != ("negate",):
-            members.extend(alternative[0][1])
-        else:
-            break
-    else:
-        return [*items, ("in", tuple(dict.fromkeys(members)))]
-    return [*items, ("branch", alternatives)]
-
-
-def _items(reader: _Reader) -> list[tuple]:
-    """Return the items up to the next "|" or ")" (not taken) or the end."""
-    items: list[tuple] = []
-    while True:
-        char = reader.next()
-        if char in ("", "|", ")"):
-            # a group that neither captures nor sets flags is spliced into the sequence around it
-            return [part for item in items
-                    for part in (item[3] if item[0] == "group" and item[1] is None and not item[2] else [item])]
-        plain = _PLAIN.match(reader.source, reader.at)
-        if plain is not None:  # letters and the like, taken at once; a quantifier after them takes the last
-            items += [("literal", char) for char in plain.group()]
-            reader.at = plain.end()
-            continue
-        reader.at += 1
-        if char == "{":
-            quantifier = _QUANTIFIER.match(reader.source, reader.at - 1)
-            if quantifier is None or quantifier.group() == "{}":
-                items.append(("literal", "{"))
-                continue
-            reader.at = quantifier.end()
-            low_text, comma, high_text = quantifier.groups()
-            low = int(low_text) if low_text else 0
-            high = (int(high_text) if high_text else None) if comma else low
-            _repeat(reader, items, low, high)
-        elif char in "*+?":
-            _repeat(reader, items, 1 if char == "+" else 0, 1 if char == "?" else None)
-        elif char == "(":
-            _group(reader, items)
-        elif char == "[":
-            items.append(_class(reader))
-        elif char == "\\":
-            items.append(_escape(reader, in_class=False))
-        elif char == ".":
-            items.append(("any",))
-        elif char in "^$":
-            items.append(("at", char))
-        else:
-            items.append(("literal", char))
-
-
-def _repeat(reader: _Reader, items: list[tuple], low: int, high: int | None) -> None:
-    if not items or items[-1][0] in ("at", "repeat") or (high is not None and high < low):
-        raise Unsupported("nothing to repeat")  # not valid: the pattern would not have compiled
-    item = items.pop()
-    inner = item[3] if item[0] == "group" and item[1] is None and not item[2] else [item]
-    kind = "lazy" if reader.take("?") else "possessive" if reader.take("+") else "greedy"
-    items.append(("repeat", kind, low, high, inner))
-
-
-def _group(reader: _Reader, items: list[tuple]) -> None:
-    """Read a group after its "(" and add it to `items` (global flags such as "(?i)" add nothing)."""
-    if not reader.take("?"):
-        reader.groups += 1
-        number = reader.groups
-        items.append(("group", number, "", _group_end(reader)))
-    elif reader.take(":"):
-        items.append(("group", None, "", _group_end(reader)))
-    elif reader.take("P<"):
-        _group_name(reader)
-        reader.groups += 1
-        number = reader.groups
-        items.append(("group", number, "", _group_end(reader)))
-    elif reader.take("P="):
-        _group_name(reader, ")")
-        items.append(("backref",))
-    elif reader.next() in ("=", "!") or reader.take("<"):
-        direction = reader.get()
-        if direction not in "=!":
-            raise Unsupported("unknown extension")
-        items.append(("assert", direction, _group_end(reader)))
-    elif reader.take(">"):
-        items.append(("atomic", _group_end(reader)))
-    else:  # flags, or what the reader does not know: a comment, a condition
-        flags = _FLAGS.match(reader.source, reader.at)
-        if flags is None or not (flags.group(1) or flags.group(2) is not None):
-            raise Unsupported("unknown extension")
-        reader.at = flags.end()
-        if flags.group(3) == ":":
-            items.append(("group", None, flags.group(1) + "-" + (flags.group(2) or ""), _group_end(reader)))
-
-
-def _group_name(reader: _Reader, end: str = ">") -> None:
-    name = _NAME.match(reader.source, reader.at).group()
-    reader.at += len(name)
-    if not name or not reader.take(end):
-        raise Unsupported("bad group name")
-
-
-def _group_end(reader: _Reader) -> list[tuple]:
-    items = _alternatives(reader)
-    if not reader.take(")"):
-        raise Unsupported("missing )")
-    return items
-
-
-def _class(reader: _Reader) -> tuple:
-    """Read a character class after its "["."""
-    negate = reader.take("^")
-    members: list[tuple] = []
-    while True:
-        char = reader.get()
-        if char == "]" and members:
-            break
-        first = _escape(reader, in_class=True) if char == "\\" else ("literal", char)
-        if not reader.take("-"):
-            members.append(first)
-            continue
-        char = reader.get()
-        if char == "]":
-            members += [first, ("literal", "-")]
-            break
-        last = _escape(reader, in_class=True) if char == "\\" else ("literal", char)
-        if first[0] != "literal" or last[0] != "literal" or last[1] < first[1]:
-            raise Unsupported("bad character range")
-        members.append(("range", ord(first[1]), ord(last[1])))
-    if len(members) == 1 and members[0][0] == "literal":
-        return ("not literal", members[0][1]) if negate else members[0]
-    return ("in", (("negate",), *members) if negate else tuple(members))
-
-
-def _escape(reader: _Reader, in_class: bool) -> tuple:
-    """Read what follows a backslash."""
-    char = reader.get()
-    if char in _CATEGORIES:
-        return ("category", char)
-    if char in _ANCHORS and not in_class:
-        return ("at", char)
-    if char == "b":  # in a class, a backspace
-        return ("literal", "\b")
-    if char in _ESCAPES:
-        return ("literal", _ESCAPES[char])
-    if char in _HEX_LENGTH:
-        digits = reader.source[reader.at:reader.at + _HEX_LENGTH[char]]
-        if len(digits) != _HEX_LENGTH[char] or not _HEX_DIGITS.issuperset(digits) or int(digits, 16) > 0x10FFFF:
-            raise Unsupported("bad escape")
-        reader.at += len(digits)
-        return ("literal", chr(int(digits, 16)))
-    if char == "N":
-        if not reader.take("{"):
-            raise Unsupported("missing {")
-        end = reader.source.find("}", reader.at)
-        if end < 0:
-            raise Unsupported("missing }")
-        try:
-            named = unicodedata.lookup(reader.source[reader.at:end])
-        except KeyError:
-            raise Unsupported("undefined character name") from None
-        reader.at = end + 1
-        return ("literal", named)
-    if char.isascii() and char.isalnum():
-        raise Unsupported("a back-reference, an octal escape, or not valid")
-    return ("literal", char)
-
-
-# What the items say: for each, (the strings it can match exactly when that is a short list, else None; the
-# words one of which every match of it contains, else None). Words are folded strings.
-Words = frozenset
-
-
-def _sequence(items: list[tuple]) -> tuple[Words | None, Words | None]:
-    """Return (the strings a sequence can match exactly when that is a short list, else None;
-    the best words one of which every match of it contains, else None)."""
-    run: Words = frozenset({""})
-    whole: Words | None = run
-    candidates: list[Words] = []
-    for item in items:
-        exact, need = _item(item)
-        if exact is not None and len(run) * len(exact) <= MAX_WORDS:
-            run = frozenset(a + b for a, b in product(run, exact))
-            continue
-        candidates.append(run)
-        whole = None
-        if exact is not None:
-            run = exact
-        else:
-            run = frozenset({""})
-            if need:
-                candidates.append(need)
-    candidates.append(run)
-    return (run if whole is not None else None), _best(candidates)
-
-
-def _item(item: tuple) -> tuple[Words | None, Words | None]:
-    """Return (exact strings, needed words) of one item."""
-    kind = item[0]
-    if kind == "literal":
-        one = frozenset({_fold(item[1])})
-        return one, one
-    if kind in ("at", "assert"):  # zero width: what is on either side of it stays side by side
-        return frozenset({""}), None
-    if kind == "in":
-        chars = _class_chars(item[1])
-        return chars, chars
-    if kind == "group":
-        return _sequence(item[3])
-    if kind == "atomic":
-        return _sequence(item[1])
-    if kind == "branch":
-        return _branch(item[1])
-    if kind == "repeat":
-        _kind, low, high, inner = item[1:]
-        exact, need = _sequence(inner)
-        if low == high == 1:
-            return exact, need
-        if low == 0 and high == 1 and exact is not None:
-            return exact | {""}, None
-        return None, need if low >= 1 else None
-    return None, None  # any character, a negated character, a category, a back-reference
-
-
-def _fold(char: str) -> str:
-    return folded.__wrapped__(char)
-
-
-def _class_chars(members: tuple) -> Words | None:
-    """Return the folded characters a character class matches, when it is a short list of them."""
-    chars: set[str] = set()
-    for member in members:
-        if member[0] == "literal":
-            chars.add(_fold(member[1]))
-        elif member[0] == "range" and member[2] - member[1] < MAX_CLASS:
-            chars |= {_fold(chr(code)) for code in range(member[1], member[2] + 1)}
-        else:
-            return None  # a negated class, a category, a long range
-    return frozenset(chars) if len(chars) <= MAX_CLASS else None
-
-
-def _branch(alternatives: list[list[tuple]]) -> tuple[Words | None, Words | None]:
-    exact: set[str] | None = set()
-    need: set[str] | None = set()
-    for alternative in alternatives:
-        one_exact, one_need = _sequence(alternative)
-        exact = exact | one_exact if exact is not None and one_exact is not None else None
-        if need is not None:
-            words = one_need if one_need else one_exact if one_exact and "" not in one_exact else None
-            need = need | words if words else None
-    exact_words = frozenset(exact) if exact is not None and len(exact) <= MAX_WORDS else None
-    need_words = frozenset(need) if need and len(need) <= MAX_WORDS else None
-    return exact_words, need_words
-
-
-def _best(candidates: list[Words]) -> Words | None:
-    """Return the candidate that rules out most texts for least work: longest shortest word, fewest words."""
-    usable = [words for words in candidates if words and "" not in words and len(words) <= MAX_WORDS]
-    if not usable:
-        return None
-    return max(usable, key=lambda words: (min(3, min(map(len, words))), -len(words), min(map(len, words))))
 
 
 _NO_MATCHES: Iterator[re.Match[str]] = iter(())  # spent already: the same one serves every skipped pass
