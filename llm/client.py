@@ -435,7 +435,8 @@ class ChatModel:
         async with AsyncExitStack() as stack:
             while True:
                 body = self._arguments(messages, max_tokens, options, stream)
-                model, sent, streamed = body.pop("model"), body.pop("messages"), body.pop("stream", False)
+                model, sent = body.pop("model"), body.pop("messages")
+                streamed = body.pop("stream", openai.omit)  # an unstreamed request names no `stream` at all
                 try:
                     # The SDK's own timeout too: the client's default is the chat attempt's, shorter than extraction's.
                     async with asyncio.timeout(timeout):
