@@ -1,6 +1,6 @@
-"""Reading a model server's answers through the openai SDK's raw response (`with_streaming_response`): a stream's
-chunks as they arrive, paced (llm/wire.py reads them), an unstreamed answer's JSON, and the timeouts for a
-request. Failures are the SDK's own errors, as its parsed stream raises them."""
+"""Reading a model server's answers from the httpx2 response the openai SDK's `post` gives (llm/client.py): a
+stream's chunks as they arrive, paced (llm/wire.py reads them), an unstreamed answer's JSON, and the timeouts for
+a request. Failures are the SDK's own errors, as its parsed stream raises them."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ import asyncio
 import ssl
 from contextlib import aclosing, suppress
 from functools import lru_cache
-from typing import Any, AsyncGenerator, Callable, cast
+from typing import AsyncGenerator, Callable
 
 import aiohttp
 import httpx2
 import openai
-from openai import AsyncAPIResponse
 
 from json_bytes import loads
 from llm.wire import ChunkLines
@@ -35,7 +34,7 @@ ANSWER_PACE_S = 0.5
 SHORTEST_PACE_S = 0.05  # a draft due sooner than this waits for it: a read costs a wake-up
 
 
-async def read_chunks(response: AsyncAPIResponse[Any], pace: Callable[[], float] | None = None
+async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | None = None
                       ) -> AsyncGenerator[list[dict], None]:
     """Yield the chunks of a streamed answer as its body arrives, up to [DONE]: a list of those each read
     completes (none is yielded empty).
@@ -47,11 +46,10 @@ async def read_chunks(response: AsyncAPIResponse[Any], pace: Callable[[], float]
     the rest of the body is read for a moment, so that the connection goes back to the pool. Closing the
     response is the caller's.
     """
-    request = response.http_response.request
+    request = response.request
     lines = ChunkLines(request)
     try:
-        # An async generator (the SDK's annotation says only AsyncIterator), closed here on every way out.
-        async with aclosing(cast("AsyncGenerator[bytes, None]", response.iter_bytes())) as pieces:
+        async with aclosing(response.aiter_bytes()) as pieces:  # closed here on every way out
             while (piece := await anext(pieces, None)) is not None:
                 chunks = lines.feed(piece)
                 if pace is not None and not lines.done and lines.error is None:
@@ -78,24 +76,18 @@ async def read_chunks(response: AsyncAPIResponse[Any], pace: Callable[[], float]
         raise openai.APIConnectionError(request=request) from error
 
 
-async def answer_of(response: AsyncAPIResponse[Any]) -> dict:
-    """Return an unstreamed answer's JSON object; openai.APIResponseValidationError when it holds none."""
-    request = response.http_response.request
+def answer_of(response: httpx2.Response) -> dict:
+    """Return an unstreamed answer's JSON object (its body read); openai.APIResponseValidationError when it holds
+    none."""
     try:
-        body = await response.read()
-    except READ_TIMEOUTS as error:
-        raise openai.APITimeoutError(request=request) from error
-    except READ_FAILURES as error:
-        raise openai.APIConnectionError(request=request) from error
-    try:
-        answer = loads(body)
+        answer = loads(response.content)
     except ValueError as error:  # UnicodeDecodeError too
         answer, problem = None, str(error)
     else:
         problem = f"JSON but not an object: {type(answer).__name__}"
     if not isinstance(answer, dict):
         raise openai.APIResponseValidationError(
-            response.http_response, body.decode("utf-8", "replace"),
+            response, response.content.decode("utf-8", "replace"),
             message=f"the server's answer is not a JSON object ({problem})")
     return answer
 
