@@ -17,10 +17,9 @@ RUN pip install -r requirements.txt \
 [f.unlink() for f in d.glob('cities*.json') if f.name != 'cities15000.json']"
 
 # Only the code the bot runs; never .env (secrets come from `fly secrets`), tests or benchmarks.
-COPY bot.py clock.py config.py metrics.py docker-entrypoint.sh ./
+COPY bot.py clock.py config.py metrics.py json_bytes.py proxies.py docker-entrypoint.sh ./
 COPY services/ services/
 COPY llm/ llm/
-COPY net/ net/
 COPY handlers/ handlers/
 COPY transport/ transport/
 COPY memory/ memory/

@@ -263,7 +263,6 @@ def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMete
         on_failure=lambda: meter.record_usage(None, clock(), model_errors=1),
         gate=server.gate,
         upkeep=upkeep,
-        pool=server.pool,
         metrics=metrics,
     )
 

@@ -1,12 +1,11 @@
-"""The CPU one Bot API request costs the bot's process: the transport on aiohttp (transport/http.py)
-against the bot's own HTTP/1.1 client (net/) it replaced, side by side in one run.
+"""The CPU one Bot API request costs the bot's process: the transport on aiohttp (transport/http.py).
 
 A local aiohttp server in a process of its own answers `sendMessage` with a message (as Telegram does) and holds
 each `getUpdates` for `--hold-ms` before it answers with one update, a long poll made short. The client process
 runs on uvloop (as bot.py does) and takes its own CPU (time.process_time) over `--requests` sendMessage POSTs
-`--gap-ms` apart (a bot between messages: each request runs cold) and `--polls` getUpdates; the two transports
-take turns, `--runs` times, and the medians are printed. Both send the same JSON body (net/json_bytes.py) and
-read the whole answer; python-telegram-bot's own parsing is left out, as it is the same for both.
+`--gap-ms` apart (a bot between messages: each request runs cold) and `--polls` getUpdates, `--runs` times, and
+the medians are printed. python-telegram-bot's own parsing is left out. (Until issue 58 this compared the
+transport with the bot's own HTTP/1.1 client, net/, since deleted: bench/README.md keeps those figures.)
 
     .venv/bin/python bench/bot_api_request.py
     .venv/bin/python bench/bot_api_request.py --requests 50 --polls 10 --runs 3   # quicker
@@ -28,8 +27,7 @@ from telegram import Bot
 from telegram.request import BaseRequest, RequestData
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from net.connections import Pool, Timeouts  # noqa: E402 - only for the comparison, while net/ exists
-from transport.http import BotApiRequest, body  # noqa: E402 - after the path that finds them
+from transport.http import BotApiRequest  # noqa: E402 - after the path that finds them
 
 TOKEN = "123456:BENCH-TOKEN"
 SERVER = """
@@ -54,28 +52,6 @@ app.router.add_post("/bot{token}/sendMessage", send)
 app.router.add_post("/bot{token}/getUpdates", poll)
 web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), print=None)
 """
-
-
-class NetRequest:
-    """The Bot API transport as it was before this change, on net/'s Pool: what it did per request."""
-
-    def __init__(self, connection_pool_size: int) -> None:
-        self.pool = Pool(connection_pool_size, headers={"User-Agent": BaseRequest.USER_AGENT})
-
-    async def initialize(self) -> None:
-        """Nothing to open: the pool opens connections as requests need them."""
-
-    async def shutdown(self) -> None:
-        """Close the pool's connections."""
-        await self.pool.close()
-
-    async def do_request(self, url: str, method: str, request_data: RequestData | None = None,
-                         read_timeout: float = 5.0) -> tuple[int, bytes]:
-        """Return the status and body of one request, as the old BotApiRequest sent it."""
-        content_type, content = body(request_data)
-        response = await self.pool.request(method, url, {"Content-Type": content_type} if content_type else {},
-                                           content, Timeouts(connect=5.0, pool=1.0, write=5.0, read=read_timeout))
-        return response.status, await response.read()
 
 
 class Capture(BaseRequest):
@@ -125,8 +101,8 @@ async def measure(port: int, arguments: argparse.Namespace) -> dict[str, dict[st
     message = await request_data(chat_id=7, text="Привет! " + "a reply of a few sentences. " * 8,
                                  parse_mode="HTML")
     polling = await request_data(timeout=10, offset=2, allowed_updates=["message", "callback_query"])
-    figures: dict[str, dict[str, list[float]]] = {name: {"send": [], "poll": []} for name in ("aiohttp", "net")}
-    makers = {"aiohttp": BotApiRequest, "net": NetRequest}
+    figures: dict[str, dict[str, list[float]]] = {name: {"send": [], "poll": []} for name in ("aiohttp",)}
+    makers = {"aiohttp": BotApiRequest}
     for _ in range(arguments.runs):
         for name, make in makers.items():
             sends, polls = make(256), make(1)
@@ -153,7 +129,7 @@ def free_port() -> int:
 
 
 def main() -> None:
-    """Start the server, measure both transports in turn, print the medians."""
+    """Start the server, measure the transport, print the medians."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200, help="sendMessage POSTs a run (default 200)")
     parser.add_argument("--polls", type=int, default=20, help="getUpdates long polls a run (default 20)")
@@ -181,11 +157,8 @@ def main() -> None:
     for what, label in (("send", f"sendMessage ({arguments.requests} a run, {arguments.gap_ms:g} ms apart)"),
                         ("poll", f"getUpdates ({arguments.polls} a run, held {arguments.hold_ms:g} ms)")):
         print(f"  {label}:")
-        for name in ("aiohttp", "net"):
-            runs = figures[name][what]
-            print(f"    {name:8} {statistics.median(runs):.3f}  ({', '.join(f'{r:.3f}' for r in runs)})")
-        extra = statistics.median(figures["aiohttp"][what]) - statistics.median(figures["net"][what])
-        print(f"    aiohttp - net: {extra:+.3f} ms a request")
+        runs = figures["aiohttp"][what]
+        print(f"    aiohttp  {statistics.median(runs):.3f}  ({', '.join(f'{r:.3f}' for r in runs)})")
 
 
 if __name__ == "__main__":

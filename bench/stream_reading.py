@@ -1,19 +1,20 @@
-"""What reading one streamed reply costs the client's process, by HTTP stack and event loop, and its floor.
+"""What reading one streamed reply costs the client's process, paced and not, and its floor.
 
 A server in a process of its own streams a chat completion as a real model does: 100 chunks, one every 25 ms (40
 tokens a second), each its own write, so each arrives alone. The client takes the CPU (utime + stime) of its own
-process per reply over `--replies` replies, for:
+process per reply over `--replies` replies, and the wall time of a reply (the server takes 2.5 s to send it), for:
 
-- httpx2: the openai SDK's default client (`openai.AsyncOpenAI`), reading the body the lean way (llm/client.py);
-- aiohttp: the same with the SDK's `DefaultAioHttpClient`, as llm/servers.py builds it;
-- paced: the same, the connection read at most every ANSWER_PACE_S (llm/responses.py), as the bot read a
-  reply once its words came until issue 42's seventh part;
-- net, net paced: the bot's own client (net/connections.py), which llm/servers.py gives chat requests now,
-  reading each piece as it comes, and paced;
+- sdk: the openai SDK's own parsed stream (`chat.completions.create(stream=True)`, a pydantic model a chunk) on
+  its `DefaultAioHttpClient`;
+- unpaced: the bot's path (llm/servers.py's client, ChatModel's request through the SDK's `post`, llm/responses.py's
+  read_chunks) reading each piece as it comes;
+- paced: the same, read every ANSWER_PACE_S as ChatModel reads a reply once its words come: aiohttp's flow
+  control (the session's small read buffer) leaves the socket alone between reads;
+- paced 64K: the same pacing on the SDK's `DefaultAioHttpClient`, whose aiohttp session keeps the default 64 KiB
+  read buffer: aiohttp goes on reading the socket between our reads, once a chunk;
 - floor: a bare asyncio Protocol that only counts what arrives: what a hundred wake-ups of the loop cost;
 
-each on asyncio's own event loop and on uvloop (bot.py's). Between two chunks the client has nothing to do, so
-the figures are the price of being woken a hundred times and what each stack does per piece.
+each on asyncio's own event loop and on uvloop (bot.py's).
 
     .venv/bin/python bench/stream_reading.py --replies 5
 """
@@ -30,14 +31,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx2
 import openai
 import uvloop
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from llm.posting import Poster  # noqa: E402 - after the path that finds them
+from llm.client import ChatModel  # noqa: E402 - after the path that finds them
+from llm.gate import Gate  # noqa: E402
 from llm.responses import ANSWER_PACE_S, read_chunks  # noqa: E402
-from net.connections import Pool  # noqa: E402
+from llm.server import ServerFeatures  # noqa: E402
+from llm.servers import ModelServer  # noqa: E402
 
 CHUNKS, INTERVAL = 100, 1 / 40
 CHUNK = json.dumps({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
@@ -76,15 +78,16 @@ def cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def one_reply(client: openai.AsyncOpenAI, pool: Pool | None, pace: float) -> None:
-    """Read one streamed reply as llm/client.py does: through the bot's own client (`pool`), else the SDK's."""
-    reply = await Poster(client, "/chat/completions", pool).post(
-        {"model": "m", "messages": [], "stream": True}, httpx2.Timeout(30.0), stream=True)
-    try:
+async def one_reply(client: openai.AsyncOpenAI, stack: str) -> None:
+    """Read one streamed reply: through the SDK's parsed stream, or as ChatModel does (its request, read_chunks)."""
+    if stack == "sdk":
+        async for _ in await client.chat.completions.create(model="m", messages=[], stream=True):
+            pass
+        return
+    pace = ANSWER_PACE_S if stack.startswith("paced") else None
+    async with ChatModel(client, "m")._opened([], None, {}, 30.0, stream=True) as reply:
         async for _ in read_chunks(reply, (lambda: pace) if pace else None):
             pass
-    finally:
-        await reply.aclose()
 
 
 class Counting(asyncio.Protocol):
@@ -106,26 +109,29 @@ async def floor_reply(port: int) -> None:
     transport.close()
 
 
-async def measure(stack: str, port: int, replies: int) -> float:
-    """Return the CPU milliseconds of one reply, median over `replies` (after one to warm up)."""
-    client, pool = None, None
-    if stack != "floor":
-        http = openai.DefaultAioHttpClient() if stack in ("aiohttp", "paced") else None
-        client = openai.AsyncOpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", max_retries=0,
-                                    **({"http_client": http} if http else {}))
-        pool = Pool() if stack.startswith("net") else None
-    pace = ANSWER_PACE_S if stack in ("paced", "net paced") else 0.0
-    costs = []
+async def measure(stack: str, port: int, replies: int) -> tuple[float, float]:
+    """Return the CPU milliseconds and the wall seconds of one reply, medians over `replies` (after one to warm
+    up)."""
+    url = f"http://127.0.0.1:{port}/v1"
+    server = None
+    if stack in ("unpaced", "paced"):
+        server = ModelServer.open(url, "sk-test", 30.0, Gate(None), ServerFeatures())
+        client = server.client
+    elif stack != "floor":
+        client = openai.AsyncOpenAI(base_url=url, api_key="sk-test", max_retries=0,
+                                    http_client=openai.DefaultAioHttpClient())
+    costs, walls = [], []
+    loop = asyncio.get_running_loop()
     for number in range(replies + 1):
-        started = cpu()
-        await (floor_reply(port) if client is None else one_reply(client, pool, pace))
+        started, began = cpu(), loop.time()
+        await (floor_reply(port) if stack == "floor" else one_reply(client, stack))
         if number:
             costs.append((cpu() - started) * 1000)
-    if client is not None:
+            walls.append(loop.time() - began)
+    if stack != "floor":
         await client.close()
-    if pool is not None:
-        await pool.close()
-    return statistics.median(costs)
+    return statistics.median(costs), statistics.median(walls)
+
 
 
 def main() -> int:
@@ -137,11 +143,11 @@ def main() -> int:
         port = int(server.stdout.readline())  # type: ignore[union-attr]
         print(f"one reply of {CHUNKS} chunks at {1 / INTERVAL:.0f} a second; client CPU per reply, median of "
               f"{args.replies}; {socket.gethostname()}")
-        for stack in ("httpx2", "aiohttp", "paced", "net", "net paced", "floor"):
-            on_asyncio = asyncio.run(measure(stack, port, args.replies))
-            on_uvloop = uvloop.run(measure(stack, port, args.replies))
+        for stack in ("sdk", "unpaced", "paced", "paced 64K", "floor"):
+            on_asyncio, _ = asyncio.run(measure(stack, port, args.replies))
+            on_uvloop, wall = uvloop.run(measure(stack, port, args.replies))
             print(f"{stack:<10} asyncio {on_asyncio:6.1f} ms   uvloop {on_uvloop:6.1f} ms   "
-                  f"({on_uvloop / CHUNKS * 1000:.0f} µs a chunk on uvloop)")
+                  f"({on_uvloop / CHUNKS * 1000:.0f} µs a chunk on uvloop; {wall:.2f} s a reply)")
     finally:
         server.terminate()
     return 0

@@ -6,29 +6,31 @@ import asyncio
 import logging
 import random
 import time
-from contextlib import aclosing
+from contextlib import AsyncExitStack, aclosing, asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Awaitable, Callable, Sequence, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 
 import httpx
+import httpx2
 import openai
 
+from json_bytes import dumps
 from llm.answers import clean_answer, end_cleanly, schema_instruction, with_instruction
 from llm.errors import context_exceeded, context_size, describe, error_kind, names
 from llm.gate import Gate, Preempted
-from llm.posting import Poster
-from llm.responses import ANSWER_PACE_S, PACE_S, SHORTEST_PACE_S, Reply, answer_of, read_chunks, timeouts
+from llm.responses import ANSWER_PACE_S, PACE_S, SHORTEST_PACE_S, answer_of, read_chunks, timeouts
 from llm.roles import strict_roles
 from llm.server import ServerFeatures
 from llm.thinking import ThinkingSplitter, opened_in_prompt, reasoning_of, reasoning_tokens, split_thinking
 from llm.tokens import estimate_tokens, message_tokens
-from llm.wire import Deltas, JsonView
+from llm.wire import Deltas
 from metrics import Metrics
-from net.connections import Pool
 
 log = logging.getLogger(__name__)
 
+CHAT_PATH = "/chat/completions"
+JSON_HEADERS = {"Content-Type": "application/json"}
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 FORMAT_WORDS = ("response_format", "json_schema", "json_object")
 T = TypeVar("T")
@@ -86,9 +88,9 @@ class Tally:
     tokens: int = 0
     estimated: bool = False  # some of them were estimated
 
-    def add(self, usage: object | None, messages: Sequence[dict], answer: str) -> None:
+    def add(self, usage: dict | None, messages: Sequence[dict], answer: str) -> None:
         """Add one completion's tokens: its `usage.total_tokens`, or an estimate from the text."""
-        total = getattr(usage, "total_tokens", None)
+        total = usage.get("total_tokens") if usage else None
         if isinstance(total, int) and total >= 0:
             self.tokens += total
         else:
@@ -96,10 +98,10 @@ class Tally:
             self.estimated = True
 
 
-def split_usage(usage: object | None, messages: Sequence[dict], answer: str) -> tuple[int, int]:
+def split_usage(usage: dict | None, messages: Sequence[dict], answer: str) -> tuple[int, int]:
     """Return one completion's (prompt, completion) tokens: the server's `usage`, each part estimated from the text
     where it reports none."""
-    prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    prompt, completion = (usage.get("prompt_tokens"), usage.get("completion_tokens")) if usage else (None, None)
     if not (isinstance(prompt, int) and prompt >= 0):
         prompt = message_tokens(list(messages))
     if not (isinstance(completion, int) and completion >= 0):
@@ -135,10 +137,31 @@ def is_retryable(error: Exception) -> bool:
     return isinstance(error, (openai.APIError, httpx.TransportError, asyncio.TimeoutError, StreamBroken))
 
 
-def prompt_tokens(response: object) -> int | None:
+def prompt_tokens(answer: dict) -> int | None:
     """Return the prompt tokens a completion's `usage` reports, or None when it reports none."""
-    tokens = getattr(getattr(response, "usage", None), "prompt_tokens", None)
+    usage = answer.get("usage")
+    tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     return tokens if isinstance(tokens, int) else None
+
+
+def first_choice(answer: dict) -> tuple[dict | None, dict]:
+    """Return an unstreamed answer's first choice and its message ({} when it has none), or (None, {}) when
+    the answer holds no choice shaped as the API's."""
+    choices = answer.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else None
+    message = choice.get("message") if choice is not None else None
+    return choice, message if isinstance(message, dict) else {}
+
+
+def usage_of(answer: dict) -> dict | None:
+    """Return the usage an answer reports, or None."""
+    usage = answer.get("usage")
+    return usage if isinstance(usage, dict) and usage else None
+
+
+def text_field(value: object) -> str | None:
+    """Return a field that should hold text: as it is when it does, None otherwise."""
+    return value if isinstance(value, str) else None
 
 
 def _retry_after(error: Exception) -> float | None:
@@ -169,11 +192,9 @@ class ChatModel:
         on_failure: Callable[[], Awaitable[None]] | None = None,
         gate: Gate | None = None,
         upkeep: bool = False,
-        pool: Pool | None = None,
         metrics: Metrics | None = None,
     ) -> None:
         self.client = client
-        self.poster = Poster(client, "/chat/completions", pool)
         self.model = model
         self.attempt_timeout = attempt_timeout
         self.budget = budget
@@ -389,7 +410,7 @@ class ChatModel:
             log.warning("could not count a model failure: %s", type(error).__name__)
 
     def _arguments(self, messages: Sequence[dict], max_tokens: int | None, options: dict, stream: bool) -> dict:
-        """Return the request's arguments in the form this server takes."""
+        """Return the request's body in the form this server takes."""
         arguments = {"model": self.model, "messages": strict_roles(messages), **options}
         if max_tokens:
             arguments[self.features.cap_name] = max_tokens
@@ -401,55 +422,70 @@ class ChatModel:
                 arguments["stream_options"] = {"include_usage": True}
         return arguments
 
-    async def _post(
+    @asynccontextmanager
+    async def _opened(
         self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, stream: bool
-    ) -> Reply:
-        """Send one request and return its response, unread when streamed (the caller closes it); a refusal of
+    ) -> AsyncIterator[httpx2.Response]:
+        """Send one request; give its response, a stream's body unread, and close it on the way out. A refusal of
         a parameter the server does not take is adapted to and sent again.
 
-        It goes as it is, with the SDK client's base URL, key and headers, through the server's pool of the bot's
-        own HTTP client (or the SDK client's behind a proxy), failing with the SDK's errors (llm/posting.py):
-        `chat.completions.create` would first run the arguments through its type-driven transform and build a
-        pydantic model of the answer or of every streamed chunk (36-47 % of the CPU a message took, issue 42),
-        and even its generic `post` builds and checks its request options for every call. The arguments are
-        plain JSON already; llm/wire.py reads answers.
+        The SDK client's `post` sends it (its URL, key, headers and timeouts; the SDK README's way to a route of
+        one's own) and raises the SDK's own errors for a refusal, a timeout or a lost connection. The body goes as
+        the JSON bytes it is (orjson): `chat.completions.create` would walk the history through its type-driven
+        transform first, some 5 ms of CPU for twenty messages (bench/README.md, issue 58), six times the rest of a
+        request. A stream comes back as the SDK's AsyncStream, whose `response` llm/responses.py reads itself:
+        the SDK would build a pydantic model of every chunk (issue 42).
         """
-        while True:
-            try:
-                # The SDK's own timeout too: the client's default is the chat attempt's, shorter than extraction's.
-                async with asyncio.timeout(timeout):
-                    return await self.poster.post(self._arguments(messages, max_tokens, options, stream),
-                                                  timeouts(timeout, stream), stream)
-            except openai.APIStatusError as error:
-                if context_exceeded(error):
-                    context = context_size(error)
-                    self.features.learn_context(context, "the server said so when refusing a prompt")
-                    raise TooLong(describe(error), context) from error
-                if not self.features.adapt(error, stream):
-                    raise
+        sent: openai.RequestOptions = {"timeout": timeouts(timeout, stream), "headers": JSON_HEADERS}
+        async with AsyncExitStack() as stack:
+            while True:
+                content = dumps(self._arguments(messages, max_tokens, options, stream))
+                try:
+                    # The SDK's own timeout too: the client's default is the chat attempt's, shorter than extraction's.
+                    async with asyncio.timeout(timeout):
+                        if not stream:
+                            response = await self.client.post(CHAT_PATH, cast_to=httpx2.Response, content=content,
+                                                              options=sent)
+                            break
+                        chunks = await self.client.post(CHAT_PATH, cast_to=object, content=content, options=sent,
+                                                        stream=True, stream_cls=openai.AsyncStream[object])
+                        stack.push_async_callback(chunks.close)
+                        response = chunks.response
+                    break
+                except openai.APIStatusError as error:
+                    if context_exceeded(error):
+                        context = context_size(error)
+                        self.features.learn_context(context, "the server said so when refusing a prompt")
+                        raise TooLong(describe(error), context) from error
+                    if not self.features.adapt(error, stream):
+                        raise
+            yield response
 
     async def _create(
         self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float
-    ) -> JsonView:
+    ) -> dict:
         """Return one unstreamed completion's JSON object, as it came."""
-        return answer_of(await self._post(messages, max_tokens, options, timeout, stream=False))
+        async with self._opened(messages, max_tokens, options, timeout, stream=False) as response:
+            return answer_of(response)
 
     async def _complete_once(
         self, messages: Sequence[dict], max_tokens: int | None, options: dict, timeout: float, tally: Tally
     ) -> tuple[str, str | None]:
         """Return one unstreamed answer, its thinking left out, and why it ended."""
         cap = self.features.answer_cap(max_tokens)
-        response = await self._create(messages, cap, options, timeout)
-        choice = response.choices[0] if response.choices else None
+        answer = await self._create(messages, cap, options, timeout)
+        choice, message = first_choice(answer)
+        usage = usage_of(answer)
         if choice is None:
-            self._spent(tally, response.usage, messages, "")
+            self._spent(tally, usage, messages, "")
             return "", None
-        raw, reasoning = choice.message.content or "", reasoning_of(choice.message)
-        self._spent(tally, response.usage, messages, reasoning + raw)
-        text = self._answer(raw, reasoning, response.usage, choice.finish_reason)
-        if self._cut_thinking(text, choice.finish_reason, cap, max_tokens):
+        raw, reasoning = text_field(message.get("content")) or "", reasoning_of(message)
+        finish = text_field(choice.get("finish_reason"))
+        self._spent(tally, usage, messages, reasoning + raw)
+        text = self._answer(raw, reasoning, usage, finish)
+        if self._cut_thinking(text, finish, cap, max_tokens):
             return await self._complete_once(messages, max_tokens, options, timeout, tally)
-        return text, choice.finish_reason
+        return text, finish
 
     async def _stream_once(
         self, messages: Sequence[dict], on_text: OnText, max_tokens: int | None, options: dict,
@@ -460,7 +496,6 @@ class ChatModel:
         for `silence` seconds (the attempt timeout unless given)."""
         quiet = silence or self.attempt_timeout
         cap = self.features.answer_cap(max_tokens)
-        response = await self._post(messages, cap, options, timeout, stream=True)
         deltas, shown = Deltas(), ""
         wanted: float | None = None  # how soon on_text would like the text again
         # The draft starts where the thinking ends: nothing is shown while the model may still be thinking.
@@ -473,20 +508,19 @@ class ChatModel:
                 return PACE_S
             return ANSWER_PACE_S if wanted is None else min(ANSWER_PACE_S, max(SHORTEST_PACE_S, wanted))
 
-        try:
-            # Each piece must come within the attempt timeout: a stalled stream is a failed attempt.
-            async with asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, pace)) as stream:
-                async for batch in stream:
-                    if loop.time() + quiet - waiting.when() > lag:
-                        waiting.reschedule(loop.time() + quiet)
-                    content = deltas.add(batch)
-                    answer = splitter.feed(content) if content else shown
-                    # Once the model says it is finished the answer goes out whole at once: no draft of it.
-                    if answer and answer != shown and deltas.finish is None:
-                        shown = answer
-                        wanted = on_text(answer)
-        finally:
-            await response.aclose()  # on every way out: the answer, an error, the silence timeout, a cancel
+        # The response is closed on every way out: the answer, an error, the silence timeout, a cancel. Each piece
+        # must come within the attempt timeout: a stalled stream is a failed attempt.
+        async with self._opened(messages, cap, options, timeout, stream=True) as response, \
+                asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, pace)) as stream:
+            async for batch in stream:
+                if loop.time() + quiet - (waiting.when() or 0.0) > lag:
+                    waiting.reschedule(loop.time() + quiet)
+                content = deltas.add(batch)
+                answer = splitter.feed(content) if content else shown
+                # Once the model says it is finished the answer goes out whole at once: no draft of it.
+                if answer and answer != shown and deltas.finish is None:
+                    shown = answer
+                    wanted = on_text(answer)
         if not deltas.chunks:
             raise EmptyStream("the server sent a stream without a single answer chunk")
         finish, reasoning = deltas.finish, deltas.reasoning
@@ -498,13 +532,13 @@ class ChatModel:
             return await self._stream_once(messages, on_text, max_tokens, options, timeout, tally, silence)
         return text, finish
 
-    def _spent(self, tally: Tally, usage: object | None, messages: Sequence[dict], answer: str) -> None:
+    def _spent(self, tally: Tally, usage: dict | None, messages: Sequence[dict], answer: str) -> None:
         """Count one completion's tokens: on the caller's tally (what it charges) and in the metrics."""
         tally.add(usage, messages, answer)
         if self.metrics.records:  # a server without usage would have its text estimated once more for nothing
             self.metrics.tokens(self.model, *split_usage(usage, messages, answer))
 
-    def _answer(self, text: str, reasoning: str, usage: object | None, finish: str | None) -> str:
+    def _answer(self, text: str, reasoning: str, usage: dict | None, finish: str | None) -> str:
         """Return the answer in a model's text, its thinking left out; note on the features how the model thinks.
 
         A text cut off by the cap while the template's thinking was still open is all thinking: no answer.

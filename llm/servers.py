@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-import urllib.request
+import os
+import ssl
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from functools import partial
+from urllib.request import getproxies
 
+import aiohttp
+import httpx2
 import openai
+from httpx_aiohttp.httpx2 import AiohttpTransport
 
 from llm.gate import Gate
 from llm.server import ServerFeatures
-from net.connections import Pool
+from proxies import proxy_for
 
+OPENAI_URL = "https://api.openai.com/v1"
 POOL_SIZE = 100  # connections to one model server at most, as the SDK's own client keeps
+# The unread bytes aiohttp holds before it stops reading the socket (its flow control: reading resumes once the
+# reader takes them). One: a stream read every half second (llm/responses.py) is left in the kernel between reads
+# and costs a wake-up or two a read rather than one a token; aiohttp's default, 64 KiB, reads on (a streamed
+# reply read paced costs 13.8 ms of CPU with it, 10.1 with 256 bytes, about 8 with 1: bench/stream_reading.py).
+READ_BUFFER = 1
 
 
 @dataclass(frozen=True)
@@ -24,28 +35,20 @@ class ModelServer:
     client: openai.AsyncOpenAI
     gate: Gate
     features: ServerFeatures
-    pool: Pool | None = None  # the bot's own HTTP client, for chat requests (llm/posting.py); None behind a proxy
 
     @classmethod
     def open(cls, base_url: str | None, api_key: str, timeout: float, gate: Gate, features: ServerFeatures
              ) -> "ModelServer":
-        """Return the server with a client of its own (no SDK retries: ChatModel retries within its budget).
-
-        Chat requests, one or more a message, go through the bot's own HTTP client (net/: a third of the CPU
-        of aiohttp's session a request, issue 42); the SDK's other calls (embeddings, transcription) through
-        aiohttp (the SDK's DefaultAioHttpClient), not its default httpx stack. Where the environment names a proxy
-        (HTTPS_PROXY and the like, which the SDK's client honours), chat requests go through the SDK's client too.
-        """
+        """Return the server with a client of its own (no SDK retries: ChatModel retries within its budget), over
+        aiohttp (model_http_client)."""
+        url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL  # as the SDK's client chooses it
         client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout,
-                                    http_client=openai.DefaultAioHttpClient(timeout=timeout))
-        pool = None if behind_proxy(base_url or str(client.base_url)) else Pool(POOL_SIZE)
-        return cls(base_url, api_key, client, gate, features, pool)
+                                    http_client=model_http_client(url, timeout))
+        return cls(base_url, api_key, client, gate, features)
 
     async def close(self) -> None:
-        """Close the server's clients and their connections."""
+        """Close the server's client and its connections."""
         await self.client.close()
-        if self.pool is not None:
-            await self.pool.close()
 
     def or_another(self, base_url: str | None, api_key: str | None, timeout: float) -> "ModelServer":
         """Return this server where `base_url` and `api_key` are unset or name it; else the one they name.
@@ -63,11 +66,23 @@ class ModelServer:
         return ModelServer.open(base_url, api_key or self.api_key, timeout, Gate(None), features)
 
 
-def behind_proxy(url: str) -> bool:
-    """True when the environment names a proxy for `url` (HTTPS_PROXY, ALL_PROXY and the like, less NO_PROXY), as
-    aiohttp reads it for the SDK's client."""
-    proxies = urllib.request.getproxies()
-    parts = urlsplit(url)
-    if parts.scheme not in proxies and "all" not in proxies:
-        return False
-    return not urllib.request.proxy_bypass(parts.hostname or "")
+
+def model_http_client(base_url: str, timeout: float) -> httpx2.AsyncClient:
+    """Return the HTTP client for the SDK's client of the server at `base_url`: httpx2's interface over an aiohttp
+    session (httpx-aiohttp), as the SDK's DefaultAioHttpClient is, but with a session of our making: a small read
+    buffer (READ_BUFFER), the system's certificates (or SSL_CERT_FILE / SSL_CERT_DIR), and the proxy the
+    environment names for the server, chosen as for the Bot API (proxies.py: ALL_PROXY too, which aiohttp's
+    trust_env ignores). The session is made at the first request, in the running loop, as aiohttp wants."""
+    proxy = proxy_for(base_url, getproxies())
+    session = partial(model_session, POOL_SIZE)
+    transport = AiohttpTransport(client=session, proxy=httpx2.Proxy(proxy) if proxy else None)
+    return httpx2.AsyncClient(transport=transport, timeout=timeout)
+
+
+def model_session(limit: int) -> aiohttp.ClientSession:
+    """Return an aiohttp session of at most `limit` connections, its certificates the system's."""
+    connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ssl=ssl.create_default_context())
+    # trust_env stays off: the proxy is chosen once (model_http_client), not read from the environment (and
+    # ~/.netrc) again on every request.
+    return aiohttp.ClientSession(connector=connector, read_bufsize=READ_BUFFER, trust_env=False,
+                                 cookie_jar=aiohttp.DummyCookieJar(), timeout=aiohttp.ClientTimeout(total=None))

@@ -45,18 +45,20 @@ def opened_in_prompt(text: str) -> bool:
     return first is not None and bool(first.group(1))
 
 
-def reasoning_of(part: object) -> str:
-    """Return the thinking a message or stream delta carries apart from its content ("" when none)."""
+def reasoning_of(part: dict) -> str:
+    """Return the thinking a message or stream delta (its JSON object) carries apart from its content ("" when
+    none)."""
     for name in REASONING_FIELDS:
-        value = getattr(part, name, None)
+        value = part.get(name)
         if isinstance(value, str) and value:
             return value
     return ""
 
 
-def reasoning_tokens(usage: object) -> int:
+def reasoning_tokens(usage: dict | None) -> int:
     """Return the thinking tokens a completion's usage counts (`completion_tokens_details.reasoning_tokens`), or 0."""
-    tokens = getattr(getattr(usage, "completion_tokens_details", None), "reasoning_tokens", None)
+    details = usage.get("completion_tokens_details") if usage else None
+    tokens = details.get("reasoning_tokens") if isinstance(details, dict) else None
     return tokens if isinstance(tokens, int) and tokens > 0 else 0
 
 

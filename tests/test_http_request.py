@@ -13,9 +13,10 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
+from proxies import proxy_for, where
 from tests.doubles.telegram_api import TelegramDouble
 from tests.harness import closed_port, serve_post
-from transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, Timeouts, body, multipart, proxy_for, where
+from transport.http import MEDIA_WRITE_TIMEOUT_S, BotApiRequest, Timeouts, body, multipart
 
 DEFAULT = BaseRequest.DEFAULT_NONE
 

@@ -1,4 +1,4 @@
-"""net/json_bytes.py: orjson where it can, and always the values the standard library's json gives."""
+"""json_bytes.py: orjson where it can, and always the values the standard library's json gives."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from telegram.error import TelegramError
 
-from net.json_bytes import dumps, loads
+from json_bytes import dumps, loads
 from transport.http import BotApiRequest
 
 SCALARS = st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.text()

@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Highest first: a room may import the rooms after it, never one before it.
 # The bottom rooms (the process clock, the metrics, the configuration) are single modules anything may import; they
 # import nothing of ours.
-BOTTOM = ["clock", "metrics", "config"]
-LAYERS = ["bot", "handlers", "transport", "services", "prompts", "memory", "llm", "net", *BOTTOM]
+BOTTOM = ["clock", "metrics", "config", "json_bytes", "proxies"]
+LAYERS = ["bot", "handlers", "transport", "services", "prompts", "memory", "llm", *BOTTOM]
 # memory/'s top-level modules hold the plain types every part may import; the store imports only them.
 PLAIN = "memory"
 

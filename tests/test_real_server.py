@@ -16,14 +16,16 @@ import tempfile
 import time
 from pathlib import Path
 
-import openai
 import pytest
 
 from config import SHARED_SLOT_EXTRACT_TOKENS
 from handlers.texts import text
 from llm.answers import clean_answer, end_cleanly
 from llm.client import ChatModel
+from llm.gate import Gate
 from llm.responses import read_chunks
+from llm.server import ServerFeatures
+from llm.servers import ModelServer
 from tests.harness import make_config, running_bot
 from tests.real_server import ALIAS, RealServer, free_port, missing
 from tests.timeouts import scaled
@@ -156,30 +158,33 @@ async def test_a_message_sent_during_a_memory_pass_is_answered_without_an_apolog
 
 
 async def test_the_lean_wire_path_reads_a_real_stream_as_the_sdk_does(server):
-    """ChatModel's request and its SSE reader (llm/wire.py) against the SDK's own `chat.completions.create`
-    stream: greedy decoding with a seed, so the same request gives the same words, chunk by chunk."""
-    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-real", max_retries=0, timeout=240)
+    """ChatModel's request through the model server's client (llm/servers.py) and its reading of the stream
+    (llm/responses.py, llm/wire.py) against the SDK's own `chat.completions.create` stream: greedy decoding with a
+    seed, so the same request gives the same words, chunk by chunk."""
+    client = ModelServer.open(server.base_url, "sk-real", 240, Gate(None), ServerFeatures()).client
     chat = ChatModel(client, ALIAS, attempt_timeout=240)
     messages = [{"role": "system", "content": "You tell short stories."},
                 {"role": "user", "content": "Tell me a story about the sea."}]
     options = {"temperature": 0, "seed": 7}
 
-    def read(chunk, pieces: list, usage: list) -> None:
-        if chunk.usage is not None:
-            usage.append((chunk.usage.prompt_tokens, chunk.usage.completion_tokens, chunk.usage.total_tokens))
-        pieces += [(choice.delta.content, choice.finish_reason) for choice in (chunk.choices or ())[:1]]
+    def read(chunk: dict, pieces: list, usage: list) -> None:
+        if chunk.get("usage"):
+            counted = chunk["usage"]
+            usage.append((counted["prompt_tokens"], counted["completion_tokens"], counted["total_tokens"]))
+        pieces += [(choice["delta"].get("content"), choice.get("finish_reason"))
+                   for choice in (chunk.get("choices") or ())[:1]]
 
-    lean, lean_usage = [], []
-    response = await chat._post(messages, 32, options, 240, stream=True)  # adapts to what the server refuses
-    try:
+    lean: list = []
+    lean_usage: list = []
+    # _opened adapts to what the server refuses
+    async with chat._opened(messages, 32, options, 240, stream=True) as response:
         async for batch in read_chunks(response):
             for chunk in batch:
                 read(chunk, lean, lean_usage)
-    finally:
-        await response.aclose()
-    sdk, sdk_usage = [], []
-    async for chunk in await client.chat.completions.create(**chat._arguments(messages, 32, options, True)):
-        read(chunk, sdk, sdk_usage)
+    sdk: list = []
+    sdk_usage: list = []
+    async for one in await client.chat.completions.create(**chat._arguments(messages, 32, options, True)):
+        read(one.model_dump(exclude_unset=True), sdk, sdk_usage)
     answer = await chat.complete(messages, on_text=lambda words: None, max_tokens=32, **options)
     await client.close()
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from types import SimpleNamespace
 
 import pytest
 
@@ -148,17 +147,17 @@ def test_a_long_thought_streamed_token_by_token_shows_nothing_then_the_answer():
 
 
 def test_reasoning_comes_from_either_field():
-    assert reasoning_of(SimpleNamespace(reasoning_content="a", content="x")) == "a"
-    assert reasoning_of(SimpleNamespace(reasoning="b", content="")) == "b"
-    assert reasoning_of(SimpleNamespace(reasoning_content=None, reasoning="c")) == "c"
-    assert reasoning_of(SimpleNamespace(content="x")) == ""
-    assert reasoning_of(SimpleNamespace(reasoning_content=17)) == ""
+    assert reasoning_of(dict(reasoning_content="a", content="x")) == "a"
+    assert reasoning_of(dict(reasoning="b", content="")) == "b"
+    assert reasoning_of(dict(reasoning_content=None, reasoning="c")) == "c"
+    assert reasoning_of(dict(content="x")) == ""
+    assert reasoning_of(dict(reasoning_content=17)) == ""
 
 
 def test_reasoning_tokens_are_read_from_usage_where_counted():
-    assert reasoning_tokens(SimpleNamespace(completion_tokens_details=SimpleNamespace(reasoning_tokens=300))) == 300
-    assert reasoning_tokens(SimpleNamespace(completion_tokens_details=SimpleNamespace(reasoning_tokens=0))) == 0
-    assert reasoning_tokens(SimpleNamespace(completion_tokens_details=None)) == 0
+    assert reasoning_tokens(dict(completion_tokens_details=dict(reasoning_tokens=300))) == 300
+    assert reasoning_tokens(dict(completion_tokens_details=dict(reasoning_tokens=0))) == 0
+    assert reasoning_tokens(dict(completion_tokens_details=None)) == 0
     assert reasoning_tokens(None) == 0
 
 

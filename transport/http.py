@@ -21,14 +21,15 @@ import uuid
 from dataclasses import dataclass
 from typing import IO, Any, cast
 from urllib.parse import urlsplit
-from urllib.request import getproxies, proxy_bypass
+from urllib.request import getproxies
 
 import aiohttp
 from aiohttp.abc import AbstractResolver
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-from net.json_bytes import dumps, loads
+from json_bytes import dumps, loads
+from proxies import proxy_for, where
 
 JSON = "application/json"
 MEDIA_WRITE_TIMEOUT_S = 20.0  # python-telegram-bot's own, for a request that carries a file
@@ -160,7 +161,7 @@ class BotApiRequest(BaseRequest):
     @staticmethod
     def parse_json_payload(payload: bytes) -> dict[str, Any]:
         """Return the Bot API's answer as python-telegram-bot reads it, read by orjson where it can be (a
-        getUpdates answer, every reply's; net/json_bytes.py)."""
+        getUpdates answer, every reply's; json_bytes.py)."""
         return loads(payload, BaseRequest.parse_json_payload)
 
     def timeouts(self, read: object, write: object, connect: object, pool: object, carries_file: bool) -> Timeouts:
@@ -216,26 +217,3 @@ def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes | IO[byt
 def quoted(name: str) -> str:
     """Return a field or file name for the quotes of Content-Disposition, escaped as browsers (and httpx) do."""
     return name.replace("\\", "\\\\").replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def proxy_for(url: str, proxies: dict[str, str]) -> str | None:
-    """Return the proxy a request to `url` goes through, from `proxies` as urllib's getproxies() reads the
-    environment: the one for its scheme, else ALL_PROXY's; None where there is none or NO_PROXY names its host."""
-    parts = urlsplit(url)
-    proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if not proxy:
-        return None
-    if "://" not in proxy:  # "proxy.example:3128", as curl takes it too
-        proxy = f"http://{proxy}"
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    # On Linux, where the bot runs, urllib's proxy_bypass is proxy_bypass_environment: NO_PROXY's rules, from `proxies`.
-    return None if proxy_bypass(host, proxies) else proxy
-
-
-def where(proxy: str) -> str:
-    """Return a proxy's URL without its user and password: its scheme, host and port."""
-    parts = urlsplit(proxy)
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{parts.hostname}{port}"

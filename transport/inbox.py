@@ -20,9 +20,9 @@ from telegram.ext import Application, ExtBot
 from telegram.request import BaseRequest, RequestData
 
 from clock import utc_now
+from json_bytes import dumps
 from memory.secrets.masking import mask_secrets
 from memory.store.backends import database_errors
-from net.json_bytes import dumps
 from transport.http import BotApiRequest
 from transport.sending import Outage, unreachable
 from transport.transport_store import TransportStore
