@@ -35,7 +35,9 @@ Then the CPU from ready until the process is quiet (2 s at least, then until a s
 start; now nothing at start works per user.
 
 Side by side: `--against TREE` runs the same phases and start-ups with the `bot.py` of another checkout (`git
-worktree add /tmp/before COMMIT`), tree after tree within each run.
+worktree add /tmp/before COMMIT`), tree after tree within each run, in TREE/.venv's Python where it has one (a
+tree from before a change of requirements: `python3 -m venv TREE/.venv; TREE/.venv/bin/pip install -r
+TREE/requirements.txt`).
 
 Metrics (docs/metrics.md): `--metrics on` runs the bot with METRICS=on and METRICS_PORT, and at the end of each
 phase (once its CPU is read) scrapes /metrics, parses it with prometheus_client's parser and compares it with the
@@ -167,6 +169,13 @@ def answer(tokens: int):
     return reply
 
 
+def python_of(tree: Path) -> str:
+    """Return the Python that runs `tree`'s bot: its own .venv's where it has one (a tree from before a change of
+    requirements needs its own packages: tornado before issue 58), else this one."""
+    own = tree / ".venv" / "bin" / "python"
+    return str(own) if tree != ROOT and own.exists() else sys.executable
+
+
 @contextlib.asynccontextmanager
 async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = ROOT, profile: Path | None = None,
                       metrics: bool = False):
@@ -184,7 +193,7 @@ async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = RO
                       METRICS_PORT=str(metrics_port or ""))
     started = time.monotonic()
     with log.open("ab") as out:
-        command = [sys.executable, "bot.py"]
+        command = [python_of(tree), "bot.py"]
         if profile is not None:
             spy = str(Path(sys.executable).parent / "py-spy")
             # --gil: only the thread running Python, so that time in a system call is not counted as the caller's
