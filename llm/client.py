@@ -193,6 +193,7 @@ class ChatModel:
         gate: Gate | None = None,
         upkeep: bool = False,
         metrics: Metrics | None = None,
+        paced: bool = False,
     ) -> None:
         self.client = client
         self.model = model
@@ -209,6 +210,10 @@ class ChatModel:
         self.gate = gate or Gate(None)
         self.upkeep = upkeep
         self.metrics = metrics or Metrics()  # counts every completion's tokens and every failure, by kind
+        # `client` is a ModelServer's, whose aiohttp session pauses the socket while a piece waits unread
+        # (llm/servers.py): a stream is read paced, a few times a second (llm/responses.py). Any other HTTP client
+        # (one the caller made) may hand a stream over piece by piece, so it is read as the pieces come.
+        self.paced = paced
 
     async def complete(
         self,
@@ -510,8 +515,9 @@ class ChatModel:
 
         # The response is closed on every way out: the answer, an error, the silence timeout, a cancel. Each piece
         # must come within the attempt timeout: a stalled stream is a failed attempt.
+        paced = pace if self.paced else None
         async with self._opened(messages, cap, options, timeout, stream=True) as response, \
-                asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, pace)) as stream:
+                asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, paced)) as stream:
             async for batch in stream:
                 if loop.time() + quiet - (waiting.when() or 0.0) > lag:
                     waiting.reschedule(loop.time() + quiet)

@@ -22,9 +22,8 @@ READ_TIMEOUTS = (httpx2.TimeoutException, TimeoutError)
 READ_FAILURES = (httpx2.RequestError, aiohttp.ClientError, ssl.SSLError)
 DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its connection is used again
 # A stream's body is read at most this often: a real model writes each token on its own, and reading each as it
-# arrives wakes the process a hundred times a reply (bench/stream_reading.py). Between reads nothing reads the
-# socket: the model's aiohttp session has a small read buffer (llm/servers.py), so aiohttp's own flow control
-# pauses the connection once a piece waits unread, and the kernel gathers what comes. Every wake-up of the process
+# arrives wakes the process a hundred times a reply (bench/stream_reading.py). Between reads aiohttp gathers what
+# comes in its buffer, and the next read takes all of it (up to httpx-aiohttp's 16 KiB). Every wake-up of the process
 # costs more than the work it does (issue 42), so reads are spaced as far as drafts allow: PACE_S while nothing of
 # the answer has come (its first words are read within that), then at most ANSWER_PACE_S, or sooner when the
 # reader wants fresh text for a draft (the `pace` ChatModel._stream_once gives). The answer's end is known at most
@@ -39,9 +38,8 @@ async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | Non
     """Yield the chunks of a streamed answer as its body arrives, up to [DONE]: a list of those each read
     completes (none is yielded empty).
 
-    With `pace`, nothing is read for `pace()` seconds after each read; then what aiohttp held when it paused the
-    connection is read, and after it what the kernel gathered meanwhile (reading the first lets the connection
-    be read again). An error chunk raises openai.APIError, and a broken or timed-out read the SDK's
+    With `pace`, nothing is read for `pace()` seconds after each read; then all that aiohttp gathered meanwhile
+    is read at once. An error chunk raises openai.APIError, and a broken or timed-out read the SDK's
     APIConnectionError or APITimeoutError, as the SDK's own stream does, after the chunks before it. After [DONE]
     the rest of the body is read for a moment, so that the connection goes back to the pool. Closing the
     response is the caller's.
@@ -52,9 +50,6 @@ async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | Non
         async with aclosing(response.aiter_bytes()) as pieces:  # closed here on every way out
             while (piece := await anext(pieces, None)) is not None:
                 chunks = lines.feed(piece)
-                if pace is not None and not lines.done and lines.error is None:
-                    more = await anext(pieces, None)
-                    chunks += lines.feed(more) if more is not None else lines.close()
                 if chunks:
                     yield chunks
                 if lines.error is not None:

@@ -35,7 +35,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIPPED = {".venv", ".git", "data", "__pycache__", "node_modules"}  # and every hidden folder
-PROJECT_FOLDERS = {"memory", "handlers", "transport", "services", "llm", "net", "prompts", "bench", "tests", "docs"}
+PROJECT_FOLDERS = {"memory", "handlers", "transport", "services", "llm", "prompts", "bench", "tests", "docs"}
 # A token that may be a path: folders and a last part, or a file name; then, maybe, ":name".
 TOKEN = re.compile(r"(?<![\w./:@~$*<>{}-])((?:[\w-]+/)+(?:[\w-]+(?:\.\w+)*)?|[\w-]+(?:\.\w+)+)"
                    r"(?::([A-Za-z_]\w*))?(?![\w*<>{}\[/-])")

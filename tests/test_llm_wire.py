@@ -237,7 +237,8 @@ async def chat(model, request):
         client = ModelServer.open(model.base_url, "sk-test", 2.0, Gate(None), ServerFeatures()).client
     else:
         client = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0)
-    yield ChatModel(client, "gpt-4o-mini", attempt_timeout=2.0, budget=4.0, backoff=0.02)
+    yield ChatModel(client, "gpt-4o-mini", attempt_timeout=2.0, budget=4.0, backoff=0.02,
+                    paced=request.param == "model server")
     await client.close()
 
 
@@ -400,11 +401,11 @@ async def test_a_last_chunk_without_its_blank_line_counts_where_the_sdk_drops_it
 async def test_the_read_that_brings_the_finish_reason_asks_for_no_draft():
     """The answer goes out whole right after it: a draft of it would be a request nobody sees."""
     last = data(chunk(finish="stop")) + b"data: [DONE]\n\n"
-    server = Server(Body([data(chunk("Hello")), data(chunk(" there")), last]))  # a read takes two pieces
+    server = Server(Body([data(chunk("Hello")), data(chunk(" there")), last]))  # unpaced: a read, a piece
     chat = server.chat()
     shown: list[str] = []
     assert await chat.complete(MESSAGES, on_text=lambda text: shown.append(text)) == "Hello there"
-    assert shown == ["Hello there"]
+    assert shown == ["Hello", "Hello there"]
     await chat.client.close()
 
 
@@ -487,7 +488,7 @@ async def test_a_stream_is_read_as_often_as_its_reader_asks_and_no_more(model, w
     model.reply = lambda body: "word " * 40
     model.stream_chunk_chars, model.stream_chunk_interval = 5, 0.02  # 40 chunks over 0.8 s
     client = ModelServer.open(model.base_url, "sk-test", scaled(5.0), Gate(None), ServerFeatures()).client
-    chat = ChatModel(client, "gpt-4o-mini", attempt_timeout=scaled(5.0))
+    chat = ChatModel(client, "gpt-4o-mini", attempt_timeout=scaled(5.0), paced=True)
     shown: list[str] = []
     answer = await chat.complete(MESSAGES, on_text=lambda text: shown.append(text) or wish)
     await client.close()

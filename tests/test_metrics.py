@@ -203,12 +203,12 @@ def test_error_kind_leaves_the_client_own_failures_as_other():
 
 
 def test_usage_is_split_into_prompt_and_completion_and_estimated_where_missing():
-    class Usage:
-        prompt_tokens, completion_tokens, total_tokens = 120, 30, 150
-
-    assert split_usage(Usage(), MESSAGES, "hello") == (120, 30)
+    usage = {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
+    assert split_usage(usage, MESSAGES, "hello") == (120, 30)
     assert split_usage(None, MESSAGES, "x" * 40) == (message_tokens(MESSAGES), estimate_tokens("x" * 40))
-    assert split_usage(Usage(), MESSAGES, "hello") != split_usage(None, MESSAGES, "hello")
+    assert split_usage(usage, MESSAGES, "hello") != split_usage(None, MESSAGES, "hello")
+    assert split_usage({"prompt_tokens": -1, "completion_tokens": "30"}, MESSAGES, "x" * 40) == split_usage(
+        None, MESSAGES, "x" * 40)  # what is no count is estimated
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta, timezone
-from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import openai
@@ -122,11 +121,11 @@ def test_a_bad_limit_setting_is_one_clear_error(name, value, says):
 
 def test_a_tally_takes_the_servers_total_or_estimates_it():
     tally = Tally()
-    tally.add(SimpleNamespace(total_tokens=42), MESSAGES, "hello")
+    tally.add({"total_tokens": 42}, MESSAGES, "hello")
     assert (tally.tokens, tally.estimated) == (42, False)
     tally.add(None, MESSAGES, "hello")
     assert tally.tokens == 42 + message_tokens(MESSAGES) + 2 and tally.estimated
-    tally.add(SimpleNamespace(total_tokens=None), [{"role": "user", "content": [
+    tally.add({"total_tokens": None}, [{"role": "user", "content": [
         {"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": "data:"}}]}], "")
     assert tally.tokens == 42 + message_tokens(MESSAGES) + 2 + 2 + 1
 
