@@ -31,6 +31,9 @@ DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its c
 PACE_S = 0.2
 ANSWER_PACE_S = 0.5
 SHORTEST_PACE_S = 0.05  # a draft due sooner than this waits for it: a read costs a wake-up
+# The most one read gives (httpx-aiohttp reads a body in pieces of 16 KiB): a piece that size says more is
+# waiting, so it is read at once rather than a pace later (a long answer would otherwise crawl, 16 KiB a pace).
+FULL_PIECE = 16 * 1024
 
 
 async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | None = None
@@ -60,7 +63,7 @@ async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | Non
                             while await anext(pieces, None) is not None:
                                 pass
                     return
-                if pace is not None:
+                if pace is not None and len(piece) < FULL_PIECE:
                     await asyncio.sleep(pace())
         chunks = lines.close()
         if chunks:
