@@ -156,3 +156,18 @@ def pytest_terminal_summary(terminalreporter):
             f"crash test: {totals['messages']} messages, {totals['kills']} SIGKILLs, all answered; {totals['in doubt']}"
             f" answers left in doubt by a kill right after sending, {totals['sent again']} sent again"
         )
+
+
+@pytest.fixture
+async def servers():
+    """The network tests' local servers (tests/network_servers.py): start those a test makes
+    (`await servers(ScriptedServer(...))`); close them all at its end."""
+    started = []
+
+    async def start(server):
+        started.append(await server.start())
+        return server
+
+    yield start
+    for server in started:
+        await server.close()

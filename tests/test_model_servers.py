@@ -44,20 +44,6 @@ def plain_environment(monkeypatch):
     return monkeypatch
 
 
-@pytest.fixture
-async def servers():
-    """Start the servers a test makes (`await servers(ScriptedServer(...))`); close them all at its end."""
-    started = []
-
-    async def start(server):
-        started.append(await server.start())
-        return server
-
-    yield start
-    for server in started:
-        await server.close()
-
-
 async def answering(exchange: Exchange) -> None:
     """Answer every request on the connection with ANSWER."""
     while await exchange.request() is not None:

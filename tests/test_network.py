@@ -47,20 +47,6 @@ async def answering(exchange: Exchange) -> None:
         await exchange.send(response(200, UPDATES, "Content-Type: application/json"))
 
 
-@pytest.fixture
-async def servers():
-    """Start the servers a test makes (`await servers(ScriptedServer(...))`); close them all at its end."""
-    started = []
-
-    async def start(server):
-        started.append(await server.start())
-        return server
-
-    yield start
-    for server in started:
-        await server.close()
-
-
 async def requested(url: str, sender: BotApiRequest | None = None, **timeouts) -> tuple[int, bytes]:
     """Return the status and body of one POST to `url` through a BotApiRequest (a fresh one unless given)."""
     own = sender is None
