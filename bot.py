@@ -59,7 +59,7 @@ from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.style import candidates as style_candidates
 from memory.text import word_forms
-from memory.text.prefilter import learn_patterns
+from memory.text.prefilter import expect_learning, learn_patterns
 from memory.time import zones
 from metrics import Metrics, PrometheusMetrics
 from prompts import load_prompt
@@ -237,6 +237,7 @@ async def post_init(app: Application) -> None:
     config = services.config
     await services.inbox.replay(app)
     # The city → time zone index takes a second to build: off the event loop, before the first city is looked up.
+    expect_learning()  # until warm_up has learnt them, the patterns run unfiltered rather than hold the loop
     asyncio.get_running_loop().run_in_executor(None, warm_up)
     await register_commands(app)
     await register_menu_button(app, config.webapp_url)
@@ -273,11 +274,13 @@ def warm_up() -> None:
     analyzer, the style wishes' tables, the seed phrases' word lists and the prefilter words of every pattern
     (the rules on a first message: about 140 ms of CPU cold, 8 warmed); then hand back the memory the index's build
     used (~50 MiB)."""
-    zones.warm()
-    word_forms.analyzer()
-    style_candidates.warm()
-    seeds.any_list()
-    learn_patterns(module for name, module in list(sys.modules.items()) if name.split(".")[0] in PATTERN_ROOMS)
+    try:
+        zones.warm()
+        word_forms.analyzer()
+        style_candidates.warm()
+        seeds.any_list()
+    finally:  # whatever failed before, the patterns are learnt: expect_learning's wait ends
+        learn_patterns(module for name, module in list(sys.modules.items()) if name.split(".")[0] in PATTERN_ROOMS)
     gc.collect()
     try:  # glibc keeps freed memory for reuse unless asked; elsewhere this is simply skipped
         ctypes.CDLL("libc.so.6").malloc_trim(0)

@@ -60,16 +60,18 @@ async def test_an_echo_before_the_answer_is_cut_from_what_is_sent_and_stored(tel
 
 
 async def test_drafts_never_show_the_echo(telegram, model, config):
-    model.reply = echo_then_answer
-    # 4 characters every 20 ms: the echo alone takes over a second, so drafts would show it
+    # An answer long enough to be shown as drafts several times (0.2 s apart) after the echo.
+    answer = f"{ANSWER} Я помню, ты собиралась в выходные за город, к друзьям на дачу. Получилось выбраться?"
+    model.reply = lambda body: f"{echo(body)}\n\n{answer}"
+    # 4 characters every 20 ms: the echo alone takes over a second, so drafts would show it; the answer, 0.5 s
     model.stream_first_delay, model.stream_chunk_chars, model.stream_chunk_interval = 0.05, 4, 0.02
     async with running_bot(config):
         telegram.push_text(ANN, "Привет! Меня зовут Анна.")
         [reply] = await telegram.wait_for_sent(ANN, 1)
         await asyncio.sleep(0.3)  # a draft still on its way would land now
     drafts = [draft["visible_text"] for draft in telegram.drafts_to(ANN)]
-    assert reply["visible_text"] == ANSWER
-    assert drafts and all(ANSWER.startswith(draft) for draft in drafts)  # not a piece of the echo
+    assert reply["visible_text"] == answer
+    assert drafts and all(answer.startswith(draft) for draft in drafts)  # not a piece of the echo
 
 
 async def test_an_answer_that_is_only_the_echo_is_asked_for_once_more(telegram, model, config, caplog):

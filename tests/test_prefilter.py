@@ -311,3 +311,30 @@ def test_learning_a_modules_patterns_builds_its_shortlists(monkeypatch):
     prefilter.learn_patterns([module])
     monkeypatch.setattr(prefilter, "PatternFilter", lambda patterns: pytest.fail("read again"))
     assert module.TRIGGERS.possible("a kestrel") == list(module.TRIGGERS.rows)
+
+
+def test_while_learning_is_expected_nothing_is_built_on_the_asking_thread_and_every_pattern_runs(monkeypatch):
+    # bot.py's warm-up learns the patterns in a thread; a first message meanwhile must not build RE2's filters
+    # on the event loop (it held the loop for up to a second): it runs the patterns unfiltered instead.
+    module = types.ModuleType("rules_for_the_test")
+    module.ALONE, module.TRIGGERS = re.compile(r"\bplover\b"), Shortlist([re.compile(r"\bdunlin\b")])
+    later = Shortlist([re.compile(r"\bruff\b")])  # one learn_patterns does not see, as a table built in a function
+    monkeypatch.setattr(prefilter._coming, "learning", False)
+    prefilter.expect_learning()
+    with monkeypatch.context() as building:
+        building.setattr(prefilter, "PatternFilter", lambda patterns: pytest.fail("built while learning"))
+        assert could_match(module.ALONE, "a crow")  # not known yet: it runs
+        assert module.TRIGGERS.possible("a crow") == list(module.TRIGGERS.rows)
+        assert later.possible("a crow") == list(later.rows)
+    assert prefilter.learn_patterns([module]) == 2
+    assert not prefilter._coming.learning
+    assert not could_match(module.ALONE, "a crow") and module.TRIGGERS.possible("a crow") == []
+    assert later.possible("a crow") == [] and later.possible("a ruff") == list(later.rows)  # built when first asked
+
+
+def test_learning_that_fails_still_ends_the_wait(monkeypatch):
+    monkeypatch.setattr(prefilter._coming, "learning", False)
+    prefilter.expect_learning()
+    with pytest.raises(TypeError):
+        prefilter.learn_patterns([object()])  # not a module: vars() refuses it
+    assert not prefilter._coming.learning

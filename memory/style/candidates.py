@@ -162,8 +162,8 @@ def _complete_requests(sentence: str) -> Iterator[Wish]:
 def warm() -> None:
     """Build the tables of requests and phrases and read their patterns' prefilter words now, not on a first
     message (0.17 s of CPU)."""
-    _complete_table().possible("")
-    _phrase_table().possible("")
+    _complete_table().build()
+    _phrase_table().build()
 
 
 @lru_cache(maxsize=1)

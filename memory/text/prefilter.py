@@ -250,6 +250,8 @@ def could_match(pattern: re.Pattern[str], text: str) -> bool:
     """False only when `pattern` has no match anywhere in `text`."""
     known = _KNOWN.get(id(pattern))
     if known is None or known[0] is not pattern:
+        if _coming.learning:
+            return True  # learn_patterns is on its way in another thread: run the pattern, build nothing here
         known = _learn(pattern)
     number = known[2]
     return number < 0 or number in known[1].found(text)
@@ -295,7 +297,9 @@ class Shortlist(Generic[R]):
 
     def possible(self, text: str) -> list[R]:
         """Return the rows whose pattern can match somewhere in `text`, in the order they were given."""
-        holder, numbered = self._numbered or self._build()
+        if self._numbered is None and _coming.learning:
+            return list(self.rows)  # as could_match: while learn_patterns is on its way, every row runs
+        holder, numbered = self._numbered or self.build()
         found = holder.found(text)
         return [row for row, number in numbered if number < 0 or number in found]
 
@@ -306,7 +310,8 @@ class Shortlist(Generic[R]):
             return row
         return self._pattern(row)
 
-    def _build(self) -> tuple[PatternFilter, tuple[tuple[R, int], ...]]:
+    def build(self) -> tuple[PatternFilter, tuple[tuple[R, int], ...]]:
+        """Build the filter now, rather than on the first `possible`; return it with each row's number there."""
         patterns = [self.pattern_of(row) for row in self.rows]
         known = [entry for pattern in patterns if (entry := _KNOWN.get(id(pattern))) and entry[0] is pattern]
         if known and len(known) == len(patterns) and len({id(entry[1]) for entry in known}) == 1:
@@ -318,10 +323,34 @@ class Shortlist(Generic[R]):
         return self._numbered
 
 
+class _Coming:
+    """Whether learn_patterns is on its way in another thread (`expect_learning`)."""
+
+    learning = False
+
+
+_coming = _Coming()
+
+
+def expect_learning() -> None:
+    """Say that learn_patterns is about to run in another thread (bot.py's warm-up). Until it ends, a pattern or
+    shortlist it has not learned yet simply runs, unfiltered (about 2 ms of CPU a message), instead of building
+    RE2's filters on the asking thread: a first message right after a start would otherwise hold the event loop
+    for the better part of a second, fighting the warm-up thread for the GIL."""
+    _coming.learning = True
+
+
 def learn_patterns(modules: Iterable[ModuleType]) -> int:
     """Put every pattern the modules hold at their top level (alone, or in a list, tuple, set or dict there) into one
     filter, and build their shortlists, so that a message pays one pass of RE2 a text for all of them and nothing
     for a first use; return how many patterns."""
+    try:
+        return _learn_all(modules)
+    finally:
+        _coming.learning = False
+
+
+def _learn_all(modules: Iterable[ModuleType]) -> int:
     found: dict[int, re.Pattern[str]] = {}
     shortlists: list[Shortlist[object]] = []
     for module in modules:
@@ -346,7 +375,7 @@ def learn_patterns(modules: Iterable[ModuleType]) -> int:
     for pattern, number in zip(patterns, shared.numbers, strict=True):
         _KNOWN[id(pattern)] = (pattern, shared, number)
     for shortlist in shortlists:
-        shortlist._build()
+        shortlist.build()
     return len(found)
 
 
