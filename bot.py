@@ -265,7 +265,7 @@ def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMete
         gate=server.gate,
         upkeep=upkeep,
         metrics=metrics,
-        paced=True,  # the server's own client (llm/servers.py)
+        streams=server.streams,  # read paced (llm/servers.py)
     )
 
 

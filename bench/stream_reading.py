@@ -8,8 +8,9 @@ process per reply over `--replies` replies, and the wall time of a reply (the se
   its `DefaultAioHttpClient`;
 - unpaced: the bot's path (llm/servers.py's client, ChatModel's request through the SDK's `post`, llm/responses.py's
   read_chunks) reading each piece as it comes;
-- paced: the same, read every ANSWER_PACE_S as ChatModel reads a reply once its words come: aiohttp's flow
-  control (the session's small read buffer) leaves the socket alone between reads;
+- paced: the same on the server's client for streams (ModelServer.streams), read every ANSWER_PACE_S as ChatModel
+  reads a reply once its words come: aiohttp's flow control (that session's one-byte read buffer) leaves the
+  socket alone between reads;
 - paced 64K: the same pacing on the SDK's `DefaultAioHttpClient`, whose aiohttp session keeps the default 64 KiB
   read buffer: aiohttp goes on reading the socket between our reads, once a chunk;
 - floor: a bare asyncio Protocol that only counts what arrives: what a hundred wake-ups of the loop cost;
@@ -85,7 +86,7 @@ async def one_reply(client: openai.AsyncOpenAI, stack: str) -> None:
             pass
         return
     pace = ANSWER_PACE_S if stack.startswith("paced") else None
-    async with ChatModel(client, "m")._opened([], None, {}, 30.0, stream=True) as reply:
+    async with ChatModel(client, "m", streams=client)._opened([], None, {}, 30.0, stream=True) as reply:
         async for _ in read_chunks(reply, (lambda: pace) if pace else None):
             pass
 
@@ -116,7 +117,7 @@ async def measure(stack: str, port: int, replies: int) -> tuple[float, float]:
     server = None
     if stack in ("unpaced", "paced"):
         server = ModelServer.open(url, "sk-test", 30.0, Gate(None), ServerFeatures())
-        client = server.client
+        client = server.streams if stack == "paced" else server.client
     elif stack != "floor":
         client = openai.AsyncOpenAI(base_url=url, api_key="sk-test", max_retries=0,
                                     http_client=openai.DefaultAioHttpClient())
@@ -128,7 +129,9 @@ async def measure(stack: str, port: int, replies: int) -> tuple[float, float]:
         if number:
             costs.append((cpu() - started) * 1000)
             walls.append(loop.time() - began)
-    if stack != "floor":
+    if server is not None:
+        await server.close()
+    elif stack != "floor":
         await client.close()
     return statistics.median(costs), statistics.median(walls)
 

@@ -193,7 +193,7 @@ class ChatModel:
         gate: Gate | None = None,
         upkeep: bool = False,
         metrics: Metrics | None = None,
-        paced: bool = False,
+        streams: openai.AsyncOpenAI | None = None,
     ) -> None:
         self.client = client
         self.model = model
@@ -210,10 +210,11 @@ class ChatModel:
         self.gate = gate or Gate(None)
         self.upkeep = upkeep
         self.metrics = metrics or Metrics()  # counts every completion's tokens and every failure, by kind
-        # `client` is a ModelServer's, whose aiohttp session pauses the socket while a piece waits unread
-        # (llm/servers.py): a stream is read paced, a few times a second (llm/responses.py). Any other HTTP client
-        # (one the caller made) may hand a stream over piece by piece, so it is read as the pieces come.
-        self.paced = paced
+        # `streams`: a ModelServer's client for streams, whose aiohttp session pauses the socket while a piece waits
+        # unread (llm/servers.py): a stream through it is read paced, a few times a second (llm/responses.py).
+        # Without it, streams go through `client`, which may hand them over piece by piece, and are read as the
+        # pieces come.
+        self.streams = streams
 
     async def complete(
         self,
@@ -452,8 +453,9 @@ class ChatModel:
                             response = await self.client.post(CHAT_PATH, cast_to=httpx2.Response, content=content,
                                                               options=sent)
                             break
-                        chunks = await self.client.post(CHAT_PATH, cast_to=object, content=content, options=sent,
-                                                        stream=True, stream_cls=openai.AsyncStream[object])
+                        chunks = await (self.streams or self.client).post(
+                            CHAT_PATH, cast_to=object, content=content, options=sent, stream=True,
+                            stream_cls=openai.AsyncStream[object])
                         stack.push_async_callback(chunks.close)
                         response = chunks.response
                     break
@@ -515,7 +517,7 @@ class ChatModel:
 
         # The response is closed on every way out: the answer, an error, the silence timeout, a cancel. Each piece
         # must come within the attempt timeout: a stalled stream is a failed attempt.
-        paced = pace if self.paced else None
+        paced = pace if self.streams is not None else None
         async with self._opened(messages, cap, options, timeout, stream=True) as response, \
                 asyncio.timeout(quiet) as waiting, aclosing(read_chunks(response, paced)) as stream:
             async for batch in stream:

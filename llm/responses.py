@@ -22,8 +22,9 @@ READ_TIMEOUTS = (httpx2.TimeoutException, TimeoutError)
 READ_FAILURES = (httpx2.RequestError, aiohttp.ClientError, ssl.SSLError)
 DRAIN_S = 0.1  # how long the rest of a body after [DONE] is read, so that its connection is used again
 # A stream's body is read at most this often: a real model writes each token on its own, and reading each as it
-# arrives wakes the process a hundred times a reply (bench/stream_reading.py). Between reads aiohttp gathers what
-# comes in its buffer, and the next read takes all of it (up to httpx-aiohttp's 16 KiB). Every wake-up of the process
+# arrives wakes the process a hundred times a reply (bench/stream_reading.py). Between reads nothing reads the
+# socket: the streams' aiohttp session has a one-byte read buffer (llm/servers.py), so aiohttp's own flow control
+# pauses the connection once a piece waits unread, and the kernel gathers what comes. Every wake-up of the process
 # costs more than the work it does (issue 42), so reads are spaced as far as drafts allow: PACE_S while nothing of
 # the answer has come (its first words are read within that), then at most ANSWER_PACE_S, or sooner when the
 # reader wants fresh text for a draft (the `pace` ChatModel._stream_once gives). The answer's end is known at most
@@ -33,6 +34,7 @@ ANSWER_PACE_S = 0.5
 SHORTEST_PACE_S = 0.05  # a draft due sooner than this waits for it: a read costs a wake-up
 # The most one read gives (httpx-aiohttp reads a body in pieces of 16 KiB): a piece that size says more is
 # waiting, so it is read at once rather than a pace later (a long answer would otherwise crawl, 16 KiB a pace).
+# A piece any smaller is all the socket held.
 FULL_PIECE = 16 * 1024
 
 
@@ -41,8 +43,9 @@ async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | Non
     """Yield the chunks of a streamed answer as its body arrives, up to [DONE]: a list of those each read
     completes (none is yielded empty).
 
-    With `pace`, nothing is read for `pace()` seconds after each read; then all that aiohttp gathered meanwhile
-    is read at once. An error chunk raises openai.APIError, and a broken or timed-out read the SDK's
+    With `pace`, nothing is read for `pace()` seconds after each read; then what aiohttp held when it paused the
+    connection is read, and after it what the kernel gathered meanwhile (reading the first lets the connection
+    be read again). An error chunk raises openai.APIError, and a broken or timed-out read the SDK's
     APIConnectionError or APITimeoutError, as the SDK's own stream does, after the chunks before it. After [DONE]
     the rest of the body is read for a moment, so that the connection goes back to the pool. Closing the
     response is the caller's.
@@ -52,7 +55,12 @@ async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | Non
     try:
         async with aclosing(response.aiter_bytes()) as pieces:  # closed here on every way out
             while (piece := await anext(pieces, None)) is not None:
-                chunks = lines.feed(piece)
+                chunks, ended = lines.feed(piece), False
+                if pace is not None and not lines.done and lines.error is None:
+                    more = await anext(pieces, None)
+                    ended = more is None
+                    chunks += lines.close() if more is None else lines.feed(more)
+                    piece = more or piece
                 if chunks:
                     yield chunks
                 if lines.error is not None:
@@ -63,7 +71,7 @@ async def read_chunks(response: httpx2.Response, pace: Callable[[], float] | Non
                             while await anext(pieces, None) is not None:
                                 pass
                     return
-                if pace is not None and len(piece) < FULL_PIECE:
+                if pace is not None and not ended and len(piece) < FULL_PIECE:
                     await asyncio.sleep(pace())
         chunks = lines.close()
         if chunks:

@@ -234,12 +234,14 @@ async def lean_reading(chat: ChatModel, stream: bool = True) -> Reading:
 async def chat(model, request):
     """A ChatModel on the SDK's default HTTP client, and on the one llm/servers.py gives a model server (aiohttp)."""
     if request.param == "model server":
-        client = ModelServer.open(model.base_url, "sk-test", 2.0, Gate(None), ServerFeatures()).client
+        server = ModelServer.open(model.base_url, "sk-test", 2.0, Gate(None), ServerFeatures())
+        yield ChatModel(server.client, "gpt-4o-mini", attempt_timeout=2.0, budget=4.0, backoff=0.02,
+                        streams=server.streams)
+        await server.close()
     else:
         client = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0)
-    yield ChatModel(client, "gpt-4o-mini", attempt_timeout=2.0, budget=4.0, backoff=0.02,
-                    paced=request.param == "model server")
-    await client.close()
+        yield ChatModel(client, "gpt-4o-mini", attempt_timeout=2.0, budget=4.0, backoff=0.02)
+        await client.close()
 
 
 def cut(mode: str):
@@ -487,11 +489,11 @@ async def test_a_stream_is_read_as_often_as_its_reader_asks_and_no_more(model, w
     every ANSWER_PACE_S (0.5 s) unless `on_text` asks for it sooner; the answer is the whole of it either way."""
     model.reply = lambda body: "word " * 40
     model.stream_chunk_chars, model.stream_chunk_interval = 5, 0.02  # 40 chunks over 0.8 s
-    client = ModelServer.open(model.base_url, "sk-test", scaled(5.0), Gate(None), ServerFeatures()).client
-    chat = ChatModel(client, "gpt-4o-mini", attempt_timeout=scaled(5.0), paced=True)
+    server = ModelServer.open(model.base_url, "sk-test", scaled(5.0), Gate(None), ServerFeatures())
+    chat = ChatModel(server.client, "gpt-4o-mini", attempt_timeout=scaled(5.0), streams=server.streams)
     shown: list[str] = []
     answer = await chat.complete(MESSAGES, on_text=lambda text: shown.append(text) or wish)
-    await client.close()
+    await server.close()
     assert answer == ("word " * 40).strip() and answer.startswith(shown[-1].strip())
     assert all(len(later) > len(earlier) for earlier, later in zip(shown, shown[1:], strict=False))
     if wish is None:  # read at once, then at 0.5 s, then the rest

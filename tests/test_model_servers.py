@@ -55,8 +55,8 @@ def opened(base_url: str, timeout: float = 5.0) -> ModelServer:
 
 
 async def completed(server: ModelServer, **settings: float) -> str:
-    chat = ChatModel(server.client, "m", **{"attempt_timeout": 5.0, "budget": 5.0, "backoff": 0.01, "paced": True,
-                                            **settings})
+    chat = ChatModel(server.client, "m", **{"attempt_timeout": 5.0, "budget": 5.0, "backoff": 0.01,
+                                            "streams": server.streams, **settings})
     try:
         return await chat.complete(MESSAGES)
     finally:
@@ -140,7 +140,7 @@ async def test_a_refusal_is_the_sdks_own_error_with_its_message_and_body(status,
 
     model = await servers(ScriptedServer(refusing))
     server = opened(f"{model.url}/v1")
-    chat = ChatModel(server.client, "m", attempt_timeout=5.0, paced=True)
+    chat = ChatModel(server.client, "m", attempt_timeout=5.0, streams=server.streams)
     try:
         with pytest.raises(error) as raised:
             async with chat._opened(MESSAGES, None, {}, 5.0, stream=stream):
@@ -155,7 +155,7 @@ async def test_a_refusal_is_the_sdks_own_error_with_its_message_and_body(status,
 async def test_no_server_is_a_connection_error_and_a_silent_one_a_timeout(servers):
     port = await closed_port()
     server = opened(f"http://127.0.0.1:{port}/v1")
-    chat = ChatModel(server.client, "m", paced=True)
+    chat = ChatModel(server.client, "m", streams=server.streams)
     try:
         # httpx-aiohttp 0.2.0 maps aiohttp's refused connection to httpx2's ConnectTimeout (its map prefers the
         # parent ClientConnectionError's entry), so the SDK says APITimeoutError, a subclass: retried all the same.
@@ -170,7 +170,7 @@ async def test_no_server_is_a_connection_error_and_a_silent_one_a_timeout(server
 
     model = await servers(ScriptedServer(silent))
     server = opened(f"{model.url}/v1", timeout=0.3)
-    chat = ChatModel(server.client, "m", paced=True)
+    chat = ChatModel(server.client, "m", streams=server.streams)
     try:
         with pytest.raises((openai.APITimeoutError, TimeoutError)):
             await chat._create(MESSAGES, None, {}, 0.3)
@@ -192,7 +192,7 @@ async def test_a_stream_that_stalls_is_closed_not_pooled_and_the_next_one_gets_a
     model = await servers(ScriptedServer(stalling_once))
     server = opened(f"{model.url}/v1")
     # Silence for longer than a paced read's half second is a stall.
-    chat = ChatModel(server.client, "m", attempt_timeout=1.0, budget=8.0, backoff=0.01, paced=True)
+    chat = ChatModel(server.client, "m", attempt_timeout=1.0, budget=8.0, backoff=0.01, streams=server.streams)
     shown: list[str] = []
     try:
         assert await chat.complete(MESSAGES, on_text=shown.append) == "Hello"
@@ -202,5 +202,31 @@ async def test_a_stream_that_stalls_is_closed_not_pooled_and_the_next_one_gets_a
         # A stream read to its end leaves its connection for the next request.
         assert await chat.complete(MESSAGES, on_text=shown.append) == "Hello"
         assert len(model.exchanges) == 2
+    finally:
+        await server.close()
+
+
+async def test_a_connection_back_in_the_pool_answers_its_next_request_whatever_the_wait(servers):
+    # aiohttp 3.14 with a small read buffer arms a connection's read timeout again when a whole answer is read
+    # after the connection went back to the pool; the timer then fails the next request on it, unsent
+    # (SocketTimeoutError). The streams' session (one-byte buffer) never sets a read timeout; the other keeps
+    # aiohttp's buffer. Both connections here wait past the attempt timeout in the pool, then answer again.
+    async def streaming_or_whole(exchange: Exchange) -> None:
+        while (request := await exchange.request()) is not None:
+            if b'"stream":true' in request.body:
+                await exchange.send(SSE_HEAD + sse_chunk("hello") + sse_chunk(finish="stop")
+                                    + b"e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n")
+            else:
+                await exchange.send(response(200, ANSWER, "Content-Type: application/json"))
+
+    model = await servers(ScriptedServer(streaming_or_whole))
+    server = opened(f"{model.url}/v1", timeout=0.5)
+    chat = ChatModel(server.client, "m", attempt_timeout=0.5, budget=0.5, backoff=0.01, streams=server.streams)
+    try:
+        for _ in range(2):
+            assert await chat.complete(MESSAGES) == "hello"
+            assert await chat.complete(MESSAGES, on_text=lambda text: None) == "hello"
+            await asyncio.sleep(1.0)  # twice the read timeout, in the pool
+        assert len(model.exchanges) == 2  # one connection each, kept and used again
     finally:
         await server.close()
