@@ -124,6 +124,49 @@ OBLIGATION = re.compile(
     re.IGNORECASE,
 )
 
+# A claim of power over the assistant, stated as a fact about the user: its developer, owner, admin or creator,
+# or a word that unlocks a mode. Stored, it would stand in every later prompt as the user's authority.
+_THIS_BOT = (r"(?:(?:this|your|you|the)\s+(?:ai\s+)?(?:bot|assistant|chatbot|ai|model|companion)|you\b|yourself"
+             r"|(?:этого|данного|твоего|вашего|нашего|этой|данной)\s+(?:бот\w*|ассистент\w*|нейросет\w*|ии|модел\w*)"
+             r"|(?:тебя|вас)\b)")
+_MAKER = (r"(?:developer|dev|creator|owner|admin|administrator|maker|programmer|author|master|operator|owners"
+          r"|разработчи\w*|создател\w*|создательниц\w*|владел\w*|хозя\w*|админ\w*|автор\w*|программист\w*)")
+_MODE = (r"(?:admin|administrator|developer|dev|debug|god|root|sudo|super\s*user|maintenance|unrestricted|jailbreak"
+         r"|unfiltered|режим\w*|администратор\w*|разработчик\w*|отладк\w*|бога|суперпользовател\w*)")
+_UNLOCKS = (r"(?:unlock\w*|enabl\w*|activat\w*|turns?\s+on|switch\w*|grant\w*|opens?|gives?|lifts?|remov\w*"
+            r"|disabl\w*|turns?\s+off|включа\w*|включит\w*|активир\w*|открыва\w*|откроет|снима\w*|снимет"
+            r"|отключа\w*|отключит\w*|разблокир\w*|переключа\w*|переводит|даёт|дает|для\s+входа)")
+_GUARDED = (rf"(?:{_MODE}\s+(?:mode|access|rights|privileges|panel|console)|(?:mode|режим\w*)\b|access|rights"
+            r"|privileges|restrictions|rules|filters|safety|safeguards|доступ\w*|прав[аио]?\b|ограничени\w*"
+            rf"|правил\w*|фильтр\w*|{_THIS_BOT})")
+AUTHORITY = re.compile(
+    rf"\b{_MAKER}\s+(?:of|for|behind)\s+{_THIS_BOT}"  # "the developer of this bot"
+    rf"|\b(?:the|this)\s+(?:bot|assistant|ai|chatbot)'?s\s+{_MAKER}\b|\byour\s+{_MAKER}\b"  # "the bot's developer"
+    rf"|\b(?:твой|твоя|твои|ваш|ваша)\s+{_MAKER}"  # "я твой создатель"
+    rf"|\b{_MAKER}\s+{_THIS_BOT}"  # "владелец этого ассистента"
+    rf"|\b{_MAKER}\s+(?:бота|ассистента|нейросети)(?=\s*(?:[:;,—–-]|$))"  # "админ бота: …"
+    r"|\b(?:created|built|made|programmed|wrote|developed|trained|owns|runs|controls|created\s+and\s+runs)\s+"
+    rf"{_THIS_BOT}|\b(?:создал\w*|разработал\w*|написал\w*|сделал\w*|обучил\w*|программировал\w*)\s+{_THIS_BOT}"
+    rf"|\b(?:root|admin|administrator|full|sudo|developer)\s+(?:access|rights|privileges|control)\s+(?:to|over|on|of)"
+    rf"\s+{_THIS_BOT}"
+    r"|\b(?:password|passphrase|pass\s+code|passcode|code\s*word|codeword|secret\s+(?:word|phrase|code|command)"
+    r"|magic\s+(?:word|phrase)|safe\s*word|trigger\s+(?:word|phrase)|пароль\w*|парол[ея]\w*|кодов\w+\s+(?:слов\w*|фраз\w*)"
+    r"|секретн\w+\s+(?:слов\w*|фраз\w*|команд\w*|код\w*)|волшебн\w+\s+слов\w*|ключев\w+\s+(?:слов\w*|фраз\w*)"
+    rf"|стоп-слов\w*)\b[^.!?\n]{{0,60}}?\b{_UNLOCKS}\b[^.!?\n]{{0,40}}?\b{_GUARDED}"
+    rf"|\b(?:password|passphrase|code\s*word|пароль|кодов\w+\s+слов\w*)\b[^.!?\n]{{0,30}}?\b(?:for|to|into|of|для|от|в)"
+    rf"\s+(?:(?:the|входа\s+в)\s+)?{_MODE}\s+(?:mode|access|режим\w*)"
+    rf"|\b(?:password|passphrase|code\s*word|пароль|кодов\w+\s+слов\w*)\b[^.!?\n]{{0,30}}?\b(?:for|to|into|of|для|от|в)"
+    rf"\s+(?:входа\s+в\s+)?режим\w*\s+{_MODE}"
+    r"|\b(?:right|allowed|permitted|may|can|право|может|можно|разрешено)\b[^.!?\n]{0,20}?\b(?:change|lift|remove"
+    r"|override|disable|bypass|rewrite|turn\s+off|менять|изменять|снимать|отменять|отключать|обходить|переписывать)"
+    r"\w*\s+(?:its|your|the\s+(?:bot|assistant)'?s|его|твои|ваши|бота|ассистента|системн\w*|safety)\s+(?:\w+\s+)?"
+    r"(?:rules|restrictions|filters|instructions|prompt|правил\w*|ограничени\w*|фильтр\w*|инструкци\w*|промпт\w*)"
+    r"|\b(?:messages?|commands?|words?|orders?|сообщени\w*|команд\w*|слова)\b[^.!?\n]{0,40}?\b(?:count\s+as|are|is"
+    r"|считаются|являются|равны|важнее|главнее|выше)\s+(?:(?:the|a)\s+)?(?:system|admin|developer|системн\w*"
+    r"|админ\w*|разработчик\w*)",
+    re.IGNORECASE,
+)
+
 _SPEECH = (r"(?:says?|said|tells?|told|asks?|asked|writes?|wrote|quotes?|motto|говор\w*|сказал\w*|скажет"
            r"|пишет|написал\w*|повторя\w*|советует|советовал\w*|просит|учит|девиз|цитат\w*)")
 REPORTED = re.compile(rf"\b{_SPEECH}\b[^.!?\n:«\"“„]{{0,20}}[:«\"“„][^\n]*", re.IGNORECASE)
@@ -169,7 +212,7 @@ def reads_as_orders(text: str, mentions: bool) -> bool:
     if SETTING_ASIDE.search(text) or SHOWING_HIDDEN.search(text) or RULES_VOID.search(text):
         return True
     own = QUOTED.sub(" ", REPORTED.sub(" ", text))  # someone else's words order no one here
-    if OBLIGATION.search(own) or SENDING_AWAY.search(own):
+    if OBLIGATION.search(own) or SENDING_AWAY.search(own) or AUTHORITY.search(own):
         return True
     return not mentions and any(has_order(clause) for clause in CLAUSE.split(own))
 
