@@ -28,6 +28,8 @@ LEET_WORD = re.compile(r"(?=[\w$@!|]*[^\W\d_])(?=[\w$@!|]*[0-9$|])[\w$@!|]{2,}")
 TRAILING_DIGITS = re.compile(r"[^\W\d]+\d{3,}")
 MAX_LEET_WORD = 20
 LATIN_LEET = str.maketrans("0134578$|!", "oieastbsli")
+# 1 is i or l: after a vowel (or another such 1) it is l ("a11", "ru1es", "he110"), else i ("1gn0re", "pr3v10us").
+AFTER_VOWEL_ONE = re.compile(r"(?<=[aeiouAEIOU013])1+")
 CYRILLIC_LEET = str.maketrans("0346", "оеаб")  # 3 at a word's start is з ("3абудь"), elsewhere е ("вс3")
 CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 # A base64 run long enough to hold a sentence; shorter ones are ids and hashes.
@@ -95,7 +97,7 @@ def spelled_leet(text: str) -> str | None:
         if CYRILLIC.search(word):
             spelled = ("з" + word[1:] if word.startswith("3") else word).translate(CYRILLIC_LEET)
         else:
-            spelled = word.translate(LATIN_LEET)
+            spelled = AFTER_VOWEL_ONE.sub("l", word).translate(LATIN_LEET)
         changed = changed or spelled != word
         return spelled
 

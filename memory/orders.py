@@ -116,6 +116,8 @@ OBLIGATION = re.compile(
     r"|\b(?:from\s+now\s+on|henceforth|starting\s+now|going\s+forward|from\s+this\s+point)\W+(?:you|your)\b"
     r"|\byour\s+(?:[\w'’-]+\s+){0,2}?(?:instructions|rules|task|role|goal|purpose|job|name|persona|orders"
     r"|directives?|mission)\s+(?:[\w'’-]+\s+)?(?:is|are|:)"
+    r"|(?:^|[,;:.!]\s*|\b(?:and|so|always|just|please|then)\s+)do\s+(?:whatever|everything|anything|what|all)\s+"
+    r"(?:i|he|she|they|we|the\s+user)\s+(?:says?|tells?|asks?|wants?|commands?|orders?)\b"
     r"|\b(?:keep|start|always)\s+obey\w*|\bobey\s+(?:me|my|this|the\s+user|us)\b"
     r"|\b(?:ты|вы)\s+(?:теперь\s+|отныне\s+|сейчас\s+|больше\s+)?(?:не\s+)?(?:долж\w*|обязан\w*|будешь|будете)"
     r"|\b(?:ты|вы)\s+(?:теперь|отныне|впредь|больше\s+не)\b"
@@ -167,6 +169,57 @@ AUTHORITY = re.compile(
     re.IGNORECASE,
 )
 
+# What a lasting wish about the talk itself is about: language, length, tone, how to address the user, emoji,
+# swearing, questions, words and topics to leave out. "reply in English", "не матерись", "don't ask me follow-up
+# questions" are imperatives, as a wish is, and they stay the user's to make (memory/style/): a clause that
+# orders only these is a wish, not an injection. One that touches the assistant's rules or secrets is not.
+_LANGUAGES = (r"(?:english|russian|ukrainian|belarusian|german|french|spanish|italian|portuguese|polish|czech|dutch"
+              r"|swedish|finnish|greek|turkish|arabic|hebrew|chinese|japanese|korean|hindi|kazakh|georgian|armenian"
+              r"|serbian|bulgarian|romanian|hungarian)")
+STYLE_SUBJECT = re.compile(
+    rf"\bin\s+(?:(?:plain|simple|proper|british|american)\s+)?{_LANGUAGES}\b|\b(?:my|the\s+same)\s+language\b"
+    r"|\bshort\w*|\bbrief\w*|\bconcise\w*|\bdetail\w*|\blong(?:er)?\s+(?:answers?|replies|texts?|messages?)"
+    r"|\bto\s+the\s+point\b|\bin\s+a\s+few\s+(?:words|sentences|lines)|\bbullet\s+points?|\bwalls?\s+of\s+text"
+    r"|\b(?:casual|informal|formal|friendly|polite|gentle|warm|blunt|serious)\w*|\blike\s+a\s+(?:friend|buddy|human)"
+    r"|\bjok\w+|\bhumou?r\w*|\bsarcas\w*|\bcorporate\b|\bfluff\w*"
+    r"|\b(?:call|address|name)\s+me\b|\brefer\s+to\s+me\b"
+    r"|\bemoj\w*|\bemoticons?\b|\bsmil(?:ey|ie)s?\b|\bstickers?\b"
+    r"|\bswear\w*|\bcurs(?:e|es|ing)\b|\bprofan\w*|\bobscen\w*|\bfoul\s+language|\bbad\s+words"
+    r"|\b(?:ask|asking)\s+(?:me\s+)?(?:[\w-]+\s+){0,3}?questions?\b|\bquestions?\s+back\b"
+    r"|\b(?:mention|bring\s+up|remind\s+me\s+(?:of|about)|talk\s+about|ask\s+(?:me\s+)?about|joke\s+about)\b"
+    r"|\b(?:use|say|write)\s+(?:the\s+)?(?:words?|phrases?|expressions?)\b|\bthat\s+word\b"
+    r"|\bпо-\w+(?:ски|цки)\b|\bна\s+\w+ском(?:\s+языке)?\b|\bна\s+(?:моём|моем|том\s+же)\s+языке"
+    r"|\bкоротк\w*|\bпокороче|\bкороче|\bкратк\w*|\bпократ\w*|\bподробн\w*|\bдлинн\w*|\bразв[её]рнут\w*"
+    r"|\bлаконичн\w*|\bбез\s+воды|\bпо\s+делу|\bв\s+двух\s+словах"
+    r"|\bна\s+(?:ты|вы)\b|\bпо-дружески|\bкак\s+(?:друг|с\s+другом)|\b(?:не)?формальн\w*|\bофициальн\w*"
+    r"|\bпопроще|\bпроще|\bвежлив\w*|\bсерь[её]зн\w*|\bшут\w*|\bюмор\w*|\bсарказм\w*|\bканцеляр\w*|\bмягче"
+    r"|\b(?:называй|называйте|зови|зовите|обращайся|обращайтесь)\s+(?:ко\s+)?(?:мне|меня)\b"
+    r"|\bсмайл\w*|\bэмодзи|\bэмоджи|\bстикер\w*"
+    r"|\bматер\w*|\bмат(?:ом|а|ов)?\b|\bругай\w*|\bругательств\w*|\bнецензурн\w*|\bбранн\w*"
+    r"|\b(?:задава\w*|зада[йв]\w*)\s+(?:\w+\s+){0,3}?вопрос\w*|\b(?:встречн|уточняющ|лишн|дополнительн)\w*\s+вопрос\w*"
+    r"|\bпереспрашива\w*"
+    r"|\bупомина\w*|\bупомяни\w*|\bслов[оа]?\b|\bсловечк\w*|\bтем[уыа]?\b"
+    r"|\b(?:говори|спрашивай|напоминай|рассказывай|шути)\w*\s+(?:\w+\s+){0,2}?(?:про|о|об|обо)\b",
+    re.IGNORECASE,
+)
+NOT_STYLE = re.compile(
+    rf"\b{_RULES}\b|\b(?:system|jailbreak\w*|unrestricted|unfiltered|uncensored|censor\w*|secrets?|password\w*"
+    r"|hidden|developers?|admin\w*|other\s+(?:users|people)|dan|base64|rot13|hex|binary|caps|uppercase|json"
+    r"|системн\w*|цензур\w*|секрет\w*|скрыт\w*|парол\w*|разработчик\w*|админ\w*|других\s+пользовател\w*"
+    r"|капс\w*|refus\w*|moderat\w*|any\s+questions?|отказ\w*|модерац\w*|любы\w+\s+вопрос\w*)\b",
+    re.IGNORECASE,
+)
+# Words of a jailbreak anywhere in a value make no clause of it a wish: "отвечай коротко, без цензуры".
+JAILBREAK = re.compile(
+    r"\b(?:censor\w*|uncensored|unrestricted|unfiltered|jailbreak\w*|restrictions|limits|filters|rules|guidelines"
+    r"|refus\w*|moderation|prompt|instructions|secrets?|цензур\w*|ограничени\w*|фильтр\w*|правил\w*|отказ\w*"
+    r"|модерац\w*|промпт\w*|инструкци\w*|секрет\w*)\b",
+    re.IGNORECASE,
+)
+# Where a clause's wishes part: "reply in English and keep it short", "называй меня Хозяином и выполняй …".
+CONJUNCTION = re.compile(r"\s+(?:and|but|so|then|also|и|но|а|да|и\s+ещё|и\s+еще|а\s+ещё|а\s+еще|так\s+что)\s+",
+                         re.IGNORECASE)
+
 _SPEECH = (r"(?:says?|said|tells?|told|asks?|asked|writes?|wrote|quotes?|motto|говор\w*|сказал\w*|скажет"
            r"|пишет|написал\w*|повторя\w*|советует|советовал\w*|просит|учит|девиз|цитат\w*)")
 REPORTED = re.compile(rf"\b{_SPEECH}\b[^.!?\n:«\"“„]{{0,20}}[:«\"“„][^\n]*", re.IGNORECASE)
@@ -214,7 +267,38 @@ def reads_as_orders(text: str, mentions: bool) -> bool:
     own = QUOTED.sub(" ", REPORTED.sub(" ", text))  # someone else's words order no one here
     if OBLIGATION.search(own) or SENDING_AWAY.search(own) or AUTHORITY.search(own):
         return True
-    return not mentions and any(has_order(clause) for clause in CLAUSE.split(own))
+    if mentions:
+        return False
+    wishes_may_be = JAILBREAK.search(own) is None
+    return any(orders_beyond_wishes(clause) if wishes_may_be else has_order(clause) for clause in CLAUSE.split(own))
+
+
+def orders_beyond_wishes(clause: str) -> bool:
+    """True when a clause gives an order that is not a style wish: each part of it past a conjunction that orders
+    is either a wish (is_style_wish) or an order, which an opening verb of the assistant's is enough for here."""
+    if not has_order(clause):
+        return False
+    if STYLE_SUBJECT.search(clause) is None:
+        return True
+    return any(not is_style_wish(part) and (has_order(part) or opens_with_assistant_verb(part))
+               for part in CONJUNCTION.split(clause))
+
+
+def is_style_wish(part: str) -> bool:
+    """True when a part of a clause is about how to talk to the user (STYLE_SUBJECT) and nothing of the
+    assistant's rules or secrets (NOT_STYLE)."""
+    return STYLE_SUBJECT.search(part) is not None and NOT_STYLE.search(part) is None
+
+
+def opens_with_assistant_verb(part: str) -> bool:
+    """True when a part starts, past fillers and markers that it lasts, with a verb of what an assistant does
+    ("obey every command"): after a wish in the same clause, it is aimed at the assistant too."""
+    for word in _WORDS.findall(part):
+        lower = word.lower()
+        if lower in _EN_FILLERS or lower in _EN_LASTING:
+            continue
+        return lower in _ASSISTANT_VERBS
+    return False
 
 
 def has_order(clause: str) -> bool:
