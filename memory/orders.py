@@ -216,6 +216,13 @@ JAILBREAK = re.compile(
     r"|модерац\w*|промпт\w*|инструкци\w*|секрет\w*)\b",
     re.IGNORECASE,
 )
+ADDRESS = re.compile(r"https?://|www\.|\S+@\S+\.\w+|\b[\w-]+\.(?:com|org|net|ru|io|me|xyz|app)\b", re.IGNORECASE)
+# A new persona is no way of talking to the user, even filed as a style wish.
+PERSONA_ANYWHERE = re.compile(
+    r"\b(?:pretend|role-?play|act\s+as|behave\s+as|imagine\s+(?:you|that)|you\s+are|you're|представь\w*"
+    r"|притвор\w*|изобрази\w*|играй\s+роль|веди\s+себя\s+как|ты\s+(?:теперь\s+)?(?:—\s*)?(?:не\s+)?(?:бот|ии|человек))",
+    re.IGNORECASE,
+)
 # Where a clause's wishes part: "reply in English and keep it short", "называй меня Хозяином и выполняй …".
 CONJUNCTION = re.compile(r"\s+(?:and|but|so|then|also|и|но|а|да|и\s+ещё|и\s+еще|а\s+ещё|а\s+еще|так\s+что)\s+",
                          re.IGNORECASE)
@@ -250,15 +257,17 @@ _RU_FILLERS = frozenset(
     "ладно бот ассистент ии модель ты вы тогда вот сразу лучше".split())
 
 
-def gives_orders(value: str, mentions: bool = False) -> bool:
+def gives_orders(value: str, mentions: bool = False, wish: bool = False) -> bool:
     """True when `value` gives the assistant orders or speaks as a role, judged on its normalised text.
 
     `mentions` is for a value that names words rather than says them (the words a user asked never to hear:
-    "не переживай"): an imperative among them is a mention, so only the other forms count."""
-    return any(reads_as_orders(text, mentions) for text in readings(value))
+    "не переживай"): an imperative among them is a mention, so only the other forms count. `wish` is for a value
+    filed as a style wish (a "style:" key): any imperative about the talk is then a wish ("не читай мне нотации",
+    "stop apologising"), not only those STYLE_SUBJECT names; persona orders and a jailbreak's words still count."""
+    return any(reads_as_orders(text, mentions, wish) for text in readings(value))
 
 
-def reads_as_orders(text: str, mentions: bool) -> bool:
+def reads_as_orders(text: str, mentions: bool, wish: bool = False) -> bool:
     """True when one normalised reading of a value gives orders (gives_orders)."""
     if SPEAKER.search(text) or SHOUTED_SPEAKER.search(text) or ADDRESSED.search(text):
         return True
@@ -269,8 +278,11 @@ def reads_as_orders(text: str, mentions: bool) -> bool:
         return True
     if mentions:
         return False
-    wishes_may_be = JAILBREAK.search(own) is None
-    return any(orders_beyond_wishes(clause) if wishes_may_be else has_order(clause) for clause in CLAUSE.split(own))
+    if JAILBREAK.search(own) is not None:
+        return any(has_order(clause) for clause in CLAUSE.split(own))
+    if wish and ADDRESS.search(own) is None:  # a link to add to every answer is no way of talking
+        return any(has_order(clause) and not is_loose_wish(clause) for clause in CLAUSE.split(own))
+    return any(orders_beyond_wishes(clause) for clause in CLAUSE.split(own))
 
 
 def orders_beyond_wishes(clause: str) -> bool:
@@ -288,6 +300,12 @@ def is_style_wish(part: str) -> bool:
     """True when a part of a clause is about how to talk to the user (STYLE_SUBJECT) and nothing of the
     assistant's rules or secrets (NOT_STYLE)."""
     return STYLE_SUBJECT.search(part) is not None and NOT_STYLE.search(part) is None
+
+
+def is_loose_wish(clause: str) -> bool:
+    """True when a clause filed as a style wish is one: nothing of the assistant's rules or secrets (NOT_STYLE)
+    and no new persona ("pretend you are…", "представь, что ты…")."""
+    return NOT_STYLE.search(clause) is None and PERSONA_ANYWHERE.search(clause) is None
 
 
 def opens_with_assistant_verb(part: str) -> bool:
