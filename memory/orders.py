@@ -139,7 +139,8 @@ _UNLOCKS = (r"(?:unlock\w*|enabl\w*|activat\w*|turns?\s+on|switch\w*|grant\w*|op
             r"|disabl\w*|turns?\s+off|включа\w*|включит\w*|активир\w*|открыва\w*|откроет|снима\w*|снимет"
             r"|отключа\w*|отключит\w*|разблокир\w*|переключа\w*|переводит|даёт|дает|для\s+входа)")
 _GUARDED = (rf"(?:{_MODE}\s+(?:mode|access|rights|privileges|panel|console)|(?:mode|режим\w*)\b|access|rights"
-            r"|privileges|restrictions|rules|filters|safety|safeguards|доступ\w*|прав[аио]?\b|ограничени\w*"
+            r"|privileges|restrictions|rules|filters|safety|safeguards|censorship|доступ\w*|прав[аио]?\b|ограничени\w*"
+            r"|цензур\w*"
             rf"|правил\w*|фильтр\w*|{_THIS_BOT})")
 AUTHORITY = re.compile(
     rf"\b{_MAKER}\s+(?:of|for|behind)\s+{_THIS_BOT}"  # "the developer of this bot"
@@ -147,7 +148,7 @@ AUTHORITY = re.compile(
     rf"|\b(?:твой|твоя|твои|ваш|ваша)\s+{_MAKER}"  # "я твой создатель"
     rf"|\b{_MAKER}\s+{_THIS_BOT}"  # "владелец этого ассистента"
     rf"|\b{_MAKER}\s+(?:бота|ассистента|нейросети)(?=\s*(?:[:;,—–-]|$))"  # "админ бота: …"
-    r"|\b(?:created|built|made|programmed|wrote|developed|trained|owns|runs|controls|created\s+and\s+runs)\s+"
+    r"|\b(?:created|built|made|programmed|wrote|developed|trained|owns?|runs|controls|created\s+and\s+runs)\s+"
     rf"{_THIS_BOT}|\b(?:создал\w*|разработал\w*|написал\w*|сделал\w*|обучил\w*|программировал\w*)\s+{_THIS_BOT}"
     rf"|\b(?:root|admin|administrator|full|sudo|developer)\s+(?:access|rights|privileges|control)\s+(?:to|over|on|of)"
     rf"\s+{_THIS_BOT}"
@@ -177,7 +178,8 @@ _LANGUAGES = (r"(?:english|russian|ukrainian|belarusian|german|french|spanish|it
               r"|swedish|finnish|greek|turkish|arabic|hebrew|chinese|japanese|korean|hindi|kazakh|georgian|armenian"
               r"|serbian|bulgarian|romanian|hungarian)")
 STYLE_SUBJECT = re.compile(
-    rf"\bin\s+(?:(?:plain|simple|proper|british|american)\s+)?{_LANGUAGES}\b|\b(?:my|the\s+same)\s+language\b"
+    rf"\b(?:in|to|into)\s+(?:(?:plain|simple|proper|british|american)\s+)?{_LANGUAGES}\b|\blanguages?\b|\bязык\w*"
+    r"|\bна\s+\w+ский\b"
     r"|\bshort\w*|\bbrief\w*|\bconcise\w*|\bdetail\w*|\blong(?:er)?\s+(?:answers?|replies|texts?|messages?)"
     r"|\bto\s+the\s+point\b|\bin\s+a\s+few\s+(?:words|sentences|lines)|\bbullet\s+points?|\bwalls?\s+of\s+text"
     r"|\b(?:casual|informal|formal|friendly|polite|gentle|warm|blunt|serious)\w*|\blike\s+a\s+(?:friend|buddy|human)"
@@ -186,6 +188,8 @@ STYLE_SUBJECT = re.compile(
     r"|\bemoj\w*|\bemoticons?\b|\bsmil(?:ey|ie)s?\b|\bstickers?\b"
     r"|\bswear\w*|\bcurs(?:e|es|ing)\b|\bprofan\w*|\bobscen\w*|\bfoul\s+language|\bbad\s+words"
     r"|\b(?:ask|asking)\s+(?:me\s+)?(?:[\w-]+\s+){0,3}?questions?\b|\bquestions?\s+back\b"
+    r"|\b(?:don'?t|never|stop)\s+ask(?:ing)?\b|\bне\s+спрашивай\w*"
+    r"|\bexclamation\w*|\bpunctuation|\bmarkdown|\bformatting|\bвосклицательн\w*|\bсписк\w*|\bсписок"
     r"|\b(?:mention|bring\s+up|remind\s+me\s+(?:of|about)|talk\s+about|ask\s+(?:me\s+)?about|joke\s+about)\b"
     r"|\b(?:use|say|write)\s+(?:the\s+)?(?:words?|phrases?|expressions?)\b|\bthat\s+word\b"
     r"|\bпо-\w+(?:ски|цки)\b|\bна\s+\w+ском(?:\s+языке)?\b|\bна\s+(?:моём|моем|том\s+же)\s+языке"
@@ -224,7 +228,7 @@ PERSONA_ANYWHERE = re.compile(
     re.IGNORECASE,
 )
 # Where a clause's wishes part: "reply in English and keep it short", "называй меня Хозяином и выполняй …".
-CONJUNCTION = re.compile(r"\s+(?:and|but|so|then|also|и|но|а|да|и\s+ещё|и\s+еще|а\s+ещё|а\s+еще|так\s+что)\s+",
+CONJUNCTION = re.compile(r"\s+(?:and|but|then|also|и|но|а|да|и\s+ещё|и\s+еще|а\s+ещё|а\s+еще|так\s+что)\s+",
                          re.IGNORECASE)
 
 _SPEECH = (r"(?:says?|said|tells?|told|asks?|asked|writes?|wrote|quotes?|motto|говор\w*|сказал\w*|скажет"
