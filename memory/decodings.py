@@ -35,6 +35,8 @@ CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 # A base64 run long enough to hold a sentence; shorter ones are ids and hashes.
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 WORD = re.compile(r"[^\W\d_]+")
+LATIN = re.compile(r"[A-Za-z]")
+LEET_SIGN = re.compile(r"[^\W\d_][0-9$|!]|[0-9$|!][^\W\d_]")  # a digit or sign touching a letter
 
 # Words found in nearly any sentence, and those of the orders themselves: a decoding that makes several of them
 # is text, one that makes none is noise.
@@ -54,8 +56,11 @@ def decoded_readings(text: str) -> list[str]:
     characters aside (with_tags_spelled), as they must be read before invisible characters are dropped."""
     found = [reading for reading in (closed_up(text), spelled_leet(text)) if reading is not None]
     found += base64_readings(text)
-    found += [reading for reading in (text[::-1], words_reversed(text), codecs.encode(text, "rot13"))
-              if reading != text and makes_words(reading, text)]
+    turned = [text[::-1], words_reversed(text)]
+    if LATIN.search(text) is not None:  # rot13 turns Latin letters only
+        turned.append(codecs.encode(text, "rot13"))
+    words_before = common_words(text)
+    found += [reading for reading in turned if makes_words(reading, words_before)]
     return list(dict.fromkeys(reading for reading in found if reading != text))
 
 
@@ -87,6 +92,8 @@ def closed_up(text: str) -> str | None:
 def spelled_leet(text: str) -> str | None:
     """Return `text` with the digits and signs inside words read as the letters they stand for ("1gn0r3" ->
     "ignore", "3абудь" -> "забудь"); None when no word mixes them."""
+    if LEET_SIGN.search(text) is None:
+        return None
     changed = False
 
     def spell(match: re.Match[str]) -> str:
@@ -135,14 +142,16 @@ def looks_like_words(plain: str) -> bool:
 
 
 def words_reversed(text: str) -> str:
-    """Return `text` with each word's letters reversed in place ("erongi lla" -> "ignore all")."""
-    return WORD.sub(lambda match: match.group()[::-1], text)
+    """Return `text` with each word reversed in place ("erongi lla" -> "ignore all"); a word's punctuation turns
+    with it, which no judgement of words minds (a split is several times cheaper than a regex)."""
+    return " ".join(word[::-1] for word in text.split())
 
 
-def makes_words(reading: str, text: str) -> bool:
-    """True when `reading` holds at least two COMMON_WORDS and more of them than `text` does."""
+def makes_words(reading: str, words_before: int) -> bool:
+    """True when `reading` holds at least two COMMON_WORDS and more of them than the text it was made of held
+    (`words_before`)."""
     found = common_words(reading)
-    return found >= 2 and found > common_words(text)
+    return found >= 2 and found > words_before
 
 
 def common_words(text: str) -> int:
