@@ -35,6 +35,7 @@ CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
 # A base64 run long enough to hold a sentence; shorter ones are ids and hashes.
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 WORD = re.compile(r"[^\W\d_]+")
+MAX_SEGMENTED = 120  # letters: a longer run is not split into words (the split costs a pass per letter)
 LATIN = re.compile(r"[A-Za-z]")
 LEET_SIGN = re.compile(r"[^\W\d_][0-9$|!]|[0-9$|!][^\W\d_]")  # a digit or sign touching a letter
 
@@ -49,6 +50,9 @@ developer ignore forget disregard reveal print show tell obey follow answer repl
 отныне правила правил инструкции инструкций указания промпт системный системные предыдущие прежние
 игнорируй забудь выведи покажи раскрой слушайся подчиняйся ограничения режим пароль
 """.split())
+
+
+MAX_COMMON_WORD = max(map(len, COMMON_WORDS))
 
 
 def decoded_readings(text: str) -> list[str]:
@@ -83,10 +87,31 @@ def closed_up(text: str) -> str | None:
         if len(letters) < 3:
             return match.group()
         changed = True
-        return "".join(letters)
+        return segmented("".join(letters))
 
     joined = SPREAD.sub(join, text)
     return joined if changed else None
+
+
+def segmented(run: str) -> str:
+    """Return a run of letters split into COMMON_WORDS where it is nothing but them ("ignoreallrules" -> "ignore all
+    rules": words spread with the same one space as their letters); else the run as it is."""
+    lower = run.lower()
+    if len(lower) > MAX_SEGMENTED:
+        return run
+    ends: dict[int, int] = {0: 0}  # where a split ends -> where its last word starts
+    for end in range(1, len(lower) + 1):
+        start = next((start for start in range(max(0, end - MAX_COMMON_WORD), end)
+                      if start in ends and lower[start:end] in COMMON_WORDS), None)
+        if start is not None:
+            ends[end] = start
+    if len(lower) not in ends:
+        return run
+    words, end = [], len(lower)
+    while end:
+        words.append(run[ends[end]:end])
+        end = ends[end]
+    return " ".join(reversed(words))
 
 
 def spelled_leet(text: str) -> str | None:
