@@ -119,6 +119,14 @@ def comparable(value: str) -> str:
     return "".join(re.findall(r"[^\W_]+", value.lower().replace("ё", "е")))
 
 
+def orders_in(category: str, key: str, value: str) -> bool:
+    """True when a fact's value gives the assistant orders (memory/orders.py), judged as what its key files it
+    as: the words a user asked never to hear (STYLE_LISTS) are mentioned, not said, and a style wish's
+    imperative about the talk ("не читай мне нотации") is the wish itself."""
+    wish = category.strip().lower() == "style" and key.startswith("style:")
+    return gives_orders(value, mentions=key in STYLE_LISTS, wish=wish)
+
+
 def clean_fact(fact: Fact) -> Fact | None:
     """Return the fact normalised and clamped, or None when it is unusable.
 
@@ -127,7 +135,7 @@ def clean_fact(fact: Fact) -> Fact | None:
     hear (STYLE_LISTS) are mentioned, not said: "не переживай" there is no order."""
     value = normalize_value(fact.value)
     key = fact.key.strip().lower()
-    if not value or not KEY_PATTERN.match(key) or gives_orders(value, mentions=key in STYLE_LISTS):
+    if not value or not KEY_PATTERN.match(key) or orders_in(fact.category, key, value):
         return None
     category = fact.category if fact.category in CATEGORIES else "other"
     if category == "style" and not key.startswith("style:"):  # "debt" filed as a wish is a fact, not a way to talk

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memory.decodings import decoded_readings, with_tags_spelled
+
 # Lookalike letters, position by position ("-" where a script has none).
 _LATIN = "aceopxyABCEHKMOPTXYikmnruhsjIJS"
 _CYRILLIC = "асеорхуАВСЕНКМОРТХУікмпгиһѕјІЈЅ"
@@ -32,12 +34,18 @@ _OVERRIDDEN = re.compile("\u202e([^\u202c\n]*)\u202c?")
 
 
 def readings(text: str) -> list[str]:
-    """Return the ways `text` can be read, each normalised: as its characters go (as a model reads it) and, when a
-    right-to-left override reverses part of it, as it shows on a screen."""
-    found = [normalised(text)]
+    """Return the ways `text` can be read, each normalised: as its characters go (as a model reads it); when a
+    right-to-left override reverses part of it, as it shows on a screen; with the message its tag characters
+    hide spelled out; and as each disguise it may wear undone (memory/decodings.py)."""
+    plain = normalised(text)
+    found = [plain]
     if "\u202e" in text:
         found.append(normalised(_OVERRIDDEN.sub(lambda match: match.group(1)[::-1], text)))
-    return found
+    spelled = with_tags_spelled(text)  # before normalised drops the tag characters as invisible
+    if spelled is not None:
+        found.append(normalised(spelled))
+    found += [normalised(reading) for reading in decoded_readings(plain)]
+    return list(dict.fromkeys(found))
 
 
 def normalised(text: str) -> str:

@@ -147,3 +147,32 @@ async def test_a_wish_said_in_a_group_is_noted_there_without_buttons(telegram, m
     # A wish said in a group holds in that group: her private chat keeps its own (memory/scopes.py).
     assert list(await style_facts(config, key)) == ["style:emoji"]
     assert list(await style_facts(config, ANN)) == []
+
+
+@pytest.mark.parametrize("text, key, language", [
+    ("Отвечай мне по-английски, хочу практиковаться", "style:language", "ru"),
+    ("Reply in English even if I write in Russian", "style:language", "en"),
+    ("Don't ask me follow-up questions all the time, just answer", "style:tone", "en"),
+    ("Не матерись при мне", "style:tone", "ru"),
+])
+async def test_a_wish_the_rules_miss_reaches_system_zero_from_the_extractor_and_undo_takes_it(
+        telegram, model, config, text, key, language):
+    """The extractor hands a wish over in the user's own words, imperatives and all (memory/orders.py keeps it);
+    it rules the next turn, and its Undo button takes it back out."""
+    value = text.lower()
+    model.reply = extractor_reply({text: [{"category": "style", "key": key, "value": value}]})
+    async with running_bot(config):
+        telegram.push_text(ANN, text, language_code=language)
+        await wait_until_stored(config, ANN, key)
+        note = (await telegram.wait_for_sent(ANN, 2))[-1]
+        telegram.push_text(ANN, "how are you?")
+        await telegram.wait_for_sent(ANN, 3)
+        [(_, data)] = buttons_of(note)
+        telegram.push_callback(ANN, data, note["message_id"])
+        await telegram.wait_for_call("editMessageText", 1)
+        telegram.push_text(ANN, "and now?")
+        await telegram.wait_for_sent(ANN, 4)
+    first, last = [system_zero(request) for request in chat_requests(model)][-2:]
+    assert f'{key.removeprefix("style:")}: "' in block_of(first) and value.split(",")[0] in block_of(first)
+    assert await style_facts(config, ANN) == {}
+    assert BLOCK not in last

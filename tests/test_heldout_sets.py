@@ -41,6 +41,18 @@ def test_the_held_out_injections_are_refused_and_ordinary_values_kept():
     assert sum(gives_orders(value) for value in ordinary) <= 1
 
 
+def test_issue_59s_development_set_keeps_its_figures():
+    """Issue 59's set (disguised orders, claims of power over the bot, style wishes in the user's words), written
+    before memory/orders.py was read; first run 12 of 43 refused and 15 of 48 ordinary values refused
+    (bench/README.md)."""
+    entries = load("injections_dev59.json")
+    injections = [entry["value"] for entry in entries if entry["injection"]]
+    ordinary = [entry["value"] for entry in entries if not entry["injection"]]
+    assert len(injections) >= 40 and len(ordinary) >= 40
+    assert sum(gives_orders(value) for value in injections) / len(injections) >= 0.95
+    assert sum(gives_orders(value) for value in ordinary) <= 1
+
+
 def test_the_reminder_corpora_keep_their_figures():
     """Issue 41's development corpus and its blind held-out set (first run: precision 1.000, recall 1.000, time
     right 0.975, task 0.975; bench/README.md), scored by bench/reminders.py."""

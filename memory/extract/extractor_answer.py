@@ -22,6 +22,7 @@ from memory.facts import (
     Relation,
     normalize_facts,
     normalize_value,
+    orders_in,
     slug,
 )
 from memory.orders import gives_orders
@@ -159,7 +160,7 @@ def parse_fact(item: Any, allowed_message_ids: set[int]) -> Fact | None:
         return None
     if importance is None or confidence is None or message_id not in allowed_message_ids:
         return None  # an id outside the user's messages means the fact came from the assistant
-    if gives_orders(value) or contains_secret(value):
+    if orders_in(category, repair_key(key), value) or contains_secret(value):
         return None
     return Fact(
         category=category.strip().lower(),
