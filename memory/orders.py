@@ -152,6 +152,22 @@ _GUARDED = (rf"(?:{_MODE}\s+(?:mode|access|rights|privileges|panel|console)|(?:m
             r"|privileges|restrictions|rules|filters|safety|safeguards|censorship|доступ\w*|прав[аио]?\b|ограничени\w*"
             r"|цензур\w*"
             rf"|правил\w*|фильтр\w*|{_THIS_BOT})")
+# The bot's nature hidden or denied: it says it is an AI whenever asked (prompts/), so a "wish" to hide that is an
+# order against its own rules, never a style wish: "never mention that you are an AI", "pretend to be human",
+# "не признавайся, что ты бот", "притворись человеком".
+_NATURE = (r"(?:an?\s+)?(?:ai|a\.i\.|bot|chatbot|robot|language\s+model|llm|assistant|program"
+           r"|ии|бот\w*|робот\w*|нейросет\w*|программ\w*|искусственн\w+\s+интеллект\w*)")
+NATURE_HIDDEN = re.compile(
+    r"\b(?:never|don'?t|do\s+not|stop|не|никогда\s+не)\s+(?:\w+\s+){0,2}?"
+    r"(?:mention\w*|say\w*|tell\w*|admit\w*|reveal\w*|disclos\w*|говори\w*|упомина\w*|призна\w*|сознава\w*|сообща\w*)"
+    rf"[^.!?\n]{{0,30}}?\b(?:you\s+are|you'?re|ты|вы)\s+(?:\w+\s+)?{_NATURE}\b"
+    r"|\b(?:pretend|act\s+as\s+if|claim)\s+(?:to\s+be|you\s+are|you'?re|that\s+you\s+are)\s+(?:a\s+)?(?:real\s+)?"
+    r"(?:human|person|man|woman|girl|guy)\b"
+    r"|\b(?:притворя\w*|притвори\w*|делай\s+вид|выдавай\s+себя\s+за)\s+(?:\w+\s+)?(?:что\s+ты\s+)?"
+    r"(?:человек\w*|живы\w+|настоящ\w+)",
+    re.IGNORECASE,
+)
+
 AUTHORITY = re.compile(
     rf"\b{_MAKER}\s+(?:of|for|behind)\s+{_THIS_BOT}"  # "the developer of this bot"
     rf"|\b(?:the|this)\s+(?:bot|assistant|ai|chatbot)'?s\s+{_MAKER}\b|\byour\s+{_MAKER}\b"  # "the bot's developer"
@@ -288,7 +304,7 @@ def reads_as_orders(text: str, mentions: bool, wish: bool = False) -> bool:
     if SETTING_ASIDE.search(text) or SHOWING_HIDDEN.search(text) or RULES_VOID.search(text):
         return True
     own = QUOTED.sub(" ", REPORTED.sub(" ", text))  # someone else's words order no one here
-    if OBLIGATION.search(own) or SENDING_AWAY.search(own) or AUTHORITY.search(own):
+    if OBLIGATION.search(own) or SENDING_AWAY.search(own) or AUTHORITY.search(own) or NATURE_HIDDEN.search(own):
         return True
     if mentions:
         return False
