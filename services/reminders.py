@@ -125,14 +125,17 @@ class Reminders:
 
     async def hear(
         self, user_id: int, chat_id: int, words: str, update_id: int | None = None, asker: str | None = None,
+        heard_at: datetime | None = None,
     ) -> Outcome | None:
         """Act on a request about reminders in the user's own `words` and return what came of it; None when the
         words ask nothing of the kind. `chat_id` is where a reminder set now is delivered (a group mentions
-        `asker`); `update_id` the message, so that a turn resumed after a crash does not set one twice."""
+        `asker`); `update_id` the message, so that a turn resumed after a crash does not set one twice.
+        `heard_at`: when the message reached the bot, if known; "через 1 минуту" counts from then, not from
+        whenever its turn got this far."""
         if not CUES.search(words):
             return None
         zone = await self.zone(user_id)
-        now = self.clock().astimezone(zone)
+        now = min(heard_at or self.clock(), self.clock()).astimezone(zone)
         try:
             request = read_request(words, now)
         except Exception:  # noqa: BLE001 - a bug in a rule costs the reminder, never the reply

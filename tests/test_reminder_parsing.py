@@ -410,8 +410,23 @@ def test_a_clock_that_dst_repeats_is_the_first_of_the_two():
     assert found.at.utcoffset() == timedelta(hours=2)  # still summer time: the first 02:30
 
 
-def test_seconds_are_dropped():
-    assert read("напомни через 1 минуту", NOW).at == local("2026-12-03T10:16")
+@pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        ("напомни через 1 минуту", timedelta(minutes=1)),
+        ("remind me in 1 minute", timedelta(minutes=1)),
+        ("напомни через 30 секунд проверить чайник", timedelta(seconds=30)),
+        ("remind me in 45 seconds to check the kettle", timedelta(seconds=45)),
+        ("напомни через 2 часа позвонить", timedelta(hours=2)),
+    ],
+)
+def test_seconds_are_kept(text, after):
+    # "через 1 минуту" said at 10:15:30 is due at 10:16:30, never at 10:16 (30 s early)
+    assert read(text, NOW).at == NOW + after
+
+
+def test_a_task_after_seconds_is_the_users_words():
+    assert read("напомни через 30 секунд проверить чайник").task == "проверить чайник"
 
 
 # ---- not a request ------------------------------------------------------------------------------------

@@ -50,19 +50,21 @@ _EN_WEEKDAYS = r"(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sund
 
 _RU_MINUTES = r"(?:минут[уы]?|мин\b\.?)"
 _RU_HOURS = r"(?:час(?:а|ов)?|ч\b\.?)"
+_RU_SECONDS = r"(?:секунд[уы]?|сек\b\.?)"  # "через 30 секунд": a test of the bot, due that many seconds on
 RU_RELATIVE = re.compile(
-    rf"\bчерез\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)?(?P<unit>{_RU_MINUTES}|{_RU_HOURS})"
+    rf"\bчерез\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)?(?P<unit>{_RU_MINUTES}|{_RU_HOURS}|{_RU_SECONDS})"
     rf"(?:\s+(?:и\s+)?(?P<count2>{NUMBER})\s*(?P<unit2>{_RU_MINUTES}))?"
     r"|\bчерез\s+(?P<half>полчаса|пол\s+часа|полтора\s+часа|полторы\s+минуты|четверть\s+часа)", I)
 _EN_MINUTES = r"(?:minutes?|mins?|m\b)"
 _EN_HOURS = r"(?:hours?|hrs?|h\b)"
+_EN_SECONDS = r"(?:seconds?|secs?\b)"
 EN_RELATIVE = re.compile(
-    rf"\bin\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)(?P<unit>{_EN_MINUTES}|{_EN_HOURS})"
+    rf"\bin\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)(?P<unit>{_EN_MINUTES}|{_EN_HOURS}|{_EN_SECONDS})"
     rf"(?:\s+(?:and\s+)?(?:(?P<and_half>a\s+half)|(?P<count2>{NUMBER})\s*(?P<unit2>{_EN_MINUTES})))?"
     r"(?:\s+from\s+now)?"
     r"|\bin\s+(?P<half>half\s+an\s+hour|a\s+half\s+hour|half\s+hour|an\s+hour\s+and\s+a\s+half|"
     r"(?:a\s+)?quarter\s+of\s+an\s+hour|a\s+quarter\s+hour)"
-    rf"|\b(?P<count3>{NUMBER})\s*(?P<unit3>{_EN_MINUTES}|{_EN_HOURS})\s+from\s+now", I)
+    rf"|\b(?P<count3>{NUMBER})\s*(?P<unit3>{_EN_MINUTES}|{_EN_HOURS}|{_EN_SECONDS})\s+from\s+now", I)
 HALVES = {"полчаса": 30, "пол часа": 30, "полтора часа": 90, "полторы минуты": 2, "четверть часа": 15,
           "half an hour": 30, "a half hour": 30, "half hour": 30, "an hour and a half": 90,
           "quarter of an hour": 15, "a quarter of an hour": 15, "a quarter hour": 15}

@@ -59,7 +59,7 @@ class Said:
     repeats: list[RepeatWords]
     clocks: list[Clock]
     starts: list[Clock]  # clocks said as where a repeat starts ("начиная с 11")
-    relatives: list[tuple[int, int, int | None]]  # (start, end, minutes from now)
+    relatives: list[tuple[int, int, float | None]]  # (start, end, minutes from now; seconds as a fraction)
     parts: list[tuple[int, int, str]]  # parts of the day said alone: (start, end, marker)
     same_time: list[Span]
     vague: list[Span]  # "позже", "до пятницы", "за час до встречи"
@@ -183,8 +183,8 @@ def _relatives(text: str):
             yield match.start(), match.end(), _minutes(match)
 
 
-def _minutes(match: re.Match[str]) -> int | None:
-    """Return how many minutes a relative time names, or None when it names no number."""
+def _minutes(match: re.Match[str]) -> float | None:
+    """Return how many minutes a relative time names (a fraction for seconds), or None when it names no number."""
     groups = match.groupdict()
     if groups.get("half"):
         return p.HALVES[" ".join(groups["half"].lower().split())]
@@ -193,7 +193,7 @@ def _minutes(match: re.Match[str]) -> int | None:
     count = number(count_text) if count_text else 1
     if count is None:
         return None
-    minutes = count * (60 if unit.startswith(("ч", "h")) else 1)
+    minutes = count * (60 if unit.startswith(("ч", "h")) else 1 / 60 if unit.startswith(("с", "s")) else 1)
     if groups.get("and_half"):
         minutes += 30
     if groups.get("count2"):
@@ -201,7 +201,7 @@ def _minutes(match: re.Match[str]) -> int | None:
         if extra is None:
             return None
         minutes += extra
-    return int(minutes)
+    return minutes
 
 
 def number(text: str | None) -> float | int | None:

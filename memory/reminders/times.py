@@ -14,7 +14,8 @@ Decisions (docs/reminders.md has the table):
     whose time today has passed ("сегодня в 9" said at 10), is unclear, never moved on silently;
   - "в полночь", "midnight", "в 24:00", "в 12 ночи" are 00:00 at the end of the named day (or of today);
     "в 00:00" is that clock, the next one to come;
-  - "через 20 минут", "in 2 hours", "через полчаса" are now plus that, in real time, seconds dropped; "через 3
+  - "через 20 минут", "in 2 hours", "через полчаса", "через 30 секунд" are now plus that, in real time, to the
+    second; "через 3
     дня", "in 2 weeks" keep now's clock on that day unless a clock is said; "через 0 минут" is unclear;
   - "31-го" follows memory/time/dates.py: this month's 31st if ahead, else the next month's if it has one,
     else nothing (unclear); a repeat "каждое 31-е число" fires on the last day of a shorter month;
@@ -194,10 +195,12 @@ def _once(clock, marker, same_time, mentions: list[Mention], now: datetime, text
     return options
 
 
-def _relative(minutes: int, other, mentions: list[Mention], now: datetime):
-    """Return the option of "через 20 минут": now plus that in real time, seconds dropped; None when unclear."""
+def _relative(minutes: float, other, mentions: list[Mention], now: datetime):
+    """Return the option of "через 20 минут": now plus that in real time, to the second; None when unclear.
+
+    The seconds are kept: "через 1 минуту" said at 10:07:32 is due at 10:08:32, not at 10:08 (28 s early).
+    """
     moment = (now.astimezone(timezone.utc) + timedelta(minutes=minutes)).astimezone(now.tzinfo)
-    moment = moment.replace(second=0, microsecond=0)
     if other or any(mention.day not in (None, moment.date()) or mention.clock for mention in mentions):
         return None  # "через 2 часа в 5": two times, one too many
     return [(moment, None)]
