@@ -121,6 +121,20 @@ PART_MARKERS = (("утр", "morning"), ("поутру", "morning"), ("morning", 
 # Before a clock: a range or a deadline, no moment ("с 9 до 10", "by 5pm").
 NOT_A_POINT_BEFORE = re.compile(
     r"(?:\b(?:до|к|ко|с|со|от|после|между|from|until|till|til|by|before|after|between|through|thru)|[-–—])\s*$", I)
+# Right after the time words the rules read: more of a time they did not read ("в 23 50", "at 6 30 pm", "в 5
+# 10 раз", "at 11am that day"). Then they read only part of the time and must not guess the rest.
+LEFT_AFTER_TIME = re.compile(
+    r"\s*(?:\d|(?:pm|am|p\.m|a\.m|утра|вечера|ночи|минут\w*|мин|час\w*|секунд\w*|hours?|minutes?|day|days|день|"
+    r"дня|дней)\b)", I)
+# Anywhere: a day or a time the rules do not read and must not drop ("that day", "в тот же день", "минут за 15",
+# "new year's eve", "на Рождество"). A request with these is unclear unless a fix reads them.
+UNREAD_TIME = re.compile(
+    r"\b(?:that|the\s+same|the\s+next|the\s+following)\s+(?:day|morning|evening|night)\b"
+    r"|\b(?:тот|этот|тот\s+же|этот\s+же|тот\s+самый|следующий)\s+день\b"
+    r"|\b(?:минут\w*|час\w*|полчаса|дн\w*)\s+за\s+\S"
+    r"|\b(?:on|at|for|by|before|until|till|в|на|к|до|перед|под)\s+(?:the\s+)?(?:new\s+year|christmas|xmas|easter|"
+    r"thanksgiving|halloween|valentine|нов\w+\s+год\w*|новогодн\w+|рождеств\w+|пасх\w+|сочельник\w*|"
+    r"(?:my\s+|his\s+|her\s+)?birthday|(?:мой\s+|его\s+|её\s+|ее\s+)?д(?:ень|ня|н[её]м)\s+рождени\w+|др\b)", I)
 # A time said relative to something else ("за час до встречи", "after work"), a deadline ("до пятницы", "by 5"),
 # or no time in particular ("позже", "later"): a request with these is unclear.
 UNCLEAR_TIME = re.compile(

@@ -105,12 +105,29 @@ def read_timing(text: str, now: datetime) -> Timing:
         options = _relative(minutes, clock or same_time or marker, mentions, now)
     else:
         options = _once(clock, marker, same_time, mentions, reference, text)
-    if not options:
+    if not options or _partly_read(text, spans):
         return unclear
     options = tuple(_in_zone(option, now, said.zone) for option in options)
     if any(option is None or option[0] - now > MAX_AHEAD or option[0] <= now for option in options):
         return unclear
     return Timing("ask" if len(options) == 2 else "at", options, spans)
+
+
+def _partly_read(text: str, spans: tuple[Span, ...]) -> bool:
+    """True when time words are left that the rules did not read: more of a time right after one they read ("в 23
+    50", "at 6 30 pm"), or a day they cannot place ("that day", "минут за 15", "new year's eve"). The rules then
+    set nothing rather than a time nobody said: the request is unclear, and the model or the user says when."""
+    starts = {start for start, _ in spans}
+    for _, end in spans:
+        after = p.LEFT_AFTER_TIME.match(text, end)
+        if after and after.end() - len(after.group().lstrip()) not in starts:
+            return True
+    return any(not _inside(found.start(), spans) for found in p.UNREAD_TIME.finditer(blank(text, spans)))
+
+
+def _inside(position: int, spans: tuple[Span, ...]) -> bool:
+    """True when `position` falls within one of `spans`."""
+    return any(start <= position < end for start, end in spans)
 
 
 def _unclear_words(text, clocks, relatives, mentions, repeats) -> bool:
