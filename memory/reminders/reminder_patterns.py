@@ -82,7 +82,9 @@ _NOT_AN_HOUR = (r"(?!\s*(?:%|процент|класс|раз\b|раза|лет\
                 r"руб|доллар|евро|человек|штук|балл|дн|сут|недел|месяц|числ|-?го\b|-?е\b|percent|years?|people|"
                 r"minutes?|mins?\b|seconds?|km|miles|dollars|degrees|pages|times|days?|weeks?|months?|st\b|nd\b|"
                 r"rd\b|th\b))")
-_RU_HOUR_WORD = (r"(?:час|один|два|три|четыре|пять|шесть|семь|восемь|девять|десять|одиннадцать|двенадцать)")
+_RU_HOUR_WORD = (r"(?:час|один|два|три|четыре|пять|шесть|семь|восемь|девять|десять|одиннадцать|двенадцать|"
+                 r"тринадцать|четырнадцать|пятнадцать|шестнадцать|семнадцать|восемнадцать|девятнадцать|"
+                 r"двадцать(?:\s+(?:один|два|три))?)")
 RU_WORD_CLOCK = re.compile(
     rf"\b(?:в|во)\s+(?P<hour>{_RU_HOUR_WORD})(?:\s+(?:часов|часа))?"
     r"(?:\s+(?P<minute>ноль\s+пять|десять|пятнадцать|двадцать(?:\s+пять)?|тридцать(?:\s+пять)?|сорок(?:\s+пять)?|"
@@ -103,6 +105,11 @@ RU_HALF_CLOCK = re.compile(
 EN_HALF_CLOCK = re.compile(
     rf"\b(?:at\s+)?(?P<part>half|quarter)\s+(?P<way>past|to)\s+(?P<hour>{_EN_HOUR_WORD}|\d{{1,2}})"
     r"(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?", I)
+# "в 23 50", "at 18 30", "в 23 часа 50 минут": hours and minutes with a space between (a phone's keyboard
+# without ":"). The minutes are two digits, and a counting word after them makes them no minutes ("в 5 10 раз").
+SPACED_CLOCK = re.compile(
+    r"\b(?:в|во|на|at)\s+(?P<hour>[01]?\d|2[0-3])(?:\s+(?:часа|часов|час|ч\.?)|\s*h)?\s+(?P<minute>[0-5]\d)(?!\d)"
+    r"(?:\s+(?:минут[уы]?|мин\b\.?))?(?:\s*(?P<marker>[ap]\.?\s?m\b\.?|утра|дня|вечера|ночи\b))?" + _NOT_AN_HOUR, I)
 # "@ 9", "@5pm": the sign for "at", before which a word boundary cannot stand.
 AT_SIGN_CLOCK = re.compile(
     r"@\s*(?P<hour>\d{1,2})(?:(?P<sep>:)(?P<minute>\d{2}))?(?!\d)(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?", I)

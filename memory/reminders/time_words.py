@@ -22,7 +22,7 @@ from memory.time.zones import parse_zone, zone_for_city
 
 # The clock patterns whose matches have "hour", and maybe "minute", "sep", "marker", "prep" and "unit".
 NUMERIC_CLOCKS = (dp.RU_CLOCK, dp.EN_CLOCK, dp.AMPM_CLOCK, dp.BARE_CLOCK, p.RU_WORD_CLOCK, p.EN_WORD_CLOCK,
-                  p.AT_SIGN_CLOCK)
+                  p.AT_SIGN_CLOCK, p.SPACED_CLOCK)
 
 
 @dataclass(frozen=True)
