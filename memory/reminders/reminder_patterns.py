@@ -38,13 +38,24 @@ VAGUE_COUNT = r"пару|пара|несколько|нескольк[оа]|a\s+
 # The first letters of each weekday's every form: "пятниц" is пятница, пятницу, пятницам.
 WEEKDAY_STEMS = (
     ("понедельник", 0), ("вторник", 1), ("сред", 2), ("четверг", 3), ("пятниц", 4), ("суббот", 5),
-    ("воскресень", 6), ("mon", 0), ("tue", 1), ("wed", 2), ("thu", 3), ("fri", 4), ("sat", 5), ("sun", 6),
+    ("воскресень", 6), ("пн", 0), ("вт", 1), ("ср", 2), ("чт", 3), ("пт", 4), ("сб", 5), ("вс", 6), ("mon", 0), ("tue", 1), ("wed", 2), ("thu", 3), ("fri", 4), ("sat", 5), ("sun", 6),
 )
 _RU_WEEKDAY = r"(?:понедельник|вторник|сред[уа]|четверг|пятниц[уа]|суббот[уа]|воскресенье)"
 _RU_WEEKDAYS = r"(?:понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям)"
 _EN_WEEKDAY = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|"
                r"fri|sat|sun)")
 _EN_WEEKDAYS = r"(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)"
+_RU_SHORT_DAY = r"(?:пн|вт|ср|чт|пт|сб|вс)\.?"
+_EN_SHORT_DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?"
+# A list of two or more short weekdays ("mon wed fri 7am", "пн, ср, пт в 8:30", "Mon/Wed/Fri") or of weekdays
+# after "по" ("по пн, ср и пт", "по понедельникам и средам"): a timetable, a weekly repeat on those days. A list
+# of whole singular names with "on"/"в" ("в четверг и пятницу") is not one: it may be two one-offs, so unclear.
+_LIST_JOIN = r"(?:\s*(?:,|/|&|\band\b|\bи\b)\s*|\s+)"
+WEEKDAY_LIST = re.compile(
+    rf"(?<![\w-])(?:(?:on|в|во)\s+)?(?P<weekdays>{_EN_SHORT_DAY}(?:{_LIST_JOIN}{_EN_SHORT_DAY})+|"
+    rf"{_RU_SHORT_DAY}(?:{_LIST_JOIN}{_RU_SHORT_DAY})+)(?![\w-])"
+    rf"|\bпо\s+(?P<weekdays2>(?:{_RU_SHORT_DAY}|{_RU_WEEKDAYS})(?:{_LIST_JOIN}(?:по\s+)?(?:{_RU_SHORT_DAY}|{_RU_WEEKDAYS}))*)"
+    r"(?![\w-])", I)
 
 # ---- relative times: minutes and hours, counted from now --------------------------------------------------
 
@@ -338,6 +349,7 @@ CLOCK_AFTER = re.compile(r"^\s*(?:sharp|ровно|or\s+so|где-то)\b", I)
 EN_SHORT_WEEKDAY = re.compile(
     r"(?:\b(?i:on)\s+(?:(?i:this|next)\s+)?(?P<day>(?i:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun))"
     r"|\b(?:(?i:this|next)\s+)?(?P<capital>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun))\b\.?(?!\w)")
+RU_SHORT_WEEKDAY = re.compile(r"\b(?:в|во)\s+(?:(?:эт(?:от|у|о)|следующ\w+)\s+)?(?P<day>пн|вт|ср|чт|пт|сб|вс)\.?(?![\w-])", I)
 # A message forwarded or quoted whole: its words are someone else's.
 FORWARDED = re.compile(r"^\s*(?:переслано|пересланное\s+сообщение|forwarded|fwd?\b|fw:)", I)
 QUOTED_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)

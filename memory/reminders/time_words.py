@@ -124,6 +124,10 @@ def find_repeats(text: str) -> list[RepeatWords]:
     found = []
     for pattern in (p.RU_REPEAT, p.EN_REPEAT):
         found += [_repeat_words(match) for match in matches(pattern, text) if not _describes(match, text)]
+    for match in matches(p.WEEKDAY_LIST, text):
+        days = _weekdays(match["weekdays"] or match["weekdays2"])
+        if days:
+            found.append(RepeatWords(match.start(), match.end(), "week", weekdays=days))
     for pattern in (p.RU_MONTH_DAY, p.EN_MONTH_DAY):
         for match in matches(pattern, text):
             day = int(next(value for value in match.groups() if value))
@@ -369,13 +373,14 @@ def _around(text: str, start: int, end: int) -> Span:
 
 
 def short_weekdays(text: str, now: datetime) -> list[Mention]:
-    """Return "on Wed", "next Fri" as mentions: the next such day after today, or in next week after "next"."""
+    """Return "on Wed", "next Fri", "в пт" as mentions: the next such day after today, or in next week after
+    "next"/"следующий"."""
     found = []
-    for match in matches(p.EN_SHORT_WEEKDAY, text):
-        name = (match["day"] or match["capital"]).lower()
+    for match in [*matches(p.EN_SHORT_WEEKDAY, text), *matches(p.RU_SHORT_WEEKDAY, text)]:
+        name = (match["day"] or match.groupdict().get("capital") or "").lower()
         weekday = next(day for stem, day in p.WEEKDAY_STEMS if name.startswith(stem))
         today = now.date()
-        if re.search(r"\bnext\b", match.group(), re.IGNORECASE):
+        if re.search(r"\bnext\b|следующ", match.group(), re.IGNORECASE):
             day = today - timedelta(days=today.weekday()) + timedelta(weeks=1, days=weekday)
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)
