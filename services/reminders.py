@@ -45,7 +45,9 @@ FARTHEST = timedelta(days=5 * 365)  # a time the model proposes further ahead is
 STEPS = 20_000  # occurrences stepped over to find a recurring reminder's next time after an outage
 MODEL_ANSWER_TOKENS = 200
 # Words without which a message is no reminder request, cancel or move: the rest of the turn skips the parser.
-CUES = re.compile(r"напом|remind|забыт|forget|перенес|передвин|move|reschedul|отмен|cancel|удали|delete", re.I)
+CUES = re.compile(r"напом|remind|забыт|forget|перенес|передвин|move|reschedul|отмен|cancel|удали|delete|"
+                  r"ping|nudge|poke|buzz|text\s+me|message\s+me|пни|пнуть|дёрн|дерн|дёрга|дерга|толкни|маякни|ткни|тыкни",
+                  re.I)
 ANSWER_SCHEMA = {
     "type": "object",
     "properties": {

@@ -38,7 +38,8 @@ VAGUE_COUNT = r"пару|пара|несколько|нескольк[оа]|a\s+
 # The first letters of each weekday's every form: "пятниц" is пятница, пятницу, пятницам.
 WEEKDAY_STEMS = (
     ("понедельник", 0), ("вторник", 1), ("сред", 2), ("четверг", 3), ("пятниц", 4), ("суббот", 5),
-    ("воскресень", 6), ("пн", 0), ("вт", 1), ("ср", 2), ("чт", 3), ("пт", 4), ("сб", 5), ("вс", 6), ("mon", 0), ("tue", 1), ("wed", 2), ("thu", 3), ("fri", 4), ("sat", 5), ("sun", 6),
+    ("воскресень", 6), ("пн", 0), ("вт", 1), ("ср", 2), ("чт", 3), ("пт", 4), ("сб", 5), ("вс", 6),
+    ("mon", 0), ("tue", 1), ("wed", 2), ("thu", 3), ("fri", 4), ("sat", 5), ("sun", 6),
 )
 _RU_WEEKDAY = r"(?:понедельник|вторник|сред[уа]|четверг|пятниц[уа]|суббот[уа]|воскресенье)"
 _RU_WEEKDAYS = r"(?:понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям)"
@@ -250,8 +251,15 @@ RU_ASK = re.compile(
     r"|(?P<keep>\bне\s+(?:дай(?:те)?|давай(?:те)?|позволяй(?:те)?|позволь(?:те)?)\s+(?:мне\s+)?забыть\b)"
     r"|(?P<make>\b(?:поставь(?:те)?|создай(?:те)?|сделай(?:те)?|установи(?:те)?|добавь(?:те)?|заведи(?:те)?|"
     r"запиши(?:те)?)(?:\s+мне)?\s+(?:напоминани[ея]|напоминалк[уи]|напоминалочк[уи])\b"
-    r"|\b(?:напоминани[ея]|напоминалк[уи])\s+(?:мне\s+)?(?:поставь|создай|сделай|установи|добавь|заведи)(?:те)?\b)",
+    r"|\b(?:напоминани[ея]|напоминалк[уи])\s+(?:мне\s+)?(?:поставь|создай|сделай|установи|добавь|заведи)(?:те)?\b)"
+    # everyday verbs for a reminder ("пни меня через час", "дёргай меня раз в час"): a request only with a time
+    r"|(?P<ping>\b(?:пни|пните|дёрни|дерни|дёрните|дерните|дёргай|дергай|дёргайте|дергайте|толкни|толкните|"
+    r"маякни|маякните|тыкни|ткни)\s+(?:мне|меня)\b)",
     I)
+# "that day", "в тот же день": the day is said in another clause of the sentence ("In 3 days, ping me at 11am that
+# day"), which is then read whole.
+THAT_DAY = re.compile(
+    r"\b(?:on\s+)?(?:that|the\s+same)\s+day\b|\b(?:в\s+)?(?:тот|этот)(?:\s+же)?\s+(?:самый\s+)?день\b", I)
 EN_ASK = re.compile(
     r"(?P<verb>\bremind\s+me)\b"
     r"|(?P<keep>\b(?:don['’]?t|do\s+not|dont)\s+let\s+me\s+forget\b|\bmake\s+sure\s+i\s+(?:don['’]?t\s+forget|"
@@ -259,7 +267,7 @@ EN_ASK = re.compile(
     r"|(?P<make>\b(?:set|create|add|make|schedule|put\s+in|setup|set\s+up)\s+(?:me\s+)?(?:up\s+)?(?:a\s+|an\s+)?"
     r"(?:new\s+)?reminder\b|\bi\s+(?:need|want|would\s+like|['’]d\s+like)\s+a\s+reminder\b|"
     r"\b(?:can|could|may)\s+i\s+(?:get|have)\s+a\s+reminder\b)"
-    r"|(?P<ping>\b(?:ping|nudge|text|message)\s+me)\b", I)
+    r"|(?P<ping>\b(?:ping|nudge|poke|buzz|text|message)\s+me)\b", I)
 _EN_POLITE = (
     "hey hi hello ok okay so and also oh btw pls please plz kindly just then bot buddy yo now again but well right "
     "alright listen um uh maybe possibly"
@@ -349,7 +357,9 @@ CLOCK_AFTER = re.compile(r"^\s*(?:sharp|ровно|or\s+so|где-то)\b", I)
 EN_SHORT_WEEKDAY = re.compile(
     r"(?:\b(?i:on)\s+(?:(?i:this|next)\s+)?(?P<day>(?i:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun))"
     r"|\b(?:(?i:this|next)\s+)?(?P<capital>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun))\b\.?(?!\w)")
-RU_SHORT_WEEKDAY = re.compile(r"\b(?:в|во)\s+(?:(?:эт(?:от|у|о)|следующ\w+)\s+)?(?P<day>пн|вт|ср|чт|пт|сб|вс)\.?(?![\w-])", I)
+# "в пт", "в следующий вт": a short Russian weekday, the next one after today (or in next week).
+RU_SHORT_WEEKDAY = re.compile(
+    r"\b(?:в|во)\s+(?:(?:эт(?:от|у|о)|следующ\w+)\s+)?(?P<day>пн|вт|ср|чт|пт|сб|вс)\.?(?![\w-])", I)
 # A message forwarded or quoted whole: its words are someone else's.
 FORWARDED = re.compile(r"^\s*(?:переслано|пересланное\s+сообщение|forwarded|fwd?\b|fw:)", I)
 QUOTED_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)

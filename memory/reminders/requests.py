@@ -104,6 +104,11 @@ def _timing(sentence: str, match: re.Match[str], now: datetime) -> Timing:
     me at 5"), so its time words count only when the asking's own words have none.
     """
     start = match.start() - len(clause_before(sentence, match.start()))
+    that_day = [found.span() for found in p.THAT_DAY.finditer(sentence, start)]
+    if that_day and start and read_timing(sentence[:start], now).kind != "none":
+        # "In 3 days, ping me at 11am that day": "that day" is the earlier clause's, so the sentence is read whole
+        timing = read_timing(blank(sentence, that_day), now)
+        return replace(timing, spans=tuple(sorted(timing.spans + tuple(that_day))))
     timing = read_timing(sentence[start:], now)
     if timing.kind == "none" and start:
         return read_timing(sentence, now)
