@@ -151,7 +151,8 @@ UNREAD_TIME = re.compile(
     r"\b(?:that|the\s+same|the\s+next|the\s+following)\s+(?:day|morning|evening|night)\b"
     r"|\b(?:тот|этот|тот\s+же|этот\s+же|тот\s+самый|следующий)\s+день\b"
     r"|\b(?:минут\w*|час\w*|полчаса|дн\w*)\s+за\s+\S"
-    r"|\b(?:on|at|for|by|before|until|till|в|на|к|до|перед|под)\s+(?:the\s+)?(?:new\s+year|christmas|xmas|easter|"
+    # "на"/"for" a holiday is the task's when another day is the reminder's ("завтра купить ёлку на новый год")
+    r"|\b(?:(?P<for>for|на)|on|at|by|before|until|till|в|к|до|перед|под)\s+(?:the\s+)?(?:new\s+year|christmas|xmas|easter|"
     r"thanksgiving|halloween|valentine|нов\w+\s+год\w*|новогодн\w+|рождеств\w+|пасх\w+|сочельник\w*|"
     r"(?:my\s+|his\s+|her\s+)?birthday|(?:мой\s+|его\s+|её\s+|ее\s+)?д(?:ень|ня|н[её]м)\s+рождени\w+|др\b)", I)
 # A time said relative to something else ("за час до встречи", "after work"), a deadline ("до пятницы", "by 5"),
@@ -357,6 +358,13 @@ CLOCK_AFTER = re.compile(r"^\s*(?:sharp|ровно|or\s+so|где-то)\b", I)
 EN_SHORT_WEEKDAY = re.compile(
     r"(?:\b(?i:on)\s+(?:(?i:this|next)\s+)?(?P<day>(?i:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun))"
     r"|\b(?:(?i:this|next)\s+)?(?P<capital>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun))\b\.?(?!\w)")
+# Holidays with one date everywhere the bot is used: (month, day). New Year's Day, Christmas in Russian
+# (7 January or 25 December) and Easter are left out: they are unclear (UNREAD_TIME).
+HOLIDAY = re.compile(
+    r"\b(?:on|at|for|by)\s+(?:the\s+)?(?:(?P<eve>new\s+year['’]?s\s+eve|nye)|(?P<xmas_eve>christmas\s+eve|xmas\s+eve)|"
+    r"(?P<xmas>christmas(?:\s+day)?|xmas(?:\s+day)?)|(?P<halloween>halloween))\b(?!\s+(?:tree|party|gift|present|card)s?\b)"
+    r"|\b(?:в\s+|на\s+)?(?P<ru_eve>канун\w*\s+нового\s+года|новогодн(?:юю|ей)\s+ночь\w*|новогодний\s+вечер)\b", I)
+HOLIDAY_DATES = {"eve": (12, 31), "xmas_eve": (12, 24), "xmas": (12, 25), "halloween": (10, 31), "ru_eve": (12, 31)}
 # "в пт", "в следующий вт": a short Russian weekday, the next one after today (or in next week).
 RU_SHORT_WEEKDAY = re.compile(
     r"\b(?:в|во)\s+(?:(?:эт(?:от|у|о)|следующ\w+)\s+)?(?P<day>пн|вт|ср|чт|пт|сб|вс)\.?(?![\w-])", I)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.reminders import reminder_patterns as p
@@ -370,6 +370,19 @@ def _around(text: str, start: int, end: int) -> Span:
     before = p.CLOCK_BEFORE.search(text[max(0, start - 16) : start])
     after = p.CLOCK_AFTER.match(text[end : end + 12])
     return (max(0, start - 16) + before.start() if before else start, end + after.end() if after else end)
+
+
+def holidays(text: str, now: datetime) -> list[Mention]:
+    """Return "new year's eve", "christmas", "в новогоднюю ночь" as mentions: the next such date from today."""
+    found = []
+    for match in matches(p.HOLIDAY, text):
+        name = next(key for key, value in match.groupdict().items() if value)
+        month, day = p.HOLIDAY_DATES[name]
+        moment = date(now.year, month, day)
+        if moment < now.date():
+            moment = date(now.year + 1, month, day)
+        found.append(Mention(match.start(), match.end(), moment, None, usable=True))
+    return found
 
 
 def short_weekdays(text: str, now: datetime) -> list[Mention]:

@@ -44,6 +44,7 @@ from memory.reminders.time_words import (
     RepeatWords,
     described_repeats,
     find_time_words,
+    holidays,
     short_weekdays,
 )
 from memory.time import date_patterns as dp
@@ -79,6 +80,7 @@ def read_timing(text: str, now: datetime) -> Timing:
     reference = now.astimezone(ZoneInfo(said.zone)) if said.zone else now
     found = list(said.spans) + said.vague  # hidden from the date rules, which would take "by Friday" for a date
     short = short_weekdays(blank(text, found), reference)
+    short += holidays(blank(text, found + [(m.start, m.end) for m in short]), reference)
     hidden = found + said.this_part + described_repeats(text) + [(m.start, m.end) for m in short]
     mentions = find_mentions(blank(text, hidden), reference) + short
     mentions += [Mention(start, end, reference.date(), None, usable=True) for start, end in said.this_part]
@@ -105,7 +107,7 @@ def read_timing(text: str, now: datetime) -> Timing:
         options = _relative(minutes, clock or same_time or marker, mentions, now)
     else:
         options = _once(clock, marker, same_time, mentions, reference, text)
-    if not options or _partly_read(text, spans):
+    if not options or _partly_read(text, spans, any(mention.day for mention in mentions)):
         return unclear
     options = tuple(_in_zone(option, now, said.zone) for option in options)
     if any(option is None or option[0] - now > MAX_AHEAD or option[0] <= now for option in options):
@@ -113,7 +115,7 @@ def read_timing(text: str, now: datetime) -> Timing:
     return Timing("ask" if len(options) == 2 else "at", options, spans)
 
 
-def _partly_read(text: str, spans: tuple[Span, ...]) -> bool:
+def _partly_read(text: str, spans: tuple[Span, ...], has_day: bool) -> bool:
     """True when time words are left that the rules did not read: more of a time right after one they read ("в 23
     50", "at 6 30 pm"), or a day they cannot place ("that day", "минут за 15", "new year's eve"). The rules then
     set nothing rather than a time nobody said: the request is unclear, and the model or the user says when."""
@@ -122,7 +124,8 @@ def _partly_read(text: str, spans: tuple[Span, ...]) -> bool:
         after = p.LEFT_AFTER_TIME.match(text, end)
         if after and after.end() - len(after.group().lstrip()) not in starts:
             return True
-    return any(not _inside(found.start(), spans) for found in p.UNREAD_TIME.finditer(blank(text, spans)))
+    unread = p.UNREAD_TIME.finditer(blank(text, spans))
+    return any(not _inside(found.start(), spans) and not (found["for"] and has_day) for found in unread)
 
 
 def _inside(position: int, spans: tuple[Span, ...]) -> bool:
