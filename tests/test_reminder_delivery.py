@@ -123,6 +123,18 @@ async def test_a_recurring_one_steps_by_its_rule_over_an_outage(store):
     assert (await reminders.for_turn(1, True))[1] == ["позвонить маме"]
 
 
+async def test_in_a_minute_counts_from_when_the_message_came_to_the_second(store):
+    clock = Clock(T0.replace(second=40))  # the turn reached the reminders 8 s after the message came
+    reminders = service(store, clock, Recorder())
+    outcome = await reminders.hear(1, 1, "напомни через 1 минуту проверить чайник",
+                                   heard_at=T0.replace(second=32))
+    assert outcome is not None and outcome.reminder is not None
+    assert outcome.reminder.due_at == T0.replace(minute=8, second=32)
+    later = await reminders.hear(2, 2, "ping me in 20 minutes to check the oven")  # a cue of its own now
+    assert later is not None and later.reminder is not None
+    assert later.reminder.due_at == T0.replace(minute=27, second=40)
+
+
 def test_next_time_keeps_the_rules_wall_clock_across_a_dst_change():
     berlin = "Europe/Berlin"
     reminder = Reminder(1, 1, 1, None, "x", datetime(2026, 3, 28, 8, 30, tzinfo=ZoneInfo(berlin)), "day 08:30",
