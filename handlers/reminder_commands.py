@@ -66,10 +66,17 @@ def describe(outcome: Outcome, language: str | None, now: datetime) -> tuple[str
     if outcome.kind in ("set", "moved") and outcome.reminder is not None:
         return confirmed(outcome.reminder, language, now)
     if outcome.kind == "ask" and outcome.reminder is not None:
-        picks = [(f"{at:%H:%M}", f"rm:p:{outcome.reminder.id}:{minutes(at)}") for at in outcome.choices]
+        mine = local(now, outcome.reminder)
+        one_day = not outcome.offered
+        picks = [(f"{at.astimezone(mine.tzinfo):%H:%M}" if one_day else moment(at, mine, language or ""),
+                  f"rm:p:{outcome.reminder.id}:{minutes(at)}") for at in outcome.choices]
+        rows = [picks] if one_day else [[pick] for pick in picks]  # a day in each label: one a row
+        if outcome.offered:  # neither the rules nor the model could say when: the model's question, or the bot's
+            said = outcome.question or text("reminder_when", language)
+            return (f"⏰ {outcome.task}: {said}" if outcome.task else f"⏰ {said}"), keyboard(rows)
         ask = AskReminder(outcome.task, tuple(SetReminder(outcome.task, at) for at in outcome.choices))
-        line = question(ask, language or "", local(now, outcome.reminder))
-        return f"⏰ {outcome.task}: {line}" if outcome.task else f"⏰ {line}", keyboard([picks])
+        line = question(ask, language or "", mine)
+        return f"⏰ {outcome.task}: {line}" if outcome.task else f"⏰ {line}", keyboard(rows)
     if outcome.kind == "cancelled" and outcome.reminder is not None:
         return text("reminder_cancelled", language, task=outcome.reminder.task), None
     if outcome.kind == "which":

@@ -23,7 +23,7 @@ from memory.extract.extractor_answer import ExtractionError, first_json
 from memory.recall.ranking import terms
 from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
-from memory.reminders.repeat import Repeat
+from memory.reminders.repeat import Repeat, local
 from memory.reminders.requests import read_request
 from memory.store.fact_rows import FactQueries
 from memory.store.reminder_rows import ReminderQueries
@@ -78,7 +78,8 @@ class Outcome:
     reminder: Reminder | None = None  # set, moved or cancelled; for "ask", the pending one
     choices: tuple[datetime, ...] = ()  # "ask": the times to choose from (aware, the user's zone)
     matches: tuple[Reminder, ...] = ()  # "which": the reminders a cancel could mean
-    question: str | None = None  # "unclear": the model's question to the user, if it had one
+    question: str | None = None  # "unclear" or an offered "ask": the model's question to the user, if it had one
+    offered: bool = False  # "ask": times offered because no one could tell when, not a bare hour's two halves
     task: str = ""
 
 
@@ -145,6 +146,8 @@ class Reminders:
             return None
         if request is None:
             return None
+        question: str | None = None  # the model's question, when it could not say when
+        offered = False
         await self.users.meet_user(user_id, self.clock())  # a first message may be a request
         if isinstance(request, CancelReminder):
             return await self._cancel(user_id, chat_id, request.about)
@@ -155,15 +158,22 @@ class Reminders:
         if isinstance(request, Unclear):
             placed = await self._ask_model(words, request.task, now)
             if isinstance(placed, Outcome):
-                return placed
-            request = placed
+                if not placed.task:
+                    return placed
+                # Neither the rules nor the model placed it: the user picks a time with a button or says one;
+                # nothing is set until then, and never a guess.
+                request = AskReminder(placed.task, tuple(SetReminder(placed.task, at) for at in fallback_choices(now)))
+                question, offered = placed.question, True
+            else:
+                request = placed
         if isinstance(request, AskReminder):
             first = request.choices[0]
             pending = await self.reminders.add_reminder(
                 user_id, chat_id, request.task, first.at, None, zone.key, self.clock(), asker=asker,
                 update_id=update_id, state=PENDING,
             )
-            return Outcome("ask", pending, tuple(choice.at for choice in request.choices), task=request.task)
+            return Outcome("ask", pending, tuple(choice.at for choice in request.choices), task=request.task,
+                           question=question, offered=offered)
         return await self._set(user_id, chat_id, request, zone, update_id, asker)
 
     async def _set(
@@ -325,6 +335,17 @@ def matching(reminders: list[Reminder], about: str) -> list[Reminder]:
 
 
 NOT_NAMES = frozenset(terms("про the one about что чтобы напоминание напоминания reminder reminders"))
+
+
+def fallback_choices(now: datetime) -> tuple[datetime, ...]:
+    """Return the times offered on buttons when no one could tell when to remind: in an hour, this evening at
+    19:00 (while that is more than an hour off), tomorrow at 09:00; `now` aware, in the user's zone."""
+    in_an_hour = now + timedelta(hours=1)
+    if in_an_hour.second or in_an_hour.microsecond:  # on to the next whole minute, which a button can name
+        in_an_hour = in_an_hour.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    evening = local(now.date(), (19, 0), now.tzinfo)
+    tomorrow = local(now.date() + timedelta(days=1), (9, 0), now.tzinfo)
+    return (in_an_hour, *([evening] if evening > in_an_hour else []), tomorrow)
 
 
 def read_model_answer(raw: str, task: str, now: datetime) -> SetReminder | Outcome:

@@ -163,6 +163,20 @@ async def test_a_bare_hour_is_asked_about_and_set_once_chosen(telegram, model, c
         assert len(await app.bot_data.store.reminders.reminders(ANN)) == 1
 
 
+async def test_a_time_no_one_could_read_is_offered_on_buttons_never_guessed(telegram, model, config, clock):
+    # the model's answer to the reminder call names no time (the fixture answers every JSON call with facts)
+    async with running_bot(config, clock) as app:
+        line, _ = await say(telegram, ANN, "напомни минут за 15 до созвона взять ноутбук", 2, language_code="ru")
+        assert "⏰" in line["text"] and "когда напомнить" in line["text"]
+        picks = buttons(line)
+        assert [label for label, _ in picks] == ["сегодня в 11:07", "сегодня в 19:00", "завтра в 09:00"]
+        assert await app.bot_data.store.reminders.reminders(ANN) == []  # nothing set until they choose
+        telegram.push_callback(ANN, picks[2][1], line["message_id"])
+        await telegram.wait_for_call("editMessageText")
+        [reminder] = await app.bot_data.store.reminders.reminders(ANN)
+        assert reminder.due_at == datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW)
+
+
 async def test_traps_and_forwards_set_nothing(telegram, model, config, clock):
     async with running_bot(config, clock) as app:
         count = 0
