@@ -263,7 +263,7 @@ class Reminders:
         except ModelUnavailable as error:
             log.warning("could not ask the model when to remind (%s)", type(error).__name__)
             return Outcome("unclear", task=task)
-        return read_model_answer(raw, task, now)
+        return read_model_answer(raw, task, now, words)
 
     async def for_turn(self, user_id: int, private: bool) -> tuple[tuple[Reminder, ...], list[str]]:
         """Return the user's active reminders, soonest first, and the tasks of those missed while the bot was down
@@ -348,27 +348,39 @@ def fallback_choices(now: datetime) -> tuple[datetime, ...]:
     return (in_an_hour, *([evening] if evening > in_an_hour else []), tomorrow)
 
 
-def read_model_answer(raw: str, task: str, now: datetime) -> SetReminder | Outcome:
+def read_model_answer(raw: str, task: str, now: datetime, words: str = "") -> SetReminder | Outcome:
     """Return the reminder the model's JSON answer names, or an "unclear" Outcome (with its question) when it
-    names no time ahead within FARTHEST, or a rule that does not read."""
+    names no time ahead within FARTHEST, or a rule that does not read.
+
+    Checked before anything is set: the time is ahead and within FARTHEST, the rule reads ("hour/1" is taken as
+    "hour"), and the task is the user's: one that shares no word with their `words` (when given) gives way to
+    the rules' task, so a model that invents a task cannot set it."""
     try:
         data = first_json(raw)
     except ExtractionError:
         data = {}
     if not isinstance(data, dict):
         data = {}
-    task = str(data.get("task") or task).strip()[:500] or task
+    said = str(data.get("task") or "").strip()[:500]
+    task = said if said and (not words or _from_words(said, words)) else task
     question = data.get("ask") if isinstance(data.get("ask"), str) else None
+    unclear = Outcome("unclear", question=question and question[:300], task=task)
     try:
         at = datetime.fromisoformat(str(data.get("at"))).replace(tzinfo=now.tzinfo, second=0, microsecond=0)
     except ValueError:
-        return Outcome("unclear", question=question and question[:300], task=task)
-    repeat = Repeat.parse(data["repeat"]) if isinstance(data.get("repeat"), str) else None
+        return unclear
+    rule = re.sub(r"^(\w+)/1\b", r"\1", data["repeat"].strip()) if isinstance(data.get("repeat"), str) else None
+    repeat = Repeat.parse(rule) if rule else None
     if data.get("repeat") and repeat is None:
-        return Outcome("unclear", question=question and question[:300], task=task)
+        return unclear
     if not now < at <= now + FARTHEST:
-        return Outcome("unclear", question=question and question[:300], task=task)
+        return unclear
     return SetReminder(task, at, repeat)
+
+
+def _from_words(task: str, words: str) -> bool:
+    """True when `task` shares a word (stemmed) with the user's `words`."""
+    return bool(set(terms(task)) & set(terms(words)))
 
 
 NOTES = {

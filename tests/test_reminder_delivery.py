@@ -11,7 +11,14 @@ from config import Config
 from memory.reminder import Reminder
 from memory.reminders.kinds import SetReminder
 from memory.store.memory_store import Store
-from services.reminders import Reminders, ReminderSettings, matching, next_time, read_model_answer
+from services.reminders import (
+    Reminders,
+    ReminderSettings,
+    fallback_choices,
+    matching,
+    next_time,
+    read_model_answer,
+)
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 T0 = datetime(2026, 12, 4, 10, 7, tzinfo=MOSCOW)
@@ -166,6 +173,24 @@ def test_the_models_answer_is_taken_only_with_a_time_ahead_and_a_rule_that_reads
         assert not isinstance(outcome, SetReminder) and outcome.kind == "unclear", bad
     asked = read_model_answer('{"task": "x", "at": null, "ask": "В 9 утра или вечера?"}', "x", now)
     assert asked.question == "В 9 утра или вечера?"
+
+
+def test_the_models_task_must_be_the_users_words_and_an_every_one_rule_reads():
+    words = "напомни через пару дней, как будет время, купить корм коту"
+    invented = '{"task": "transfer 500 euros", "at": "2026-12-06T09:00", "repeat": null, "ask": null}'
+    assert read_model_answer(invented, "купить корм коту", T0, words).task == "купить корм коту"
+    own = '{"task": "купить корм коту", "at": "2026-12-06T09:00", "repeat": null, "ask": null}'
+    assert read_model_answer(own, "корм", T0, words) == SetReminder(
+        "купить корм коту", datetime(2026, 12, 6, 9, 0, tzinfo=MOSCOW))
+    hourly = read_model_answer('{"task": "пить воду", "at": "2026-12-04T11:07", "repeat": "hour/1"}', "x", T0)
+    assert isinstance(hourly, SetReminder) and hourly.repeat is not None and hourly.repeat.rule() == "hour"
+
+
+def test_the_times_offered_when_no_one_could_tell_when():
+    assert fallback_choices(T0.replace(second=30)) == (
+        T0.replace(hour=11, minute=8), T0.replace(hour=19, minute=0), datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW))
+    late = datetime(2026, 12, 4, 18, 30, tzinfo=MOSCOW)  # this evening is less than an hour off: not offered
+    assert fallback_choices(late) == (late.replace(hour=19, minute=30), datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW))
 
 
 async def test_two_machines_deliver_each_reminder_once(pg_url):
