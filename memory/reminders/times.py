@@ -25,6 +25,9 @@ Decisions (docs/reminders.md has the table):
   - of two days, one said with "на"/"for" after another ("в воскресенье … форму на понедельник") is the task's;
   - a repeat takes its weekday or day of the month from a day said beside it ("каждую неделю в пятницу"),
     is unclear without one ("каждую неделю"), and an hourly one may start at a clock ("начиная с 11");
+  - time words left that the rules did not read (a number or unit right after a time they read, "that day",
+    "минут за 15", "на новый год") make the request unclear: a reminder is set only when all its time was read;
+  - "в 23 50" and "at 6 30 pm" are clocks; a list of short weekdays ("mon wed fri") is a weekly repeat;
   - a zone named with a clock ("в 9 по Москве", "9am London time", "15:00 UTC") resolves the day and clock
     on that zone's calendar, then gives the moment in the user's zone; a repeat keeps the user's wall clock.
 """
