@@ -6,7 +6,8 @@ in docs/reminders.md; the time words are read by memory/reminders/times.py, canc
 A request is the user's own order to the bot: "напомни", "напоминай", "не напомнишь…?", "можешь (завтра)
 напомнить", "хочу, чтобы ты напомнил", "не дай мне забыть", "поставь напоминание", "remind me", "don't let me
 forget", "set a reminder", "can I get a reminder"; "ping me", "nudge me", "пни меня", "дёргай меня",
-"маякни мне" only with a time. "that day"/"в тот же день" after the asking takes its day from an earlier clause. Not a request (None):
+"маякни мне" only with a time. "that day"/"в тот же день" after the asking takes its day from an earlier
+clause. Not a request (None):
   - words inside quotation marks (also '…' opened and closed outside a word), lines quoted with ">", a message
     that starts "Переслано"/"Forwarded", words said to another assistant ("Siri, remind me…");
   - a negation ("не напоминай", "don't remind me"); a condition or hypothetical in the asking's clause
