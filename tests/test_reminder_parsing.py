@@ -739,6 +739,7 @@ def test_issue_59_phrasings_are_read(text, at, rule, task):
         "напомни в 5 10 раз отжаться",  # "10" is no minute
         "напомни на новый год позвонить тёте",  # 31 December or 1 January
         "напомни в тот же день в 11 позвонить",
+        "remind me 15 minutes before the meeting to grab my laptop",  # was taken for "remind me the name…"
     ],
 )
 def test_time_words_the_rules_cannot_place_set_nothing(text):
