@@ -159,6 +159,7 @@ UNREAD_TIME = re.compile(
 # or no time in particular ("позже", "later"): a request with these is unclear.
 UNCLEAR_TIME = re.compile(
     rf"\bза\s+(?:(?:{NUMBER})\s+)?(?:минут\w*|час\w*|полчаса|день|дня|дней|сутки|недел\w+)\b(?:\s+до\b)?"
+    rf"|\b(?:минут\w*|час\w*)\s+за\s+(?:{NUMBER})\b(?:\s+до\b)?"  # "минут за 15 до созвона": about 15 minutes before
     rf"|\b(?:{NUMBER}|half\s+an|an)\s+(?:minutes?|mins?|hours?|days?)\s+before(?:\s+(?:the|my|our)\s+\w+)?\b"
     r"|\b(?:перед|после|before|after)\s+(?:сном|работы|работой|обеда|обедом|ужина|ужином|завтрака|завтраком|"
     r"встречи|встречей|школы|bed|work|lunch|dinner|breakfast|the\s+meeting|school)\b"
