@@ -3,6 +3,7 @@
     .venv/bin/python bench/reminders.py                                  # the figures on the development corpus
     .venv/bin/python bench/reminders.py --misses                         # and every failure, listed
     .venv/bin/python bench/reminders.py --corpus bench/reminders_heldout.json   # the held-out set
+    .venv/bin/python bench/reminders.py --corpus bench/reminders_dev59.json     # issue 59's development set
 
 A corpus holds a `now` (ISO with offset) and a `zone` that every item is read against unless it carries its own,
 and items in Russian and English: requests, labelled with the local time of the first delivery ("at",
@@ -15,6 +16,9 @@ Precision = found requests / all found; recall = found requests / requests. Time
 with an expected "at" (or "ask"): a SetReminder whose `at`, local and to the minute, equals "at" and whose
 repeat rule text equals "repeat"; an AskReminder when "ask" is true. Task match, among found requests with a
 task: the returned task and the label, normalised (case, ё, punctuation, spaces), contain one another.
+Wrong sets: a SetReminder whose time or repeat is not the labelled one (any SetReminder where the label has no
+"at" or says "ask"), or any SetReminder on a look-alike: a date nobody asked for, set silently, which is worse
+than a miss.
 """
 
 from __future__ import annotations
@@ -63,6 +67,15 @@ def time_right(found: object, item: dict) -> bool:
     return at == item["at"] and rule == item.get("repeat")
 
 
+def wrong_set(found: object, item: dict) -> bool:
+    """True when a SetReminder was made that the label does not allow: a trap, no labelled time, or another time."""
+    if not isinstance(found, SetReminder):
+        return False
+    if not item["request"] or item.get("ask") or item.get("at") is None:
+        return True
+    return not time_right(found, item)
+
+
 def task_right(found: object, item: dict) -> bool:
     """True when the returned task and the labelled one contain one another, once normalised."""
     mine, theirs = normalised(getattr(found, "task", "")), normalised(item.get("task") or "")
@@ -82,7 +95,7 @@ def describe(found: object) -> str:
 def score(items: list[tuple[dict, datetime]]) -> dict:
     """Return the counts per language and overall, and every failure."""
     groups = {name: dict.fromkeys(("requests", "traps", "found", "found_requests", "timed", "time_right",
-                                   "tasked", "task_right"), 0) for name in ("all", "ru", "en")}
+                                   "tasked", "task_right", "wrong"), 0) for name in ("all", "ru", "en")}
     failures = []
     for item, now in items:
         found = read_request(item["text"], now)
@@ -100,6 +113,7 @@ def score(items: list[tuple[dict, datetime]]) -> dict:
             group["time_right"] += bool(timed_ok)
             group["tasked"] += bool(tasked)
             group["task_right"] += bool(tasked_ok)
+            group["wrong"] += wrong_set(found, item)
         if item["request"] and not is_found:
             failures.append(("missed", item, found))
         elif not item["request"] and is_found:
@@ -126,11 +140,11 @@ def main(arguments: list[str] | None = None) -> None:
     print(f"$ {COMMAND}" + (f" --corpus {options.corpus}" if options.corpus != CORPUS else ""))
     print(f"\n== memory.reminders.requests.read_request: {len(items)} items, {options.corpus.name}")
     print(f"{'group':6} {'precision':>9} {'recall':>7} {'time right':>10} {'task match':>10} "
-          f"{'requests':>8} {'traps':>6} {'found':>6}")
+          f"{'requests':>8} {'traps':>6} {'found':>6} {'wrong sets':>10}")
     for name, g in result["groups"].items():
         print(f"{name:6} {_ratio(g['found_requests'], g['found']):>9} {_ratio(g['found_requests'], g['requests']):>7} "
               f"{_ratio(g['time_right'], g['timed']):>10} {_ratio(g['task_right'], g['tasked']):>10} "
-              f"{g['requests']:>8} {g['traps']:>6} {g['found']:>6}")
+              f"{g['requests']:>8} {g['traps']:>6} {g['found']:>6} {g['wrong']:>10}")
     if options.misses:
         for kind in ("false", "missed", "time", "task"):
             listed = [(item, found) for what, item, found in result["failures"] if what == kind]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import html
 import re
+import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
@@ -64,10 +66,17 @@ def describe(outcome: Outcome, language: str | None, now: datetime) -> tuple[str
     if outcome.kind in ("set", "moved") and outcome.reminder is not None:
         return confirmed(outcome.reminder, language, now)
     if outcome.kind == "ask" and outcome.reminder is not None:
-        picks = [(f"{at:%H:%M}", f"rm:p:{outcome.reminder.id}:{minutes(at)}") for at in outcome.choices]
+        mine = local(now, outcome.reminder)
+        one_day = not outcome.offered
+        picks = [(f"{at.astimezone(mine.tzinfo):%H:%M}" if one_day else moment(at, mine, language or ""),
+                  f"rm:p:{outcome.reminder.id}:{minutes(at)}") for at in outcome.choices]
+        rows = [picks] if one_day else [[pick] for pick in picks]  # a day in each label: one a row
+        if outcome.offered:  # neither the rules nor the model could say when: the model's question, or the bot's
+            said = outcome.question or text("reminder_when", language)
+            return (f"⏰ {outcome.task}: {said}" if outcome.task else f"⏰ {said}"), keyboard(rows)
         ask = AskReminder(outcome.task, tuple(SetReminder(outcome.task, at) for at in outcome.choices))
-        line = question(ask, language or "", local(now, outcome.reminder))
-        return f"⏰ {outcome.task}: {line}" if outcome.task else f"⏰ {line}", keyboard([picks])
+        line = question(ask, language or "", mine)
+        return f"⏰ {outcome.task}: {line}" if outcome.task else f"⏰ {line}", keyboard(rows)
     if outcome.kind == "cancelled" and outcome.reminder is not None:
         return text("reminder_cancelled", language, task=outcome.reminder.task), None
     if outcome.kind == "which":
@@ -84,6 +93,15 @@ def minutes(at: datetime) -> int:
     return int((at - EPOCH).total_seconds() // 60)
 
 
+def heard_at(arrived: float | None, clock: Callable[[], datetime]) -> datetime | None:
+    """Return the wall-clock time at which a message reached the bot, from its time.monotonic() `arrived`, or None
+    when that is not known (replayed after a restart): "через 1 минуту" counts from the message, not from when its
+    turn reached the reminders."""
+    if arrived is None:
+        return None
+    return clock() - timedelta(seconds=max(0.0, time.monotonic() - arrived))
+
+
 async def hear_reminders(
     context: Context, speaker: Speaker, chat: Chat, words: str, update_id: int, own: bool
 ) -> ForTurn:
@@ -93,7 +111,8 @@ async def hear_reminders(
     services, language = context.bot_data, speaker.language_code
     private = chat.type == ChatType.PRIVATE
     asker = None if private or speaker.id < 0 else (speaker.first_name or str(speaker.id))
-    outcome = await services.reminders.hear(speaker.id, chat.id, words, update_id, asker) if own else None
+    sent = heard_at(services.inbox.arrived(update_id), services.reminders.clock)
+    outcome = await services.reminders.hear(speaker.id, chat.id, words, update_id, asker, sent) if own else None
     listed, missed = await services.reminders.for_turn(speaker.id, private)
     if missed:
         await send_text(context.bot, chat.id, text("reminder_missed", language, tasks="; ".join(missed)))

@@ -70,6 +70,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "⏰ I didn't get when to remind you. Say it with a time, e.g. \"remind me tomorrow at 9 to call mom\".",
         "ru": "⏰ Не понял, когда напомнить. Скажи со временем, например: «напомни завтра в 9 позвонить маме».",
     },
+    "reminder_when": {
+        "en": "when should I remind you? Pick a time or say it in your own words.",
+        "ru": "когда напомнить? Выбери время или скажи своими словами.",
+    },
     "reminder_too_many": {
         "en": "⏰ You have 50 reminders already, the most I keep. Cancel one in /reminders first.",
         "ru": "⏰ У тебя уже 50 напоминаний — больше я не держу. Сначала отмени какое-нибудь в /reminders.",

@@ -23,7 +23,7 @@ from memory.extract.extractor_answer import ExtractionError, first_json
 from memory.recall.ranking import terms
 from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
-from memory.reminders.repeat import Repeat
+from memory.reminders.repeat import Repeat, local
 from memory.reminders.requests import read_request
 from memory.store.fact_rows import FactQueries
 from memory.store.reminder_rows import ReminderQueries
@@ -45,7 +45,9 @@ FARTHEST = timedelta(days=5 * 365)  # a time the model proposes further ahead is
 STEPS = 20_000  # occurrences stepped over to find a recurring reminder's next time after an outage
 MODEL_ANSWER_TOKENS = 200
 # Words without which a message is no reminder request, cancel or move: the rest of the turn skips the parser.
-CUES = re.compile(r"напом|remind|забыт|forget|перенес|передвин|move|reschedul|отмен|cancel|удали|delete", re.I)
+CUES = re.compile(r"напом|remind|забыт|forget|перенес|передвин|move|reschedul|отмен|cancel|удали|delete|"
+                  r"ping|nudge|poke|buzz|text\s+me|message\s+me|пни|пнуть|дёрн|дерн|дёрга|дерга|толкни|маякни|ткни|тыкни",
+                  re.I)
 ANSWER_SCHEMA = {
     "type": "object",
     "properties": {
@@ -76,7 +78,8 @@ class Outcome:
     reminder: Reminder | None = None  # set, moved or cancelled; for "ask", the pending one
     choices: tuple[datetime, ...] = ()  # "ask": the times to choose from (aware, the user's zone)
     matches: tuple[Reminder, ...] = ()  # "which": the reminders a cancel could mean
-    question: str | None = None  # "unclear": the model's question to the user, if it had one
+    question: str | None = None  # "unclear" or an offered "ask": the model's question to the user, if it had one
+    offered: bool = False  # "ask": times offered because no one could tell when, not a bare hour's two halves
     task: str = ""
 
 
@@ -125,14 +128,17 @@ class Reminders:
 
     async def hear(
         self, user_id: int, chat_id: int, words: str, update_id: int | None = None, asker: str | None = None,
+        heard_at: datetime | None = None,
     ) -> Outcome | None:
         """Act on a request about reminders in the user's own `words` and return what came of it; None when the
         words ask nothing of the kind. `chat_id` is where a reminder set now is delivered (a group mentions
-        `asker`); `update_id` the message, so that a turn resumed after a crash does not set one twice."""
+        `asker`); `update_id` the message, so that a turn resumed after a crash does not set one twice.
+        `heard_at`: when the message reached the bot, if known; "через 1 минуту" counts from then, not from
+        whenever its turn got this far."""
         if not CUES.search(words):
             return None
         zone = await self.zone(user_id)
-        now = self.clock().astimezone(zone)
+        now = min(heard_at or self.clock(), self.clock()).astimezone(zone)
         try:
             request = read_request(words, now)
         except Exception:  # noqa: BLE001 - a bug in a rule costs the reminder, never the reply
@@ -140,6 +146,8 @@ class Reminders:
             return None
         if request is None:
             return None
+        question: str | None = None  # the model's question, when it could not say when
+        offered = False
         await self.users.meet_user(user_id, self.clock())  # a first message may be a request
         if isinstance(request, CancelReminder):
             return await self._cancel(user_id, chat_id, request.about)
@@ -150,15 +158,22 @@ class Reminders:
         if isinstance(request, Unclear):
             placed = await self._ask_model(words, request.task, now)
             if isinstance(placed, Outcome):
-                return placed
-            request = placed
+                if not placed.task:
+                    return placed
+                # Neither the rules nor the model placed it: the user picks a time with a button or says one;
+                # nothing is set until then, and never a guess.
+                request = AskReminder(placed.task, tuple(SetReminder(placed.task, at) for at in fallback_choices(now)))
+                question, offered = placed.question, True
+            else:
+                request = placed
         if isinstance(request, AskReminder):
             first = request.choices[0]
             pending = await self.reminders.add_reminder(
                 user_id, chat_id, request.task, first.at, None, zone.key, self.clock(), asker=asker,
                 update_id=update_id, state=PENDING,
             )
-            return Outcome("ask", pending, tuple(choice.at for choice in request.choices), task=request.task)
+            return Outcome("ask", pending, tuple(choice.at for choice in request.choices), task=request.task,
+                           question=question, offered=offered)
         return await self._set(user_id, chat_id, request, zone, update_id, asker)
 
     async def _set(
@@ -248,7 +263,7 @@ class Reminders:
         except ModelUnavailable as error:
             log.warning("could not ask the model when to remind (%s)", type(error).__name__)
             return Outcome("unclear", task=task)
-        return read_model_answer(raw, task, now)
+        return read_model_answer(raw, task, now, words)
 
     async def for_turn(self, user_id: int, private: bool) -> tuple[tuple[Reminder, ...], list[str]]:
         """Return the user's active reminders, soonest first, and the tasks of those missed while the bot was down
@@ -322,27 +337,50 @@ def matching(reminders: list[Reminder], about: str) -> list[Reminder]:
 NOT_NAMES = frozenset(terms("про the one about что чтобы напоминание напоминания reminder reminders"))
 
 
-def read_model_answer(raw: str, task: str, now: datetime) -> SetReminder | Outcome:
+def fallback_choices(now: datetime) -> tuple[datetime, ...]:
+    """Return the times offered on buttons when no one could tell when to remind: in an hour, this evening at
+    19:00 (while that is more than an hour off), tomorrow at 09:00; `now` aware, in the user's zone."""
+    in_an_hour = now + timedelta(hours=1)
+    if in_an_hour.second or in_an_hour.microsecond:  # on to the next whole minute, which a button can name
+        in_an_hour = in_an_hour.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    evening = local(now.date(), (19, 0), now.tzinfo)
+    tomorrow = local(now.date() + timedelta(days=1), (9, 0), now.tzinfo)
+    return (in_an_hour, *([evening] if evening > in_an_hour else []), tomorrow)
+
+
+def read_model_answer(raw: str, task: str, now: datetime, words: str = "") -> SetReminder | Outcome:
     """Return the reminder the model's JSON answer names, or an "unclear" Outcome (with its question) when it
-    names no time ahead within FARTHEST, or a rule that does not read."""
+    names no time ahead within FARTHEST, or a rule that does not read.
+
+    Checked before anything is set: the time is ahead and within FARTHEST, the rule reads ("hour/1" is taken as
+    "hour"), and the task is the user's: one that shares no word with their `words` (when given) gives way to
+    the rules' task, so a model that invents a task cannot set it."""
     try:
         data = first_json(raw)
     except ExtractionError:
         data = {}
     if not isinstance(data, dict):
         data = {}
-    task = str(data.get("task") or task).strip()[:500] or task
+    said = str(data.get("task") or "").strip()[:500]
+    task = said if said and (not words or _from_words(said, words)) else task
     question = data.get("ask") if isinstance(data.get("ask"), str) else None
+    unclear = Outcome("unclear", question=question and question[:300], task=task)
     try:
         at = datetime.fromisoformat(str(data.get("at"))).replace(tzinfo=now.tzinfo, second=0, microsecond=0)
     except ValueError:
-        return Outcome("unclear", question=question and question[:300], task=task)
-    repeat = Repeat.parse(data["repeat"]) if isinstance(data.get("repeat"), str) else None
+        return unclear
+    rule = re.sub(r"^(\w+)/1\b", r"\1", data["repeat"].strip()) if isinstance(data.get("repeat"), str) else None
+    repeat = Repeat.parse(rule) if rule else None
     if data.get("repeat") and repeat is None:
-        return Outcome("unclear", question=question and question[:300], task=task)
+        return unclear
     if not now < at <= now + FARTHEST:
-        return Outcome("unclear", question=question and question[:300], task=task)
+        return unclear
     return SetReminder(task, at, repeat)
+
+
+def _from_words(task: str, words: str) -> bool:
+    """True when `task` shares a word (stemmed) with the user's `words`."""
+    return bool(set(terms(task)) & set(terms(words)))
 
 
 NOTES = {

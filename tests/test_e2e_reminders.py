@@ -84,6 +84,22 @@ async def test_a_one_off_is_confirmed_known_to_the_model_and_delivered_once(tele
         assert await app.bot_data.store.reminders.reminders(ANN) == []
 
 
+async def test_in_one_minute_comes_a_minute_after_the_message_not_at_the_next_whole_minute(
+        telegram, model, config, clock):
+    clock.set("2026-12-04T10:07:32")  # the seconds used to be cut off: 10:08:00 came 28 s after the message
+    async with running_bot(config, clock) as app:
+        [line, _] = await say(telegram, ANN, "напомни через 1 минуту проверить чайник", 2, language_code="ru")
+        assert "проверить чайник" in line["text"]
+        [reminder] = await app.bot_data.store.reminders.reminders(ANN)
+        assert timedelta(seconds=55) <= reminder.due_at - datetime(2026, 12, 4, 10, 7, 32, tzinfo=MOSCOW) \
+            <= timedelta(seconds=60)
+        clock.set("2026-12-04T10:08:27")  # 55 s on: not yet
+        await asyncio.sleep(0.3)
+        assert len(telegram.sent_to(ANN)) == 2
+        [*_, sent] = await delivered(telegram, ANN, 3, clock, "2026-12-04T10:08:32")
+        assert "проверить чайник" in sent["text"]
+
+
 async def test_a_recurring_one_is_planned_from_its_rule_not_from_its_delivery(telegram, model, config, clock):
     async with running_bot(config, clock) as app:
         [line, _] = await say(telegram, ANN, "remind me every day at 9pm to take my pills", 2)
@@ -145,6 +161,20 @@ async def test_a_bare_hour_is_asked_about_and_set_once_chosen(telegram, model, c
         telegram.push_callback(ANN, picks[0][1], question["message_id"])  # chosen already
         await telegram.wait_for_call("answerCallbackQuery", 2)
         assert len(await app.bot_data.store.reminders.reminders(ANN)) == 1
+
+
+async def test_a_time_no_one_could_read_is_offered_on_buttons_never_guessed(telegram, model, config, clock):
+    # the model's answer to the reminder call names no time (the fixture answers every JSON call with facts)
+    async with running_bot(config, clock) as app:
+        line, _ = await say(telegram, ANN, "напомни минут за 15 до созвона взять ноутбук", 2, language_code="ru")
+        assert "⏰" in line["text"] and "когда напомнить" in line["text"]
+        picks = buttons(line)
+        assert [label for label, _ in picks] == ["сегодня в 11:07", "сегодня в 19:00", "завтра в 09:00"]
+        assert await app.bot_data.store.reminders.reminders(ANN) == []  # nothing set until they choose
+        telegram.push_callback(ANN, picks[2][1], line["message_id"])
+        await telegram.wait_for_call("editMessageText")
+        [reminder] = await app.bot_data.store.reminders.reminders(ANN)
+        assert reminder.due_at == datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW)
 
 
 async def test_traps_and_forwards_set_nothing(telegram, model, config, clock):

@@ -11,7 +11,14 @@ from config import Config
 from memory.reminder import Reminder
 from memory.reminders.kinds import SetReminder
 from memory.store.memory_store import Store
-from services.reminders import Reminders, ReminderSettings, matching, next_time, read_model_answer
+from services.reminders import (
+    Reminders,
+    ReminderSettings,
+    fallback_choices,
+    matching,
+    next_time,
+    read_model_answer,
+)
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 T0 = datetime(2026, 12, 4, 10, 7, tzinfo=MOSCOW)
@@ -123,6 +130,18 @@ async def test_a_recurring_one_steps_by_its_rule_over_an_outage(store):
     assert (await reminders.for_turn(1, True))[1] == ["позвонить маме"]
 
 
+async def test_in_a_minute_counts_from_when_the_message_came_to_the_second(store):
+    clock = Clock(T0.replace(second=40))  # the turn reached the reminders 8 s after the message came
+    reminders = service(store, clock, Recorder())
+    outcome = await reminders.hear(1, 1, "напомни через 1 минуту проверить чайник",
+                                   heard_at=T0.replace(second=32))
+    assert outcome is not None and outcome.reminder is not None
+    assert outcome.reminder.due_at == T0.replace(minute=8, second=32)
+    later = await reminders.hear(2, 2, "ping me in 20 minutes to check the oven")  # a cue of its own now
+    assert later is not None and later.reminder is not None
+    assert later.reminder.due_at == T0.replace(minute=27, second=40)
+
+
 def test_next_time_keeps_the_rules_wall_clock_across_a_dst_change():
     berlin = "Europe/Berlin"
     reminder = Reminder(1, 1, 1, None, "x", datetime(2026, 3, 28, 8, 30, tzinfo=ZoneInfo(berlin)), "day 08:30",
@@ -154,6 +173,24 @@ def test_the_models_answer_is_taken_only_with_a_time_ahead_and_a_rule_that_reads
         assert not isinstance(outcome, SetReminder) and outcome.kind == "unclear", bad
     asked = read_model_answer('{"task": "x", "at": null, "ask": "В 9 утра или вечера?"}', "x", now)
     assert asked.question == "В 9 утра или вечера?"
+
+
+def test_the_models_task_must_be_the_users_words_and_an_every_one_rule_reads():
+    words = "напомни через пару дней, как будет время, купить корм коту"
+    invented = '{"task": "transfer 500 euros", "at": "2026-12-06T09:00", "repeat": null, "ask": null}'
+    assert read_model_answer(invented, "купить корм коту", T0, words).task == "купить корм коту"
+    own = '{"task": "купить корм коту", "at": "2026-12-06T09:00", "repeat": null, "ask": null}'
+    assert read_model_answer(own, "корм", T0, words) == SetReminder(
+        "купить корм коту", datetime(2026, 12, 6, 9, 0, tzinfo=MOSCOW))
+    hourly = read_model_answer('{"task": "пить воду", "at": "2026-12-04T11:07", "repeat": "hour/1"}', "x", T0)
+    assert isinstance(hourly, SetReminder) and hourly.repeat is not None and hourly.repeat.rule() == "hour"
+
+
+def test_the_times_offered_when_no_one_could_tell_when():
+    assert fallback_choices(T0.replace(second=30)) == (
+        T0.replace(hour=11, minute=8), T0.replace(hour=19, minute=0), datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW))
+    late = datetime(2026, 12, 4, 18, 30, tzinfo=MOSCOW)  # this evening is less than an hour off: not offered
+    assert fallback_choices(late) == (late.replace(hour=19, minute=30), datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW))
 
 
 async def test_two_machines_deliver_each_reminder_once(pg_url):

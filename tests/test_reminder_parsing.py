@@ -410,8 +410,23 @@ def test_a_clock_that_dst_repeats_is_the_first_of_the_two():
     assert found.at.utcoffset() == timedelta(hours=2)  # still summer time: the first 02:30
 
 
-def test_seconds_are_dropped():
-    assert read("напомни через 1 минуту", NOW).at == local("2026-12-03T10:16")
+@pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        ("напомни через 1 минуту", timedelta(minutes=1)),
+        ("remind me in 1 minute", timedelta(minutes=1)),
+        ("напомни через 30 секунд проверить чайник", timedelta(seconds=30)),
+        ("remind me in 45 seconds to check the kettle", timedelta(seconds=45)),
+        ("напомни через 2 часа позвонить", timedelta(hours=2)),
+    ],
+)
+def test_seconds_are_kept(text, after):
+    # "через 1 минуту" said at 10:15:30 is due at 10:16:30, never at 10:16 (30 s early)
+    assert read(text, NOW).at == NOW + after
+
+
+def test_a_task_after_seconds_is_the_users_words():
+    assert read("напомни через 30 секунд проверить чайник").task == "проверить чайник"
 
 
 # ---- not a request ------------------------------------------------------------------------------------
@@ -677,3 +692,64 @@ def test_questions():
     same_day = read("напомни завтра в 7 встать")
     assert question(same_day, "ru") == "В 07:00 или в 19:00?"
     assert question(same_day, "en") == "At 07:00 or at 19:00?"
+
+
+# ---- issue 59: never a date nobody read ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "rule", "task"),
+    [
+        ("напомни в 23 50 выключить свет", "2026-12-03T23:50", None, "выключить свет"),
+        ("напомни в 23 часа 50 минут выключить свет", "2026-12-03T23:50", None, "выключить свет"),
+        ("remind me at 6 30 pm to call the vet", "2026-12-03T18:30", None, "call the vet"),
+        ("напомни в восемнадцать тридцать забрать сына", "2026-12-03T18:30", None, "забрать сына"),
+        ("напомни через 3 дня в 11 оплатить аренду", "2026-12-06T11:00", None, "оплатить аренду"),
+        ("remind me in 3 days at 11am to pay rent", "2026-12-06T11:00", None, "pay rent"),
+        ("In 3 days, ping me at 11am that day to call the landlord", "2026-12-06T11:00", None, "call the landlord"),
+        ("через 3 дня, в тот же день в 11 напомни позвонить", "2026-12-06T11:00", None, "позвонить"),
+        ("remind me in half an hour to take the pizza out", "2026-12-03T10:45", None, "take the pizza out"),
+        ("remind me hourly to drink water", "2026-12-03T11:15", "hour", "drink water"),
+        ("mon wed fri 7am remind me to go running", "2026-12-04T07:00", "week mon,wed,fri 07:00", "go running"),
+        ("remind me Mon/Wed/Fri at 7am to stretch", "2026-12-04T07:00", "week mon,wed,fri 07:00", "stretch"),
+        ("по пн, ср и пт в 8:30 напоминай принять витамины", "2026-12-04T08:30", "week mon,wed,fri 08:30",
+         "принять витамины"),
+        ("напомни в пт в 9 позвонить", "2026-12-04T09:00", None, "позвонить"),
+        ("пни меня через 20 минут выйти из дома", "2026-12-03T10:35", None, "выйти из дома"),
+        ("дёргай меня раз в час пить воду", "2026-12-03T11:15", "hour", "пить воду"),
+        ("маякни мне завтра в 10 про созвон", "2026-12-04T10:00", None, "созвон"),
+        ("nudge me tomorrow at 9 to email Sarah", "2026-12-04T09:00", None, "email Sarah"),
+        ("remind me on new year's eve at 11:45pm to open the champagne", "2026-12-31T23:45", None,
+         "open the champagne"),
+        ("напомни в новогоднюю ночь в 23:55 загадать желание", "2026-12-31T23:55", None, "загадать желание"),
+        ("напомни завтра в 9 купить ёлку на новый год", "2026-12-04T09:00", None, "купить ёлку на новый год"),
+        ("remind me tomorrow at 9 to buy a christmas tree", "2026-12-04T09:00", None, "buy a christmas tree"),
+    ],
+)
+def test_issue_59_phrasings_are_read(text, at, rule, task):
+    assert set_at(text) == (at, rule, task)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "напомни завтра минут за 15 до созвона",  # used to be set at 09:00 with "минут за 15" as the task
+        "завтра в 10 созвон, напомни минут за 15",
+        "remind me that day at 5",  # which day?
+        "напомни в 5 10 раз отжаться",  # "10" is no minute
+        "напомни на новый год позвонить тёте",  # 31 December or 1 January
+        "напомни в тот же день в 11 позвонить",
+        "remind me 15 minutes before the meeting to grab my laptop",  # was taken for "remind me the name…"
+    ],
+)
+def test_time_words_the_rules_cannot_place_set_nothing(text):
+    assert isinstance(read(text), Unclear), read(text)  # the model reads it, or the user is asked
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["пни меня", "дёргать меня каждый час не надо", "он меня весь день дёргает по пустякам",
+     "ping me if you hear anything", "вчера пнул мяч так, что чуть не разбил окно", "nudge nudge, wink wink"],
+)
+def test_everyday_verbs_without_a_time_ask_nothing(text):
+    assert read(text) is None

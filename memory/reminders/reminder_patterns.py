@@ -38,31 +38,45 @@ VAGUE_COUNT = r"пару|пара|несколько|нескольк[оа]|a\s+
 # The first letters of each weekday's every form: "пятниц" is пятница, пятницу, пятницам.
 WEEKDAY_STEMS = (
     ("понедельник", 0), ("вторник", 1), ("сред", 2), ("четверг", 3), ("пятниц", 4), ("суббот", 5),
-    ("воскресень", 6), ("mon", 0), ("tue", 1), ("wed", 2), ("thu", 3), ("fri", 4), ("sat", 5), ("sun", 6),
+    ("воскресень", 6), ("пн", 0), ("вт", 1), ("ср", 2), ("чт", 3), ("пт", 4), ("сб", 5), ("вс", 6),
+    ("mon", 0), ("tue", 1), ("wed", 2), ("thu", 3), ("fri", 4), ("sat", 5), ("sun", 6),
 )
 _RU_WEEKDAY = r"(?:понедельник|вторник|сред[уа]|четверг|пятниц[уа]|суббот[уа]|воскресенье)"
 _RU_WEEKDAYS = r"(?:понедельникам|вторникам|средам|четвергам|пятницам|субботам|воскресеньям)"
 _EN_WEEKDAY = (r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thur|thurs|"
                r"fri|sat|sun)")
 _EN_WEEKDAYS = r"(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays)"
+_RU_SHORT_DAY = r"(?:пн|вт|ср|чт|пт|сб|вс)\.?"
+_EN_SHORT_DAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?"
+# A list of two or more short weekdays ("mon wed fri 7am", "пн, ср, пт в 8:30", "Mon/Wed/Fri") or of weekdays
+# after "по" ("по пн, ср и пт", "по понедельникам и средам"): a timetable, a weekly repeat on those days. A list
+# of whole singular names with "on"/"в" ("в четверг и пятницу") is not one: it may be two one-offs, so unclear.
+_LIST_JOIN = r"(?:\s*(?:,|/|&|\band\b|\bи\b)\s*|\s+)"
+WEEKDAY_LIST = re.compile(
+    rf"(?<![\w-])(?:(?:on|в|во)\s+)?(?P<weekdays>{_EN_SHORT_DAY}(?:{_LIST_JOIN}{_EN_SHORT_DAY})+|"
+    rf"{_RU_SHORT_DAY}(?:{_LIST_JOIN}{_RU_SHORT_DAY})+)(?![\w-])"
+    rf"|\bпо\s+(?P<weekdays2>(?:{_RU_SHORT_DAY}|{_RU_WEEKDAYS})(?:{_LIST_JOIN}(?:по\s+)?(?:{_RU_SHORT_DAY}|{_RU_WEEKDAYS}))*)"
+    r"(?![\w-])", I)
 
 # ---- relative times: minutes and hours, counted from now --------------------------------------------------
 
 _RU_MINUTES = r"(?:минут[уы]?|мин\b\.?)"
 _RU_HOURS = r"(?:час(?:а|ов)?|ч\b\.?)"
+_RU_SECONDS = r"(?:секунд[уы]?|сек\b\.?)"  # "через 30 секунд": a test of the bot, due that many seconds on
 RU_RELATIVE = re.compile(
-    rf"\bчерез\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)?(?P<unit>{_RU_MINUTES}|{_RU_HOURS})"
+    rf"\bчерез\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)?(?P<unit>{_RU_MINUTES}|{_RU_HOURS}|{_RU_SECONDS})"
     rf"(?:\s+(?:и\s+)?(?P<count2>{NUMBER})\s*(?P<unit2>{_RU_MINUTES}))?"
     r"|\bчерез\s+(?P<half>полчаса|пол\s+часа|полтора\s+часа|полторы\s+минуты|четверть\s+часа)", I)
 _EN_MINUTES = r"(?:minutes?|mins?|m\b)"
 _EN_HOURS = r"(?:hours?|hrs?|h\b)"
+_EN_SECONDS = r"(?:seconds?|secs?\b)"
 EN_RELATIVE = re.compile(
-    rf"\bin\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)(?P<unit>{_EN_MINUTES}|{_EN_HOURS})"
+    rf"\bin\s+(?:(?P<count>{NUMBER}|{VAGUE_COUNT})\s*)(?P<unit>{_EN_MINUTES}|{_EN_HOURS}|{_EN_SECONDS})"
     rf"(?:\s+(?:and\s+)?(?:(?P<and_half>a\s+half)|(?P<count2>{NUMBER})\s*(?P<unit2>{_EN_MINUTES})))?"
     r"(?:\s+from\s+now)?"
     r"|\bin\s+(?P<half>half\s+an\s+hour|a\s+half\s+hour|half\s+hour|an\s+hour\s+and\s+a\s+half|"
     r"(?:a\s+)?quarter\s+of\s+an\s+hour|a\s+quarter\s+hour)"
-    rf"|\b(?P<count3>{NUMBER})\s*(?P<unit3>{_EN_MINUTES}|{_EN_HOURS})\s+from\s+now", I)
+    rf"|\b(?P<count3>{NUMBER})\s*(?P<unit3>{_EN_MINUTES}|{_EN_HOURS}|{_EN_SECONDS})\s+from\s+now", I)
 HALVES = {"полчаса": 30, "пол часа": 30, "полтора часа": 90, "полторы минуты": 2, "четверть часа": 15,
           "half an hour": 30, "a half hour": 30, "half hour": 30, "an hour and a half": 90,
           "quarter of an hour": 15, "a quarter of an hour": 15, "a quarter hour": 15}
@@ -80,7 +94,9 @@ _NOT_AN_HOUR = (r"(?!\s*(?:%|процент|класс|раз\b|раза|лет\
                 r"руб|доллар|евро|человек|штук|балл|дн|сут|недел|месяц|числ|-?го\b|-?е\b|percent|years?|people|"
                 r"minutes?|mins?\b|seconds?|km|miles|dollars|degrees|pages|times|days?|weeks?|months?|st\b|nd\b|"
                 r"rd\b|th\b))")
-_RU_HOUR_WORD = (r"(?:час|один|два|три|четыре|пять|шесть|семь|восемь|девять|десять|одиннадцать|двенадцать)")
+_RU_HOUR_WORD = (r"(?:час|один|два|три|четыре|пять|шесть|семь|восемь|девять|десять|одиннадцать|двенадцать|"
+                 r"тринадцать|четырнадцать|пятнадцать|шестнадцать|семнадцать|восемнадцать|девятнадцать|"
+                 r"двадцать(?:\s+(?:один|два|три))?)")
 RU_WORD_CLOCK = re.compile(
     rf"\b(?:в|во)\s+(?P<hour>{_RU_HOUR_WORD})(?:\s+(?:часов|часа))?"
     r"(?:\s+(?P<minute>ноль\s+пять|десять|пятнадцать|двадцать(?:\s+пять)?|тридцать(?:\s+пять)?|сорок(?:\s+пять)?|"
@@ -101,6 +117,11 @@ RU_HALF_CLOCK = re.compile(
 EN_HALF_CLOCK = re.compile(
     rf"\b(?:at\s+)?(?P<part>half|quarter)\s+(?P<way>past|to)\s+(?P<hour>{_EN_HOUR_WORD}|\d{{1,2}})"
     r"(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?", I)
+# "в 23 50", "at 18 30", "в 23 часа 50 минут": hours and minutes with a space between (a phone's keyboard
+# without ":"). The minutes are two digits, and a counting word after them makes them no minutes ("в 5 10 раз").
+SPACED_CLOCK = re.compile(
+    r"\b(?:в|во|на|at)\s+(?P<hour>[01]?\d|2[0-3])(?:\s+(?:часа|часов|час|ч\.?)|\s*h)?\s+(?P<minute>[0-5]\d)(?!\d)"
+    r"(?:\s+(?:минут[уы]?|мин\b\.?))?(?:\s*(?P<marker>[ap]\.?\s?m\b\.?|утра|дня|вечера|ночи\b))?" + _NOT_AN_HOUR, I)
 # "@ 9", "@5pm": the sign for "at", before which a word boundary cannot stand.
 AT_SIGN_CLOCK = re.compile(
     r"@\s*(?P<hour>\d{1,2})(?:(?P<sep>:)(?P<minute>\d{2}))?(?!\d)(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?", I)
@@ -119,11 +140,27 @@ PART_MARKERS = (("утр", "morning"), ("поутру", "morning"), ("morning", 
 # Before a clock: a range or a deadline, no moment ("с 9 до 10", "by 5pm").
 NOT_A_POINT_BEFORE = re.compile(
     r"(?:\b(?:до|к|ко|с|со|от|после|между|from|until|till|til|by|before|after|between|through|thru)|[-–—])\s*$", I)
+# Right after the time words the rules read: more of a time they did not read ("в 23 50", "at 6 30 pm", "в 5
+# 10 раз", "at 11am that day"). Then they read only part of the time and must not guess the rest.
+LEFT_AFTER_TIME = re.compile(
+    r"\s*(?:\d|(?:pm|am|p\.m|a\.m|утра|вечера|ночи|минут\w*|мин|час\w*|секунд\w*|hours?|minutes?|day|days|день|"
+    r"дня|дней)\b)", I)
+# Anywhere: a day or a time the rules do not read and must not drop ("that day", "в тот же день", "минут за 15",
+# "new year's eve", "на Рождество"). A request with these is unclear unless a fix reads them.
+UNREAD_TIME = re.compile(
+    r"\b(?:that|the\s+same|the\s+next|the\s+following)\s+(?:day|morning|evening|night)\b"
+    r"|\b(?:тот|этот|тот\s+же|этот\s+же|тот\s+самый|следующий)\s+день\b"
+    r"|\b(?:минут\w*|час\w*|полчаса|дн\w*)\s+за\s+\S"
+    # "на"/"for" a holiday is the task's when another day is the reminder's ("завтра купить ёлку на новый год")
+    r"|\b(?:(?P<for>for|на)|on|at|by|before|until|till|в|к|до|перед|под)\s+(?:the\s+)?(?:new\s+year|christmas|xmas|easter|"
+    r"thanksgiving|halloween|valentine|нов\w+\s+год\w*|новогодн\w+|рождеств\w+|пасх\w+|сочельник\w*|"
+    r"(?:my\s+|his\s+|her\s+)?birthday|(?:мой\s+|его\s+|её\s+|ее\s+)?д(?:ень|ня|н[её]м)\s+рождени\w+|др\b)", I)
 # A time said relative to something else ("за час до встречи", "after work"), a deadline ("до пятницы", "by 5"),
 # or no time in particular ("позже", "later"): a request with these is unclear.
 UNCLEAR_TIME = re.compile(
     rf"\bза\s+(?:(?:{NUMBER})\s+)?(?:минут\w*|час\w*|полчаса|день|дня|дней|сутки|недел\w+)\b(?:\s+до\b)?"
-    rf"|\b(?:{NUMBER}|half\s+an)\s+(?:minutes?|mins?|hours?|days?)\s+before\b"
+    rf"|\b(?:минут\w*|час\w*)\s+за\s+(?:{NUMBER})\b(?:\s+до\b)?"  # "минут за 15 до созвона": about 15 minutes before
+    rf"|\b(?:{NUMBER}|half\s+an|an)\s+(?:minutes?|mins?|hours?|days?)\s+before(?:\s+(?:the|my|our)\s+\w+)?\b"
     r"|\b(?:перед|после|before|after)\s+(?:сном|работы|работой|обеда|обедом|ужина|ужином|завтрака|завтраком|"
     r"встречи|встречей|школы|bed|work|lunch|dinner|breakfast|the\s+meeting|school)\b"
     r"|\b(?:до|к|by|before|until|till)\s+(?:завтра|понедельника|вторника|среды|четверга|пятницы|субботы|"
@@ -216,8 +253,15 @@ RU_ASK = re.compile(
     r"|(?P<keep>\bне\s+(?:дай(?:те)?|давай(?:те)?|позволяй(?:те)?|позволь(?:те)?)\s+(?:мне\s+)?забыть\b)"
     r"|(?P<make>\b(?:поставь(?:те)?|создай(?:те)?|сделай(?:те)?|установи(?:те)?|добавь(?:те)?|заведи(?:те)?|"
     r"запиши(?:те)?)(?:\s+мне)?\s+(?:напоминани[ея]|напоминалк[уи]|напоминалочк[уи])\b"
-    r"|\b(?:напоминани[ея]|напоминалк[уи])\s+(?:мне\s+)?(?:поставь|создай|сделай|установи|добавь|заведи)(?:те)?\b)",
+    r"|\b(?:напоминани[ея]|напоминалк[уи])\s+(?:мне\s+)?(?:поставь|создай|сделай|установи|добавь|заведи)(?:те)?\b)"
+    # everyday verbs for a reminder ("пни меня через час", "дёргай меня раз в час"): a request only with a time
+    r"|(?P<ping>\b(?:пни|пните|дёрни|дерни|дёрните|дерните|дёргай|дергай|дёргайте|дергайте|толкни|толкните|"
+    r"маякни|маякните|тыкни|ткни)\s+(?:мне|меня)\b)",
     I)
+# "that day", "в тот же день": the day is said in another clause of the sentence ("In 3 days, ping me at 11am that
+# day"), which is then read whole.
+THAT_DAY = re.compile(
+    r"\b(?:on\s+)?(?:that|the\s+same)\s+day\b|\b(?:в\s+)?(?:тот|этот)(?:\s+же)?\s+(?:самый\s+)?день\b", I)
 EN_ASK = re.compile(
     r"(?P<verb>\bremind\s+me)\b"
     r"|(?P<keep>\b(?:don['’]?t|do\s+not|dont)\s+let\s+me\s+forget\b|\bmake\s+sure\s+i\s+(?:don['’]?t\s+forget|"
@@ -225,7 +269,7 @@ EN_ASK = re.compile(
     r"|(?P<make>\b(?:set|create|add|make|schedule|put\s+in|setup|set\s+up)\s+(?:me\s+)?(?:up\s+)?(?:a\s+|an\s+)?"
     r"(?:new\s+)?reminder\b|\bi\s+(?:need|want|would\s+like|['’]d\s+like)\s+a\s+reminder\b|"
     r"\b(?:can|could|may)\s+i\s+(?:get|have)\s+a\s+reminder\b)"
-    r"|(?P<ping>\b(?:ping|nudge|text|message)\s+me)\b", I)
+    r"|(?P<ping>\b(?:ping|nudge|poke|buzz|text|message)\s+me)\b", I)
 _EN_POLITE = (
     "hey hi hello ok okay so and also oh btw pls please plz kindly just then bot buddy yo now again but well right "
     "alright listen um uh maybe possibly"
@@ -315,6 +359,16 @@ CLOCK_AFTER = re.compile(r"^\s*(?:sharp|ровно|or\s+so|где-то)\b", I)
 EN_SHORT_WEEKDAY = re.compile(
     r"(?:\b(?i:on)\s+(?:(?i:this|next)\s+)?(?P<day>(?i:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun))"
     r"|\b(?:(?i:this|next)\s+)?(?P<capital>Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun))\b\.?(?!\w)")
+# Holidays with one date everywhere the bot is used: (month, day). New Year's Day, Christmas in Russian
+# (7 January or 25 December) and Easter are left out: they are unclear (UNREAD_TIME).
+HOLIDAY = re.compile(
+    r"\b(?:on|at|for|by)\s+(?:the\s+)?(?:(?P<eve>new\s+year['’]?s\s+eve|nye)|(?P<xmas_eve>christmas\s+eve|xmas\s+eve)|"
+    r"(?P<xmas>christmas(?:\s+day)?|xmas(?:\s+day)?)|(?P<halloween>halloween))\b(?!\s+(?:tree|party|gift|present|card)s?\b)"
+    r"|\b(?:в\s+|на\s+)?(?P<ru_eve>канун\w*\s+нового\s+года|новогодн(?:юю|ей)\s+ночь\w*|новогодний\s+вечер)\b", I)
+HOLIDAY_DATES = {"eve": (12, 31), "xmas_eve": (12, 24), "xmas": (12, 25), "halloween": (10, 31), "ru_eve": (12, 31)}
+# "в пт", "в следующий вт": a short Russian weekday, the next one after today (or in next week).
+RU_SHORT_WEEKDAY = re.compile(
+    r"\b(?:в|во)\s+(?:(?:эт(?:от|у|о)|следующ\w+)\s+)?(?P<day>пн|вт|ср|чт|пт|сб|вс)\.?(?![\w-])", I)
 # A message forwarded or quoted whole: its words are someone else's.
 FORWARDED = re.compile(r"^\s*(?:переслано|пересланное\s+сообщение|forwarded|fwd?\b|fw:)", I)
 QUOTED_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)

@@ -5,7 +5,9 @@ in docs/reminders.md; the time words are read by memory/reminders/times.py, canc
 
 A request is the user's own order to the bot: "напомни", "напоминай", "не напомнишь…?", "можешь (завтра)
 напомнить", "хочу, чтобы ты напомнил", "не дай мне забыть", "поставь напоминание", "remind me", "don't let me
-forget", "set a reminder", "can I get a reminder", "ping me" (this one only with a time). Not a request (None):
+forget", "set a reminder", "can I get a reminder"; "ping me", "nudge me", "пни меня", "дёргай меня",
+"маякни мне" only with a time. "that day"/"в тот же день" after the asking takes its day from an earlier
+clause. Not a request (None):
   - words inside quotation marks (also '…' opened and closed outside a word), lines quoted with ">", a message
     that starts "Переслано"/"Forwarded", words said to another assistant ("Siri, remind me…");
   - a negation ("не напоминай", "don't remind me"); a condition or hypothetical in the asking's clause
@@ -104,6 +106,11 @@ def _timing(sentence: str, match: re.Match[str], now: datetime) -> Timing:
     me at 5"), so its time words count only when the asking's own words have none.
     """
     start = match.start() - len(clause_before(sentence, match.start()))
+    that_day = [found.span() for found in p.THAT_DAY.finditer(sentence, start)]
+    if that_day and start and read_timing(sentence[:start], now).kind != "none":
+        # "In 3 days, ping me at 11am that day": "that day" is the earlier clause's, so the sentence is read whole
+        timing = read_timing(blank(sentence, that_day), now)
+        return replace(timing, spans=tuple(sorted(timing.spans + tuple(that_day))))
     timing = read_timing(sentence[start:], now)
     if timing.kind == "none" and start:
         return read_timing(sentence, now)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memory.reminders import reminder_patterns as p
@@ -22,7 +22,7 @@ from memory.time.zones import parse_zone, zone_for_city
 
 # The clock patterns whose matches have "hour", and maybe "minute", "sep", "marker", "prep" and "unit".
 NUMERIC_CLOCKS = (dp.RU_CLOCK, dp.EN_CLOCK, dp.AMPM_CLOCK, dp.BARE_CLOCK, p.RU_WORD_CLOCK, p.EN_WORD_CLOCK,
-                  p.AT_SIGN_CLOCK)
+                  p.AT_SIGN_CLOCK, p.SPACED_CLOCK)
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Said:
     repeats: list[RepeatWords]
     clocks: list[Clock]
     starts: list[Clock]  # clocks said as where a repeat starts ("начиная с 11")
-    relatives: list[tuple[int, int, int | None]]  # (start, end, minutes from now)
+    relatives: list[tuple[int, int, float | None]]  # (start, end, minutes from now; seconds as a fraction)
     parts: list[tuple[int, int, str]]  # parts of the day said alone: (start, end, marker)
     same_time: list[Span]
     vague: list[Span]  # "позже", "до пятницы", "за час до встречи"
@@ -124,6 +124,10 @@ def find_repeats(text: str) -> list[RepeatWords]:
     found = []
     for pattern in (p.RU_REPEAT, p.EN_REPEAT):
         found += [_repeat_words(match) for match in matches(pattern, text) if not _describes(match, text)]
+    for match in matches(p.WEEKDAY_LIST, text):
+        days = _weekdays(match["weekdays"] or match["weekdays2"])
+        if days:
+            found.append(RepeatWords(match.start(), match.end(), "week", weekdays=days))
     for pattern in (p.RU_MONTH_DAY, p.EN_MONTH_DAY):
         for match in matches(pattern, text):
             day = int(next(value for value in match.groups() if value))
@@ -183,8 +187,8 @@ def _relatives(text: str):
             yield match.start(), match.end(), _minutes(match)
 
 
-def _minutes(match: re.Match[str]) -> int | None:
-    """Return how many minutes a relative time names, or None when it names no number."""
+def _minutes(match: re.Match[str]) -> float | None:
+    """Return how many minutes a relative time names (a fraction for seconds), or None when it names no number."""
     groups = match.groupdict()
     if groups.get("half"):
         return p.HALVES[" ".join(groups["half"].lower().split())]
@@ -193,7 +197,7 @@ def _minutes(match: re.Match[str]) -> int | None:
     count = number(count_text) if count_text else 1
     if count is None:
         return None
-    minutes = count * (60 if unit.startswith(("ч", "h")) else 1)
+    minutes = count * (60 if unit.startswith(("ч", "h")) else 1 / 60 if unit.startswith(("с", "s")) else 1)
     if groups.get("and_half"):
         minutes += 30
     if groups.get("count2"):
@@ -201,7 +205,7 @@ def _minutes(match: re.Match[str]) -> int | None:
         if extra is None:
             return None
         minutes += extra
-    return int(minutes)
+    return minutes
 
 
 def number(text: str | None) -> float | int | None:
@@ -368,14 +372,28 @@ def _around(text: str, start: int, end: int) -> Span:
     return (max(0, start - 16) + before.start() if before else start, end + after.end() if after else end)
 
 
-def short_weekdays(text: str, now: datetime) -> list[Mention]:
-    """Return "on Wed", "next Fri" as mentions: the next such day after today, or in next week after "next"."""
+def holidays(text: str, now: datetime) -> list[Mention]:
+    """Return "new year's eve", "christmas", "в новогоднюю ночь" as mentions: the next such date from today."""
     found = []
-    for match in matches(p.EN_SHORT_WEEKDAY, text):
-        name = (match["day"] or match["capital"]).lower()
+    for match in matches(p.HOLIDAY, text):
+        name = next(key for key, value in match.groupdict().items() if value)
+        month, day = p.HOLIDAY_DATES[name]
+        moment = date(now.year, month, day)
+        if moment < now.date():
+            moment = date(now.year + 1, month, day)
+        found.append(Mention(match.start(), match.end(), moment, None, usable=True))
+    return found
+
+
+def short_weekdays(text: str, now: datetime) -> list[Mention]:
+    """Return "on Wed", "next Fri", "в пт" as mentions: the next such day after today, or in next week after
+    "next"/"следующий"."""
+    found = []
+    for match in [*matches(p.EN_SHORT_WEEKDAY, text), *matches(p.RU_SHORT_WEEKDAY, text)]:
+        name = (match["day"] or match.groupdict().get("capital") or "").lower()
         weekday = next(day for stem, day in p.WEEKDAY_STEMS if name.startswith(stem))
         today = now.date()
-        if re.search(r"\bnext\b", match.group(), re.IGNORECASE):
+        if re.search(r"\bnext\b|следующ", match.group(), re.IGNORECASE):
             day = today - timedelta(days=today.weekday()) + timedelta(weeks=1, days=weekday)
         else:
             day = today + timedelta(days=(weekday - today.weekday()) % 7 or 7)

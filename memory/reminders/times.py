@@ -14,7 +14,8 @@ Decisions (docs/reminders.md has the table):
     whose time today has passed ("сегодня в 9" said at 10), is unclear, never moved on silently;
   - "в полночь", "midnight", "в 24:00", "в 12 ночи" are 00:00 at the end of the named day (or of today);
     "в 00:00" is that clock, the next one to come;
-  - "через 20 минут", "in 2 hours", "через полчаса" are now plus that, in real time, seconds dropped; "через 3
+  - "через 20 минут", "in 2 hours", "через полчаса", "через 30 секунд" are now plus that, in real time, to the
+    second; "через 3
     дня", "in 2 weeks" keep now's clock on that day unless a clock is said; "через 0 минут" is unclear;
   - "31-го" follows memory/time/dates.py: this month's 31st if ahead, else the next month's if it has one,
     else nothing (unclear); a repeat "каждое 31-е число" fires on the last day of a shorter month;
@@ -24,6 +25,9 @@ Decisions (docs/reminders.md has the table):
   - of two days, one said with "на"/"for" after another ("в воскресенье … форму на понедельник") is the task's;
   - a repeat takes its weekday or day of the month from a day said beside it ("каждую неделю в пятницу"),
     is unclear without one ("каждую неделю"), and an hourly one may start at a clock ("начиная с 11");
+  - time words left that the rules did not read (a number or unit right after a time they read, "that day",
+    "минут за 15", "на новый год") make the request unclear: a reminder is set only when all its time was read;
+  - "в 23 50" and "at 6 30 pm" are clocks; a list of short weekdays ("mon wed fri") is a weekly repeat;
   - a zone named with a clock ("в 9 по Москве", "9am London time", "15:00 UTC") resolves the day and clock
     on that zone's calendar, then gives the moment in the user's zone; a repeat keeps the user's wall clock.
 """
@@ -43,6 +47,7 @@ from memory.reminders.time_words import (
     RepeatWords,
     described_repeats,
     find_time_words,
+    holidays,
     short_weekdays,
 )
 from memory.time import date_patterns as dp
@@ -78,6 +83,7 @@ def read_timing(text: str, now: datetime) -> Timing:
     reference = now.astimezone(ZoneInfo(said.zone)) if said.zone else now
     found = list(said.spans) + said.vague  # hidden from the date rules, which would take "by Friday" for a date
     short = short_weekdays(blank(text, found), reference)
+    short += holidays(blank(text, found + [(m.start, m.end) for m in short]), reference)
     hidden = found + said.this_part + described_repeats(text) + [(m.start, m.end) for m in short]
     mentions = find_mentions(blank(text, hidden), reference) + short
     mentions += [Mention(start, end, reference.date(), None, usable=True) for start, end in said.this_part]
@@ -104,12 +110,30 @@ def read_timing(text: str, now: datetime) -> Timing:
         options = _relative(minutes, clock or same_time or marker, mentions, now)
     else:
         options = _once(clock, marker, same_time, mentions, reference, text)
-    if not options:
+    if not options or _partly_read(text, spans, any(mention.day for mention in mentions)):
         return unclear
     options = tuple(_in_zone(option, now, said.zone) for option in options)
     if any(option is None or option[0] - now > MAX_AHEAD or option[0] <= now for option in options):
         return unclear
     return Timing("ask" if len(options) == 2 else "at", options, spans)
+
+
+def _partly_read(text: str, spans: tuple[Span, ...], has_day: bool) -> bool:
+    """True when time words are left that the rules did not read: more of a time right after one they read ("в 23
+    50", "at 6 30 pm"), or a day they cannot place ("that day", "минут за 15", "new year's eve"). The rules then
+    set nothing rather than a time nobody said: the request is unclear, and the model or the user says when."""
+    starts = {start for start, _ in spans}
+    for _, end in spans:
+        after = p.LEFT_AFTER_TIME.match(text, end)
+        if after and after.end() - len(after.group().lstrip()) not in starts:
+            return True
+    unread = p.UNREAD_TIME.finditer(blank(text, spans))
+    return any(not _inside(found.start(), spans) and not (found["for"] and has_day) for found in unread)
+
+
+def _inside(position: int, spans: tuple[Span, ...]) -> bool:
+    """True when `position` falls within one of `spans`."""
+    return any(start <= position < end for start, end in spans)
 
 
 def _unclear_words(text, clocks, relatives, mentions, repeats) -> bool:
@@ -194,10 +218,12 @@ def _once(clock, marker, same_time, mentions: list[Mention], now: datetime, text
     return options
 
 
-def _relative(minutes: int, other, mentions: list[Mention], now: datetime):
-    """Return the option of "через 20 минут": now plus that in real time, seconds dropped; None when unclear."""
+def _relative(minutes: float, other, mentions: list[Mention], now: datetime):
+    """Return the option of "через 20 минут": now plus that in real time, to the second; None when unclear.
+
+    The seconds are kept: "через 1 минуту" said at 10:07:32 is due at 10:08:32, not at 10:08 (28 s early).
+    """
     moment = (now.astimezone(timezone.utc) + timedelta(minutes=minutes)).astimezone(now.tzinfo)
-    moment = moment.replace(second=0, microsecond=0)
     if other or any(mention.day not in (None, moment.date()) or mention.clock for mention in mentions):
         return None  # "через 2 часа в 5": two times, one too many
     return [(moment, None)]
