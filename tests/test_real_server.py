@@ -14,6 +14,7 @@ import logging
 import os
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ from llm.gate import Gate
 from llm.responses import read_chunks
 from llm.server import ServerFeatures
 from llm.servers import ModelServer
+from services.reminders import FARTHEST
 from tests.harness import make_config, running_bot
 from tests.real_server import ALIAS, RealServer, free_port, missing
 from tests.timeouts import scaled
@@ -191,3 +193,32 @@ async def test_the_lean_wire_path_reads_a_real_stream_as_the_sdk_does(server):
     words, finish = "".join(content or "" for content, _ in sdk), next(f for _, f in reversed(sdk) if f)
     assert lean == sdk and lean_usage == sdk_usage and words.strip()
     assert answer == (end_cleanly(clean_answer(words)) if finish == "length" else clean_answer(words))
+
+
+async def test_a_reminder_the_rules_cannot_place_is_read_by_the_one_slot_server_or_asked_never_guessed(
+    telegram, server, tmp_path
+):
+    """Issue 59: a request whose time the rules cannot place goes to the real one-slot server in one structured
+    request; what comes back is checked. A 270M model's answer is nonsense more often than not, so either the
+    reminder is set at a time ahead of now, with words of the user's own as its task, or the user is asked with
+    buttons and nothing is set; the reply comes either way, without an apology."""
+    config = make_config(
+        telegram, server, tmp_path / "bot.db", openai_model=ALIAS, model_concurrency=1, model_attempt_timeout_s=120,
+        model_retry_budget_s=240, reply_max_tokens=24, memory_extract_delay_s=3600, embeddings="hashing",
+        transcription_model="", stream_replies=False, proactive=False,
+    )
+    async with running_bot(config) as app:
+        began = datetime.now(UTC)
+        telegram.push_text(ANN, "remind me to call mom on her birthday, the day after the conference")
+        sent = await telegram.wait_for_sent(ANN, 2, timeout=480)
+        set_now = await app.bot_data.store.reminders.reminders(ANN)
+    lines = [message for message in sent if "⏰" in message["visible_text"]]
+    assert len(lines) == 1 and all(m["visible_text"] != text("model_down", None) for m in sent)
+    [line] = lines
+    picks = (line.get("reply_markup") or {}).get("inline_keyboard", [])
+    if set_now:  # the model placed it: ahead of now, within the bound, its task from the user's words
+        [reminder] = set_now
+        assert began < reminder.due_at <= began + FARTHEST
+        assert set(reminder.task.lower().split()) & {"call", "mom", "birthday", "conference"}
+    else:  # asked: times to choose from, nothing set until one is pressed
+        assert picks, line["visible_text"]
