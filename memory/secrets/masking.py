@@ -1,5 +1,6 @@
 """Masking of secrets in what the user writes: card numbers, IBANs, API keys, passwords, PINs and one-time
-codes, card security codes, passport, SNILS and social security numbers, seed phrases."""
+codes (also said in words), card security codes, passport, SNILS, INN, OGRN and social security numbers, seed
+phrases, answers to security questions."""
 
 from __future__ import annotations
 
@@ -16,12 +17,23 @@ from memory.secrets.numbers import (
     mask_iban,
     snils_valid,
 )
+from memory.secrets.phrasing import (
+    SECURITY_ANSWER,
+    SPOKEN_CODE,
+    TAX_NUMBER,
+    mask_security_answer,
+    mask_spoken_code,
+    mask_tax_number,
+)
 from memory.secrets.placeholders import (
+    ANSWER,
     API_KEY,
     CARD,
     CODE,
     CVV,
     IBAN,
+    INN,
+    OGRN,
     PASSPORT,
     PASSWORD,
     PLACEHOLDERS,
@@ -70,7 +82,7 @@ from memory.text.prefilter import first_match, substitute
 
 # What the rest of the bot and the tests import from here; the checks live with their families.
 __all__ = [
-    "API_KEY", "CARD", "CODE", "CVV", "IBAN", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED", "SNILS", "SSN",
+    "ANSWER", "API_KEY", "CARD", "CODE", "CVV", "IBAN", "INN", "OGRN", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED", "SNILS", "SSN",
     "contains_secret", "iban_valid", "is_card_number", "looks_like_password", "luhn_valid", "mask_secrets",
     "snils_valid",
 ]
@@ -99,6 +111,7 @@ def _mask_once(text: str) -> str:
     text = substitute(NAMED_BLOB, _mask_blob, text)
     text = substitute(NAMED_SHORT_KEY, lambda match: _replace_value(match, API_KEY), text)
     text = substitute(IBAN_CANDIDATE, mask_iban, text)
+    text = substitute(TAX_NUMBER, mask_tax_number, text)  # before cards: an OGRNIP may pass Luhn in an issuer's range
     text = substitute(DIGIT_RUN, mask_cards, text)
     text = substitute(SNILS_NAMED, lambda match: _replace_value(match, SNILS), text)
     text = substitute(SNILS_SHAPE, _mask_snils_shape, text)
@@ -112,6 +125,8 @@ def _mask_once(text: str) -> str:
     text = substitute(CODE_NAMED, _mask_code, text)
     text = substitute(BACKUP_CODES, lambda match: _replace_value(match, CODE), text)
     text = substitute(CODE_BEFORE, _mask_code_before, text)
+    text = substitute(SPOKEN_CODE, mask_spoken_code, text)
+    text = substitute(SECURITY_ANSWER, mask_security_answer, text)
     text = substitute(LOGIN_PAIR, _mask_login_pair, text)
     text = substitute(WIFI_PASSWORD, _mask_wifi_password, text)
     text = substitute(PASSWORD_STATED, _mask_stated_password, text)
