@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from memory.secrets.keys import mask_keys
+from memory.secrets.labels import is_talk
 from memory.secrets.numbers import (
     DIGIT_RUN,
     IBAN_CANDIDATE,
@@ -33,7 +34,7 @@ from memory.secrets.placeholders import (
     CVV,
     IBAN,
     INN,
-    OGRN,
+    OGRNIP,
     PASSPORT,
     PASSWORD,
     PLACEHOLDERS,
@@ -82,7 +83,7 @@ from memory.text.prefilter import first_match, substitute
 
 # What the rest of the bot and the tests import from here; the checks live with their families.
 __all__ = [
-    "ANSWER", "API_KEY", "CARD", "CODE", "CVV", "IBAN", "INN", "OGRN", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED", "SNILS", "SSN",
+    "ANSWER", "API_KEY", "CARD", "CODE", "CVV", "IBAN", "INN", "OGRNIP", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED", "SNILS", "SSN",
     "contains_secret", "iban_valid", "is_card_number", "looks_like_password", "luhn_valid", "mask_secrets",
     "snils_valid",
 ]
@@ -175,7 +176,22 @@ def _mask_code(match: re.Match[str]) -> str:
         return match.group(0)  # "код товара 48213377", "the code review took 2024"
     if YEAR.fullmatch(match.group("value")) and qualifiers and not HARD_SEP.search(match.group("sep")):
         return match.group(0)  # a year a few words after "code"
+    if YEAR.fullmatch(match.group("value")) and _in_a_title(match, before, qualifiers):
+        return match.group(0)  # "The Da Vinci Code: 2006", "Код да Винчи: 2006", "Code Red: 2013"
     return _replace_value(match, CODE)
+
+
+def _in_a_title(match: re.Match[str], before: re.Match[str] | None, qualifiers: list[str]) -> bool:
+    """True when a capitalised "Code" or "Код" stands in a title: after a capitalised word that does not open the
+    sentence ("Vinci Code"), or before one ("Code Red", "Код да Винчи"). A year after it is the title's year."""
+    if not match.group("name")[:1].isupper():
+        return False
+    if any(word[:1].isupper() for word in qualifiers):
+        return True
+    if before is None or not before.group(1)[:1].isupper():
+        return False
+    ahead = match.string[max(0, before.start(1) - 2) : before.start(1)]
+    return not (before.start(1) == 0 or re.search(r"[.!?:]\s*$", ahead))
 
 
 def _mask_code_before(match: re.Match[str]) -> str:
@@ -199,6 +215,8 @@ def _mask_stated_password(match: re.Match[str]) -> str:
         return match.group(0)  # "the password policy at work is annoying"
     # Far from its name, after a bare "pass is", or in a definition ("пароль — это ..."), a value must
     # look like a password; right after "пароль:" or "password is" any word but a stop word will do.
+    if is_talk(match.group("value").rstrip(TRAILING_PUNCTUATION)):
+        return match.group(0)  # "Пароль: спроси у админа", "пароль: потом скажу"
     if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator):
         taken = looks_like_password(match.group("value"))
     else:

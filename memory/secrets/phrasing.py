@@ -1,5 +1,5 @@
-"""Secrets in free phrasing: PINs and codes said in words, INN and OGRN after their names (checked by their check
-digits), answers to a bank's security questions, and lists of passwords ("Пароли: почта — X, банк — Y").
+"""Secrets in free phrasing: PINs and codes said in words, a person's INN and OGRNIP after their names (checked by
+their check digits), answers to a bank's security questions, and lists of passwords ("Пароли: почта — X, банк — Y").
 
 Every value here follows a name (memory/secrets/labels.py gives the names in every form): a run of digit words, a
 taxpayer number or a surname alone is no secret, and a name followed by talk ("ответ на секретный вопрос я не
@@ -23,7 +23,7 @@ from memory.secrets.labels import (
     alternation,
     is_talk,
 )
-from memory.secrets.placeholders import ANSWER, CODE, INN, OGRN
+from memory.secrets.placeholders import ANSWER, CODE, INN, OGRNIP
 from memory.secrets.secret_patterns import NAME_START, NUMBER_END, NUMBER_SEP, WORD
 
 # ----- PINs and codes said in words ----------------------------------------------------------------------------
@@ -99,13 +99,14 @@ def mask_spoken_code(match: re.Match[str]) -> str:
 
 
 def mask_tax_number(match: re.Match[str]) -> str:
-    """Return an INN (10 or 12 digits) or OGRN (13 or 15) after its name replaced, where its check digits agree;
-    any other number after "ИНН" stays."""
+    """Return a person's INN (12 digits) or OGRNIP (15: an individual entrepreneur's) after its name replaced, where
+    its check digits agree. An organisation's INN (10 digits) and OGRN (13) stay: they are public, in the state
+    register and on every receipt and invoice ("ИНН организации 7707083893, ОГРН 1027700132195")."""
     digits = re.sub(r"[^0-9]", "", match.group("value"))
-    if len(digits) in (10, 12) and inn.is_valid(digits):
+    if len(digits) == 12 and inn.is_valid(digits):
         return _replace(match, INN)
-    if len(digits) in (13, 15) and ogrn.is_valid(digits):
-        return _replace(match, OGRN)
+    if len(digits) == 15 and ogrn.is_valid(digits):
+        return _replace(match, OGRNIP)
     return match.group(0)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from memory.secrets.labels import CODE_FORMS_RU, alternation
+
 # A word that may stand between the name of a secret and its value ("пароль от почты", "pin for my card").
 WORD = r"[^\W\d_](?:[\w'.]|-(?=\w))*+"
 # "(?<![\[\w])" keeps the words inside our own placeholders ("[code hidden]") from naming a secret.
@@ -106,7 +108,7 @@ PASSWORD_STOPWORDS = frozenset(
     "incorrect invalid weak strong long short simple easy hard expired changed saved stored written leaked stolen "
     "hacked compromised reset required needed case-sensitive on in at for to of with from by what how where "
     "something nothing still now just like also always never probably really somewhere being about and or but "
-    "set correct right unknown blank empty all "
+    "set correct right unknown blank empty all ask check see look call text find get "
     "не нет никакой какой такой тот та то этот эта мой моя твой твоя его её их наш там тут здесь где как что "
     "очень слишком простой сложный длинный короткий неверный неправильный другой другие разные разный новый старый "
     "один одинаковый одинаковые "
@@ -116,10 +118,12 @@ PASSWORD_STOPWORDS = frozenset(
 # A stop word is refused inside the pattern, so that a longer reading can still be found: in "passwords for
 # both accounts are the same: Tiger_77" the value is not "the" but what follows the colon.
 STOPWORD_ALTERNATION = "|".join(sorted((re.escape(word) for word in PASSWORD_STOPWORDS), key=len, reverse=True))
+# Words between the separator and the value: "my password's still hunter2", "паролем будет слово солнышко".
+VALUE_LEAD = r"(?:still|now|currently|the\s+word|теперь|сейчас|слово)"
 # "password (for my email) is VALUE", "пароль от почты: VALUE".
 PASSWORD_STATED = re.compile(
     rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass|пасс)\b(?P<qual>(?:,?\s+(?:{WORD}|[0-9]+[^\W\d_]\w*)){{0,8}}?)"
-    rf"(?P<sep>{PASSWORD_SEP})\s*"
+    rf"(?P<sep>{PASSWORD_SEP})\s*(?:{VALUE_LEAD}\s+)?"
     rf"{NOT_A_PLACEHOLDER}(?!(?:{STOPWORD_ALTERNATION})(?![\w-]))(?P<value>[^\s:=—–\[]\S*)",
     re.IGNORECASE,
 )
@@ -199,8 +203,9 @@ UNIT_AFTER = re.compile(
 
 # ----- one-time codes and PINs --------------------------------------------------------------------------------------
 
+# The Russian names in every case come from the word toolkit (labels.py): "кодом", "коде", "пин-кодом", "пинам".
 CODE_NAME = (
-    r"(?:pin-?codes?|pincodes?|pins?|codes?|otp|sms|пин-?код\w*|пинкод\w*|пин(?:ы|а|у|ом)?|код|кода|коду|кодом|коды"
+    rf"(?:pin-?codes?|pincodes?|pins?|codes?|otp|sms|combinations?|{alternation(CODE_FORMS_RU)}|пин-?код\w*"
     r"|смс(?:к\w*)?)"
 )
 # The code must stand alone: "код 1234 5678" is more likely part of a longer number.
