@@ -19,6 +19,8 @@ from memory.secrets.numbers import (
     snils_valid,
 )
 from memory.secrets.phrasing import (
+    PAIR_VALUE,
+    PASSWORD_LIST,
     SECURITY_ANSWER,
     SPOKEN_CODE,
     TAX_NUMBER,
@@ -128,6 +130,7 @@ def _mask_once(text: str) -> str:
     text = substitute(CODE_BEFORE, _mask_code_before, text)
     text = substitute(SPOKEN_CODE, mask_spoken_code, text)
     text = substitute(SECURITY_ANSWER, mask_security_answer, text)
+    text = substitute(PASSWORD_LIST, _mask_password_list, text)
     text = substitute(LOGIN_PAIR, _mask_login_pair, text)
     text = substitute(WIFI_PASSWORD, _mask_wifi_password, text)
     text = substitute(PASSWORD_STATED, _mask_stated_password, text)
@@ -215,6 +218,8 @@ def _mask_stated_password(match: re.Match[str]) -> str:
         return match.group(0)  # "the password policy at work is annoying"
     # Far from its name, after a bare "pass is", or in a definition ("пароль — это ..."), a value must
     # look like a password; right after "пароль:" or "password is" any word but a stop word will do.
+    if NAMES_NEXT_PASSWORD.match(match.string, match.end("value")):
+        return match.group(0)  # "Пароли: почта — [password hidden]": what the next password opens
     if is_talk(match.group("value").rstrip(TRAILING_PUNCTUATION)):
         return match.group(0)  # "Пароль: спроси у админа", "пароль: потом скажу"
     if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator):
@@ -224,12 +229,26 @@ def _mask_stated_password(match: re.Match[str]) -> str:
     return _replace_value(match, PASSWORD) if taken and not _number_with_unit(match) else match.group(0)
 
 
+# A value followed by a dash and a hidden password names what that password opens ("почта — [password hidden]").
+NAMES_NEXT_PASSWORD = re.compile(r"\s*(?:[—–=]|-(?=\s))\s*" + re.escape(PASSWORD))
 # A password given with its login after a slash ("admin / P@ssw0rd"), once the login was taken for the password.
 PASSWORD_AFTER_SLASH = re.compile(re.escape(PASSWORD) + r"\s*/\s*(?P<value>[^\s,;\[]{4,64}+)")
 
 
 def _mask_after_slash(match: re.Match[str]) -> str:
     return _replace_value(match, PASSWORD) if looks_like_password(match.group("value")) else match.group(0)
+
+
+def _mask_password_list(match: re.Match[str]) -> str:
+    """Return a list of "what it opens — password" pairs with each value that looks like a password replaced."""
+    def one(pair: re.Match[str]) -> str:
+        value = pair.group("value").rstrip(TRAILING_PUNCTUATION)
+        return pair.group("name") + PASSWORD if looks_like_password(value) else pair.group(0)
+
+    start, end = match.span("value")
+    offset = match.start()
+    whole = match.group(0)
+    return whole[: start - offset] + PAIR_VALUE.sub(one, match.group("value")) + whole[end - offset :]
 
 
 def _mask_login_pair(match: re.Match[str]) -> str:

@@ -57,6 +57,19 @@ TAX_NUMBER = re.compile(
     re.IGNORECASE,
 )
 
+# ----- lists of passwords ------------------------------------------------------------------------------------------
+
+# "Пароли: почта — Mail2020, вайфай — wifi4444", "passwords: gmail = Tiger_77; bank = K0t!k": after the name and a
+# colon, pairs of what a password opens and the password, one or more. The plain password pattern would take
+# "почта".
+PASSWORD_PAIR = rf"{WORD}\s*(?:[—–=]|-(?=\s))\s*[^\s,;\[]++"
+PASSWORD_LIST = re.compile(
+    rf"{NAME_START}(?:{alternation(PASSWORD_FORMS_RU)}|passwords?)\s*:\s*"
+    rf"(?P<value>{PASSWORD_PAIR}(?:\s*[,;]\s*{PASSWORD_PAIR})*+)",
+    re.IGNORECASE,
+)
+PAIR_VALUE = re.compile(rf"(?P<name>{WORD}\s*(?:[—–=]|-(?=\s))\s*)(?P<value>[^\s,;\[]++)")
+
 # ----- answers to security questions ------------------------------------------------------------------------------
 
 MOTHER_RU = r"(?:(?:моей|моего)\s+)?(?:матери|мамы|мамочки|мамули)"
@@ -86,7 +99,7 @@ SECURITY_ANSWER = re.compile(
 HARD_ANSWER_SEP = re.compile(r"[:=—–-]|\b(?:is|was|это|был|была|было)\b", re.IGNORECASE)
 # Words that open talk about the question, not its answer: "is none of your business", "was something with R".
 ANSWER_STOPWORDS = frozenset(
-    "a an the my your his her our their its it this that i we you he she they what which who none nothing "
+    "a an the my your his her our their its it it's it’s this that i we you he she they what which who none nothing "
     "something someone not no never always same different private secret unknown obvious easy hard too so very "
     "also still just on in at of for to from with like ask see check somewhere "
     "такой такая такое тот та то этот эта какой какая какое мой моя твой твоя наш наша свой своя".split()
@@ -115,6 +128,8 @@ def mask_security_answer(match: re.Match[str]) -> str:
     a verb, a negation ("не лучший вопрос"), or, with no colon, dash or "is" between, a lowercase word."""
     value = match.group("value")
     first = value.split()[0]
+    if match.string.startswith(" [", match.end("value")):
+        return match.group(0)  # "it's [security answer hidden]": the answer is gone, "it's" led up to it
     if first.lower() in ANSWER_STOPWORDS or is_talk(first):
         return match.group(0)
     if not HARD_ANSWER_SEP.search(match.group("sep")) and not first[0].isupper():

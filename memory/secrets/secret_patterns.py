@@ -208,10 +208,11 @@ CODE_NAME = (
     rf"(?:pin-?codes?|pincodes?|pins?|codes?|otp|sms|combinations?|{alternation(CODE_FORMS_RU)}|пин-?код\w*"
     r"|смс(?:к\w*)?)"
 )
-# The code must stand alone: "код 1234 5678" is more likely part of a longer number.
+# The code must stand alone: "код 1234 5678" is more likely part of a longer number. Digits one by one, with dashes
+# or spaces, are one code: "PIN: 4 5 6 7", "код 1-9-8-4".
 CODE_NAMED = re.compile(
     rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{NUMBER_SEP})\s*(?<!\w)"
-    rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}){NUMBER_END}",
+    rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}|[0-9](?: [0-9]){{3,7}}){NUMBER_END}",
     re.IGNORECASE,
 )
 # "4829 — код из смс", "2580 — мой пин от карты": a separator is required.
