@@ -85,9 +85,9 @@ from memory.text.prefilter import first_match, substitute
 
 # What the rest of the bot and the tests import from here; the checks live with their families.
 __all__ = [
-    "ANSWER", "API_KEY", "CARD", "CODE", "CVV", "IBAN", "INN", "OGRNIP", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED", "SNILS", "SSN",
-    "contains_secret", "iban_valid", "is_card_number", "looks_like_password", "luhn_valid", "mask_secrets",
-    "snils_valid",
+    "ANSWER", "API_KEY", "CARD", "CODE", "CVV", "IBAN", "INN", "OGRNIP", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED",
+    "SNILS", "SSN", "contains_secret", "iban_valid", "is_card_number", "looks_like_password", "luhn_valid",
+    "mask_secrets", "snils_valid",
 ]
 MAX_PASSES = 8
 PASSWORD_SYMBOLS = frozenset("!@#$%^&*_+=?~")
@@ -219,7 +219,7 @@ def _mask_stated_password(match: re.Match[str]) -> str:
     # Far from its name, after a bare "pass is", or in a definition ("пароль — это ..."), a value must
     # look like a password; right after "пароль:" or "password is" any word but a stop word will do.
     if NAMES_NEXT_PASSWORD.match(match.string, match.end("value")):
-        return match.group(0)  # "Пароли: почта — [password hidden]": what the next password opens
+        return match.group(0)  # "Пароли: почта — [password hidden]", "будет слово [password hidden]"
     if is_talk(match.group("value").rstrip(TRAILING_PUNCTUATION)):
         return match.group(0)  # "Пароль: спроси у админа", "пароль: потом скажу"
     if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator):
@@ -229,8 +229,9 @@ def _mask_stated_password(match: re.Match[str]) -> str:
     return _replace_value(match, PASSWORD) if taken and not _number_with_unit(match) else match.group(0)
 
 
-# A value followed by a dash and a hidden password names what that password opens ("почта — [password hidden]").
-NAMES_NEXT_PASSWORD = re.compile(r"\s*(?:[—–=]|-(?=\s))\s*" + re.escape(PASSWORD))
+# A value followed by a hidden password, or a dash and one, names what that password opens ("почта — [password
+# hidden]") or leads up to it ("будет слово [password hidden]"): on a second pass it is no password itself.
+NAMES_NEXT_PASSWORD = re.compile(r"\s*(?:(?:[—–=]|-(?=\s))\s*)?" + re.escape(PASSWORD))
 # A password given with its login after a slash ("admin / P@ssw0rd"), once the login was taken for the password.
 PASSWORD_AFTER_SLASH = re.compile(re.escape(PASSWORD) + r"\s*/\s*(?P<value>[^\s,;\[]{4,64}+)")
 

@@ -32,7 +32,7 @@ DIGIT_WORDS = (
     "ноль нуль один одна два две три четыре пять шесть семь восемь девять "
     "zero oh one two three four five six seven eight nine"
 ).split()
-SPOKEN_DIGIT = alternation(DIGIT_WORDS) + r"(?![\w-])"
+SPOKEN_DIGIT = alternation(DIGIT_WORDS) + r"(?!\w)"
 # Three digit words or more, apart or with commas or dashes: "один два три четыре", "four-five-six-seven". One or
 # two are talk: "пин-код один на все карты", "pin is four digits", "дверь с кодом три раза не открылась".
 SPOKEN_RUN = rf"{SPOKEN_DIGIT}(?:(?:\s*[,-]\s*|\s+){SPOKEN_DIGIT}){{2,11}}"
