@@ -37,7 +37,7 @@ SPOKEN_DIGIT = alternation(DIGIT_WORDS) + r"(?!\w)"
 # two are talk: "пин-код один на все карты", "pin is four digits", "дверь с кодом три раза не открылась".
 SPOKEN_RUN = rf"{SPOKEN_DIGIT}(?:(?:\s*[,-]\s*|\s+){SPOKEN_DIGIT}){{2,11}}"
 SPOKEN_NAMES = alternation(
-    CODE_FORMS_RU | PASSWORD_FORMS_RU | {*CODE_FORMS_EN, "password", "passwords", "pw", "pass"}
+    CODE_FORMS_RU | PASSWORD_FORMS_RU | {*CODE_FORMS_EN, "password", "passwords", "pass"}
 )
 SPOKEN_CODE = re.compile(
     rf"{NAME_START}{SPOKEN_NAMES}(?![\w-])(?:\s+{WORD}){{0,5}}?{NUMBER_SEP}\s*(?<!\w)(?P<value>{SPOKEN_RUN})",
