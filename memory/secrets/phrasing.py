@@ -40,7 +40,8 @@ SPOKEN_NAMES = alternation(
     CODE_FORMS_RU | PASSWORD_FORMS_RU | {*CODE_FORMS_EN, "password", "passwords", "pass"}
 )
 SPOKEN_CODE = re.compile(
-    rf"{NAME_START}{SPOKEN_NAMES}(?![\w-])(?:\s+{WORD}){{0,5}}?{NUMBER_SEP}\s*(?<!\w)(?P<value>{SPOKEN_RUN})",
+    rf"{NAME_START}{SPOKEN_NAMES}(?![\w-])(?:\s+{WORD}){{0,5}}?(?:{NUMBER_SEP}|\?\s*it['’]?s\b)\s*(?<!\w)"
+    rf"(?P<value>{SPOKEN_RUN})",
     re.IGNORECASE,
 )
 
@@ -59,16 +60,16 @@ TAX_NUMBER = re.compile(
 
 # ----- lists of passwords ------------------------------------------------------------------------------------------
 
-# "Пароли: почта — Mail2020, вайфай — wifi4444", "passwords: gmail = Tiger_77; bank = K0t!k": after the name and a
-# colon, pairs of what a password opens and the password, one or more. The plain password pattern would take
+# "Пароли: почта — Mail2020, вайфай — wifi4444", "пароли такие: рабочая почта - X; личная - Y": after the name
+# (and a word) and a colon, pairs of what a password opens and the password, one or more. The plain password pattern would take
 # "почта".
-PASSWORD_PAIR = rf"{WORD}\s*(?:[—–=]|-(?=\s))\s*[^\s,;\[]++"
+PASSWORD_PAIR = rf"{WORD}(?:\s+{WORD})?\s*(?:[—–=]|-(?=\s))\s*[^\s,;\[]++"
 PASSWORD_LIST = re.compile(
-    rf"{NAME_START}(?:{alternation(PASSWORD_FORMS_RU)}|passwords?)\s*:\s*"
+    rf"{NAME_START}(?:{alternation(PASSWORD_FORMS_RU)}|passwords?)(?:\s+{WORD})?\s*:\s*"
     rf"(?P<value>{PASSWORD_PAIR}(?:\s*[,;]\s*{PASSWORD_PAIR})*+)",
     re.IGNORECASE,
 )
-PAIR_VALUE = re.compile(rf"(?P<name>{WORD}\s*(?:[—–=]|-(?=\s))\s*)(?P<value>[^\s,;\[]++)")
+PAIR_VALUE = re.compile(rf"(?P<name>{WORD}(?:\s+{WORD})?\s*(?:[—–=]|-(?=\s))\s*)(?P<value>[^\s,;\[]++)")
 
 # ----- answers to security questions ------------------------------------------------------------------------------
 
@@ -79,15 +80,16 @@ FIRST_PET_RU = (
 )
 ANSWER_NAMES = (
     rf"(?:{MAIDEN_NAME_RU}\s+{MOTHER_RU}|{PET_NAME_RU}\s+{FIRST_PET_RU}|{ANSWER_RU}\s+на\s+{QUESTION_RU}"
-    rf"|{QUESTION_RU}[^?\n]{{0,80}}\?\s*{ANSWER_RU}"
+    rf"|{QUESTION_RU}[^?\n]{{0,80}}[?,;.»]\s*{ANSWER_RU}"
     r"|(?:mother|mom|mum|mommy|mama)['’]?s\s+maiden\s+name|maiden\s+name\s+of\s+(?:my\s+)?(?:mother|mom|mum)"
     r"|(?:first|childhood)\s+(?:pet|dog|cat|puppy)['’]?s\s+name|name\s+of\s+(?:my\s+)?first\s+(?:pet|dog|cat)"
     r"|security\s+(?:question\s+)?answer|secret\s+question\s+answer"
-    r"|answer\s+to\s+(?:my\s+|the\s+)?(?:security|secret)\s+question|security\s+question[^?\n]{0,80}\?\s*answer)"
+    r"|answer\s+to\s+(?:my\s+|the\s+)?(?:security|secret)\s+question|security\s+question[^?\n]{0,80}[?,;.”]\s*answer)"
 )
-# After the name: a colon, a dash, "is", "это", and words that lead up to the answer ("у меня это был Тузик").
+# After the name: a colon, a dash, "is", "это", a question mark ("Mother's maiden name? Kowalski."), and words that
+# lead up to the answer ("у меня это был Тузик").
 ANSWER_SEP = (
-    r"(?:\s*(?:[:=—–]|-(?=\s)|\b(?:is|was|это|был|была|было)\b))*+\s*"
+    r"(?:\s*(?:[:=—–?]|-(?=\s)|\b(?:is|was|это|был|была|было)\b))*+\s*"
     r"(?:(?:у\s+меня|у\s+нас|it['’]?s|it\s+was|это|был|была|было)\s+){0,3}"
 )
 # One word, or two where the second is capitalised ("Lincoln Elementary", "Анна Петровна").
@@ -96,12 +98,14 @@ SECURITY_ANSWER = re.compile(
     rf"{NAME_START}{ANSWER_NAMES}(?![\w-])(?P<sep>{ANSWER_SEP})(?P<value>{ANSWER_VALUE})",
     re.IGNORECASE,
 )
+# After a question mark an answer is the whole sentence: "first pet's name? Rex."
+ANSWER_ALONE = re.compile(r"\s*(?:[.,;!?)]|$)")
 HARD_ANSWER_SEP = re.compile(r"[:=—–-]|\b(?:is|was|это|был|была|было)\b", re.IGNORECASE)
 # Words that open talk about the question, not its answer: "is none of your business", "was something with R".
 ANSWER_STOPWORDS = frozenset(
     "a an the my your his her our their its it it's it’s this that i we you he she they what which who none nothing "
     "something someone not no never always same different private secret unknown obvious easy hard too so very "
-    "also still just on in at of for to from with like ask see check somewhere "
+    "also still just on in at of for to from with like ask see check somewhere why how when where whatever "
     "такой такая такое тот та то этот эта какой какая какое мой моя твой твоя наш наша свой своя".split()
 )
 
@@ -130,10 +134,12 @@ def mask_security_answer(match: re.Match[str]) -> str:
     first = value.split()[0]
     if match.string.startswith(" [", match.end("value")):
         return match.group(0)  # "it's [security answer hidden]": the answer is gone, "it's" led up to it
-    if first.lower() in ANSWER_STOPWORDS or is_talk(first):
+    if re.split("['’]", first.lower())[0] in ANSWER_STOPWORDS or is_talk(first):
         return match.group(0)
     if not HARD_ANSWER_SEP.search(match.group("sep")) and not first[0].isupper():
         return match.group(0)  # "девичья фамилия мамы у меня в паспорте"
+    if "?" in match.group("sep") and not ANSWER_ALONE.match(match.string, match.end("value")):
+        return match.group(0)  # "Mother's maiden name? Banks love to ask": after a question the answer stands alone
     return _replace(match, ANSWER)
 
 

@@ -97,10 +97,12 @@ COMMON_PASSWORDS = frozenset(
     "qwerty qwertyuiop asdfgh asdfghjkl zxcvbn zxcvbnm qazwsx letmein iloveyou йцукен йцукенг".split()
 )
 COMMON_ALTERNATION = "|".join(sorted(COMMON_PASSWORDS, key=len, reverse=True))
-# Separators after the name: a colon, an equals sign, a dash, "is", "это", "'s" ("my password's hunter2"),
+# Separators after the name: a colon, an equals sign, a dash, "is", "это", "стоит" ("паролем у меня стоит X"), "'s"
+# ("my password's hunter2"),
 # "? it's" ("the router password? it's Netgear42").
 PASSWORD_SEP = (
-    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет)\b|\?\s*it['’]?s\b)|['’]s\b)++"
+    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет|стоит)\b|\?\s*it['’]?s\b)"
+    r"|['’]s\b)++"
 )
 # What follows "password is" or "пароль:" in talk about passwords rather than in a password.
 PASSWORD_STOPWORDS = frozenset(
@@ -118,8 +120,9 @@ PASSWORD_STOPWORDS = frozenset(
 # A stop word is refused inside the pattern, so that a longer reading can still be found: in "passwords for
 # both accounts are the same: Tiger_77" the value is not "the" but what follows the colon.
 STOPWORD_ALTERNATION = "|".join(sorted((re.escape(word) for word in PASSWORD_STOPWORDS), key=len, reverse=True))
-# Words between the separator and the value: "my password's still hunter2", "паролем будет слово солнышко".
-VALUE_LEAD = r"(?:still|now|currently|the\s+word|теперь|сейчас|слово)"
+# Words between the separator and the value: "my password's still hunter2", "паролем будет слово солнышко",
+# "пароль: вроде Kroshka_2017".
+VALUE_LEAD = r"(?:still|now|currently|probably|maybe|the\s+word|теперь|сейчас|слово|вроде|кажется)"
 # "password (for my email) is VALUE", "пароль от почты: VALUE".
 PASSWORD_STATED = re.compile(
     rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass|пасс)\b(?P<qual>(?:,?\s+(?:{WORD}|[0-9]+[^\W\d_]\w*)){{0,8}}?)"
