@@ -77,6 +77,7 @@ from memory.secrets.secret_patterns import (
     UNIT_AFTER,
     UNIT_SHAPE,
     WIFI_PASSWORD,
+    WORD,
     WORD_BEFORE,
     YEAR,
 )
@@ -229,9 +230,10 @@ def _mask_stated_password(match: re.Match[str]) -> str:
     return _replace_value(match, PASSWORD) if taken and not _number_with_unit(match) else match.group(0)
 
 
-# A value followed by a hidden password, or a dash and one, names what that password opens ("почта — [password
-# hidden]") or leads up to it ("будет слово [password hidden]"): on a second pass it is no password itself.
-NAMES_NEXT_PASSWORD = re.compile(r"\s*(?:(?:[—–=]|-(?=\s))\s*)?" + re.escape(PASSWORD))
+# A value followed by a hidden password, or a dash and one, a word apart at most, names what that password opens
+# ("рабочая почта — [password hidden]") or leads up to it ("будет слово [password hidden]"): on a second pass it
+# is no password itself.
+NAMES_NEXT_PASSWORD = re.compile(rf"(?:\s+{WORD})?\s*(?:(?:[—–=]|-(?=\s))\s*)?" + re.escape(PASSWORD))
 # A password given with its login after a slash ("admin / P@ssw0rd"), once the login was taken for the password.
 PASSWORD_AFTER_SLASH = re.compile(re.escape(PASSWORD) + r"\s*/\s*(?P<value>[^\s,;\[]{4,64}+)")
 

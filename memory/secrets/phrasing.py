@@ -61,8 +61,8 @@ TAX_NUMBER = re.compile(
 # ----- lists of passwords ------------------------------------------------------------------------------------------
 
 # "Пароли: почта — Mail2020, вайфай — wifi4444", "пароли такие: рабочая почта - X; личная - Y": after the name
-# (and a word) and a colon, pairs of what a password opens and the password, one or more. The plain password pattern would take
-# "почта".
+# (and a word) and a colon, pairs of what a password opens and the password, one or more. The plain password
+# pattern would take "почта".
 PASSWORD_PAIR = rf"{WORD}(?:\s+{WORD})?\s*(?:[—–=]|-(?=\s))\s*[^\s,;\[]++"
 PASSWORD_LIST = re.compile(
     rf"{NAME_START}(?:{alternation(PASSWORD_FORMS_RU)}|passwords?)(?:\s+{WORD})?\s*:\s*"
