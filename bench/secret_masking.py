@@ -61,7 +61,10 @@ def _tally(groups: dict, names: tuple[str, ...], field: str, hit: bool) -> None:
 
 def score(entries: list[dict]) -> dict:
     """Return recall on secrets and the changed share of look-alikes, overall, by language and by kind."""
-    recall, changed, misses, touched = {}, {}, [], []
+    recall: dict[str, dict] = {}
+    changed: dict[str, dict] = {}
+    misses: list[dict] = []
+    touched: list[dict] = []
     for entry in entries:
         masked = mask_secrets(entry["text"])
         if entry["secret"] is None:
