@@ -46,6 +46,8 @@ def test_one_or_two_digit_words_or_no_name_stay(text):
     ("в пароле от сервера Tr0ub4dor&3 есть амперсанд", f"в пароле от сервера {PASSWORD} есть амперсанд"),
     ("the combination to the bike lock is 3719, by the gym", f"the combination to the bike lock is {CODE}, by the gym"),
     ("PIN: 4 5 6 7", f"PIN: {CODE}"),
+    ("my pin's 4481", f"my pin's {CODE}"),
+    ("door code's 2580, then the lift", f"door code's {CODE}, then the lift"),
     ("my password's still hunter2 btw", f"my password's still {PASSWORD} btw"),
     ("паролем к госуслугам у меня стоит Griboedov1829", f"паролем к госуслугам у меня стоит {PASSWORD}"),
     ("забыла, какой пароль: вроде Kroshka_2017, попробуй", f"забыла, какой пароль: вроде {PASSWORD}, попробуй"),
@@ -104,6 +106,9 @@ def test_numbers_that_are_no_persons_inn_stay(text):
     ("Ответ на секретный вопрос — Шарик", f"Ответ на секретный вопрос — {ANSWER}"),
     ("security answer: it's Rover", f"security answer: it's {ANSWER}"),
     ("Mother's maiden name? Kowalski.", f"Mother's maiden name? {ANSWER}."),
+    ("my mother's maiden name, for the bank: Smith", f"my mother's maiden name, for the bank: {ANSWER}"),
+    ("кличка первого питомца (для госуслуг): Рыжик", f"кличка первого питомца (для госуслуг): {ANSWER}"),
+    ("secret answer: pineapple", f"secret answer: {ANSWER}"),
     ("контрольный вопрос «кличка первой собаки», ответ — Джек",
      f"контрольный вопрос «кличка первой собаки», ответ — {ANSWER}"),
 ])
@@ -122,6 +127,7 @@ def test_answers_to_security_questions_are_masked(text, masked):
     "Mother's maiden name? Banks love to ask that",
     "security question answer: I'd have to check",
     "имя первого питомца я уже не помню",
+    "mother's maiden name in the form is optional",
 ])
 def test_talk_about_security_questions_stays(text):
     assert mask_secrets(text) == text
@@ -145,6 +151,7 @@ def test_a_name_followed_by_no_secret_stays(text):
 
 def test_a_year_after_a_plain_code_name_is_still_a_code():
     assert mask_secrets("код: 2006") == f"код: {CODE}"
+    assert mask_secrets("the code's 2024 update") == "the code's 2024 update"  # but not after "'s"
     assert mask_secrets("My Code: 2006") == f"My Code: {CODE}"  # opens the sentence: no title
 
 

@@ -180,6 +180,8 @@ def _mask_code(match: re.Match[str]) -> str:
         return match.group(0)  # "код товара 48213377", "the code review took 2024"
     if YEAR.fullmatch(match.group("value")) and qualifiers and not HARD_SEP.search(match.group("sep")):
         return match.group(0)  # a year a few words after "code"
+    if YEAR.fullmatch(match.group("value")) and re.search("['’]", match.group("sep")):
+        return match.group(0)  # "the code's 2024 update"
     if YEAR.fullmatch(match.group("value")) and _in_a_title(match, before, qualifiers):
         return match.group(0)  # "The Da Vinci Code: 2006", "Код да Винчи: 2006", "Code Red: 2013"
     return _replace_value(match, CODE)

@@ -24,7 +24,7 @@ from memory.secrets.labels import (
     is_talk,
 )
 from memory.secrets.placeholders import ANSWER, CODE, INN, OGRNIP
-from memory.secrets.secret_patterns import NAME_START, NUMBER_END, NUMBER_SEP, WORD
+from memory.secrets.secret_patterns import CODE_SEP, NAME_START, NUMBER_END, NUMBER_SEP, WORD
 
 # ----- PINs and codes said in words ----------------------------------------------------------------------------
 
@@ -40,7 +40,7 @@ SPOKEN_NAMES = alternation(
     CODE_FORMS_RU | PASSWORD_FORMS_RU | {*CODE_FORMS_EN, "password", "passwords", "pass"}
 )
 SPOKEN_CODE = re.compile(
-    rf"{NAME_START}{SPOKEN_NAMES}(?![\w-])(?:\s+{WORD}){{0,5}}?(?:{NUMBER_SEP}|\?\s*it['’]?s\b)\s*(?<!\w)"
+    rf"{NAME_START}{SPOKEN_NAMES}(?![\w-])(?:\s+{WORD}){{0,5}}?(?:{CODE_SEP}|\?\s*it['’]?s\b)\s*(?<!\w)"
     rf"(?P<value>{SPOKEN_RUN})",
     re.IGNORECASE,
 )
@@ -83,7 +83,7 @@ ANSWER_NAMES = (
     rf"|{QUESTION_RU}[^?\n]{{0,80}}[?,;.»]\s*{ANSWER_RU}"
     r"|(?:mother|mom|mum|mommy|mama)['’]?s\s+maiden\s+name|maiden\s+name\s+of\s+(?:my\s+)?(?:mother|mom|mum)"
     r"|(?:first|childhood)\s+(?:pet|dog|cat|puppy)['’]?s\s+name|name\s+of\s+(?:my\s+)?first\s+(?:pet|dog|cat)"
-    r"|security\s+(?:question\s+)?answer|secret\s+question\s+answer"
+    r"|security\s+(?:question\s+)?answer|secret\s+(?:question\s+)?answer"
     r"|answer\s+to\s+(?:my\s+|the\s+)?(?:security|secret)\s+question|security\s+question[^?\n]{0,80}[?,;.”]\s*answer)"
 )
 # After the name: a colon, a dash, "is", "это", a question mark ("Mother's maiden name? Kowalski."), and words that
@@ -94,8 +94,10 @@ ANSWER_SEP = (
 )
 # One word, or two where the second is capitalised ("Lincoln Elementary", "Анна Петровна").
 ANSWER_VALUE = r"[^\W\d_][\w'’-]*(?:\s+(?-i:[A-ZА-ЯЁ])[\w'’-]*)?"
+# Where the question is asked, between the name and the answer: "for the bank", "(для госуслуг)", "в Сбере".
+ANSWER_WHERE = rf"(?:,?\s+\(?(?:for|in|at|on|для|в|во|на|у)\s+(?:the\s+|my\s+)?{WORD}\)?,?)?"
 SECURITY_ANSWER = re.compile(
-    rf"{NAME_START}{ANSWER_NAMES}(?![\w-])(?P<sep>{ANSWER_SEP})(?P<value>{ANSWER_VALUE})",
+    rf"{NAME_START}{ANSWER_NAMES}(?![\w-]){ANSWER_WHERE}(?P<sep>{ANSWER_SEP})(?P<value>{ANSWER_VALUE})",
     re.IGNORECASE,
 )
 # After a question mark an answer is the whole sentence: "first pet's name? Rex."
@@ -106,6 +108,7 @@ ANSWER_STOPWORDS = frozenset(
     "a an the my your his her our their its it it's it’s this that i we you he she they what which who none nothing "
     "something someone not no never always same different private secret unknown obvious easy hard too so very "
     "also still just on in at of for to from with like ask see check somewhere why how when where whatever "
+    "optional required mandatory needed public useless stupid weird asked "
     "такой такая такое тот та то этот эта какой какая какое мой моя твой твоя наш наша свой своя".split()
 )
 

@@ -19,6 +19,8 @@ NAME_START = r"(?<![\[\w])"
 NOT_A_PLACEHOLDER = r"(?!\[[^\]\n]{0,30} hidden\])"
 # What may stand between a number's name and the number: "is", "это", a colon, a dash, "#".
 NUMBER_SEP = r"(?:\s*(?:[:=—–#]|-(?=\s)|\b(?:is|was|are|это)\b))*+"
+# A code's name may also take "'s": "my pin's 4481", "door code's 2580".
+CODE_SEP = r"(?:\s*(?:[:=—–#]|-(?=\s)|\b(?:is|was|are|это)\b)|['’]s\b)*+"
 NUMBER_END = r"(?![0-9]|[ -][0-9]|[.,:/][0-9])"
 
 # ----- keys named as such (keys known by their shape are in keys.py) ----------------------------------------------
@@ -214,7 +216,7 @@ CODE_NAME = (
 # The code must stand alone: "код 1234 5678" is more likely part of a longer number. Digits one by one, with dashes
 # or spaces, are one code: "PIN: 4 5 6 7", "код 1-9-8-4".
 CODE_NAMED = re.compile(
-    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{NUMBER_SEP})\s*(?<!\w)"
+    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{CODE_SEP})\s*(?<!\w)"
     rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}|[0-9](?: [0-9]){{3,7}}){NUMBER_END}",
     re.IGNORECASE,
 )
@@ -232,7 +234,7 @@ DOOR_NAME = (
     r"|домофон\w*|(?:door|gate|intercom|entry|buzzer|safe|lock|alarm)\s*codes?)"
 )
 DOOR_CODE = re.compile(
-    rf"{NAME_START}{DOOR_NAME}(?:\s+{WORD}){{0,3}}?{NUMBER_SEP}\s*(?<!\w)"
+    rf"{NAME_START}{DOOR_NAME}(?:\s+{WORD}){{0,3}}?{CODE_SEP}\s*(?<!\w)"
     r"(?P<value>[0-9](?:-[0-9]){3,9}(?![\w-])"  # "1-9-8-4"
     r"|(?=(?:[^\s0-9]*[0-9]){3})[#*]?[0-9KkКкBbВв](?:[0-9KkКкBbВв#*]{0,10}[0-9KkКкBbВв])?+)(?![\w-])",
     re.IGNORECASE,
