@@ -7,8 +7,9 @@
 The corpus holds hand-written Russian and English messages, one JSON object a line. A secret statement carries
 `secret`: the exact substring that must be gone after `mask_secrets` (a list when a message holds several, or a
 passport's series and number apart: every piece must be gone), and `kind` says which family it belongs to
-(password, pin, cvv, passport, snils, ssn, code, seed, card, iban, key). A look-alike has `"secret": null` and a
-`kind` (phone, date, price, order, tracking, address, talk, time, other) and must come back unchanged.
+(password, pin, cvv, passport, snils, ssn, code, seed, card, iban, key; inn and answer, a security question's, in
+bench/secrets_dev59.json). A look-alike has `"secret": null` and a `kind` (phone, date, price, order, tracking,
+address, talk, time, other; title and organisation in bench/secrets_dev59.json) and must come back unchanged.
 
 Recall = secret statements whose every piece is gone / secret statements.
 Changed = look-alikes that `mask_secrets` changed at all / look-alikes.
@@ -60,7 +61,10 @@ def _tally(groups: dict, names: tuple[str, ...], field: str, hit: bool) -> None:
 
 def score(entries: list[dict]) -> dict:
     """Return recall on secrets and the changed share of look-alikes, overall, by language and by kind."""
-    recall, changed, misses, touched = {}, {}, [], []
+    recall: dict[str, dict] = {}
+    changed: dict[str, dict] = {}
+    misses: list[dict] = []
+    touched: list[dict] = []
     for entry in entries:
         masked = mask_secrets(entry["text"])
         if entry["secret"] is None:

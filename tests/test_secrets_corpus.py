@@ -14,7 +14,6 @@ SECRET_KINDS = {"password", "pin", "cvv", "passport", "snils", "ssn", "code", "s
 LOOKALIKE_KINDS = {"phone", "date", "price", "order", "tracking", "address", "talk", "time", "other"}
 # Secret statements the masker is known to leave in, and why. They still count against recall.
 KNOWN_MISSES = {
-    "Пароли: почта — Mail2020, вайфай — wifi4444": "a list of label — value pairs: the first label is taken",
     "my laptop password is the name of my dog plus 2015, so rex2015": "the password is spelled out later on",
     "Код для подтверждения перевода 33 41 — не то, вот правильный: 3341": "the code comes a clause after its name",
 }

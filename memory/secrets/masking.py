@@ -1,11 +1,13 @@
 """Masking of secrets in what the user writes: card numbers, IBANs, API keys, passwords, PINs and one-time
-codes, card security codes, passport, SNILS and social security numbers, seed phrases."""
+codes (also said in words), card security codes, passport, SNILS, INN, OGRN and social security numbers, seed
+phrases, answers to security questions."""
 
 from __future__ import annotations
 
 import re
 
 from memory.secrets.keys import mask_keys
+from memory.secrets.labels import is_talk
 from memory.secrets.numbers import (
     DIGIT_RUN,
     IBAN_CANDIDATE,
@@ -16,12 +18,25 @@ from memory.secrets.numbers import (
     mask_iban,
     snils_valid,
 )
+from memory.secrets.phrasing import (
+    PAIR_VALUE,
+    PASSWORD_LIST,
+    SECURITY_ANSWER,
+    SPOKEN_CODE,
+    TAX_NUMBER,
+    mask_security_answer,
+    mask_spoken_code,
+    mask_tax_number,
+)
 from memory.secrets.placeholders import (
+    ANSWER,
     API_KEY,
     CARD,
     CODE,
     CVV,
     IBAN,
+    INN,
+    OGRNIP,
     PASSPORT,
     PASSWORD,
     PLACEHOLDERS,
@@ -62,6 +77,7 @@ from memory.secrets.secret_patterns import (
     UNIT_AFTER,
     UNIT_SHAPE,
     WIFI_PASSWORD,
+    WORD,
     WORD_BEFORE,
     YEAR,
 )
@@ -70,9 +86,9 @@ from memory.text.prefilter import first_match, substitute
 
 # What the rest of the bot and the tests import from here; the checks live with their families.
 __all__ = [
-    "API_KEY", "CARD", "CODE", "CVV", "IBAN", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED", "SNILS", "SSN",
-    "contains_secret", "iban_valid", "is_card_number", "looks_like_password", "luhn_valid", "mask_secrets",
-    "snils_valid",
+    "ANSWER", "API_KEY", "CARD", "CODE", "CVV", "IBAN", "INN", "OGRNIP", "PASSPORT", "PASSWORD", "PLACEHOLDERS", "SEED",
+    "SNILS", "SSN", "contains_secret", "iban_valid", "is_card_number", "looks_like_password", "luhn_valid",
+    "mask_secrets", "snils_valid",
 ]
 MAX_PASSES = 8
 PASSWORD_SYMBOLS = frozenset("!@#$%^&*_+=?~")
@@ -99,6 +115,7 @@ def _mask_once(text: str) -> str:
     text = substitute(NAMED_BLOB, _mask_blob, text)
     text = substitute(NAMED_SHORT_KEY, lambda match: _replace_value(match, API_KEY), text)
     text = substitute(IBAN_CANDIDATE, mask_iban, text)
+    text = substitute(TAX_NUMBER, mask_tax_number, text)  # before cards: an OGRNIP may pass Luhn in an issuer's range
     text = substitute(DIGIT_RUN, mask_cards, text)
     text = substitute(SNILS_NAMED, lambda match: _replace_value(match, SNILS), text)
     text = substitute(SNILS_SHAPE, _mask_snils_shape, text)
@@ -112,6 +129,9 @@ def _mask_once(text: str) -> str:
     text = substitute(CODE_NAMED, _mask_code, text)
     text = substitute(BACKUP_CODES, lambda match: _replace_value(match, CODE), text)
     text = substitute(CODE_BEFORE, _mask_code_before, text)
+    text = substitute(SPOKEN_CODE, mask_spoken_code, text)
+    text = substitute(SECURITY_ANSWER, mask_security_answer, text)
+    text = substitute(PASSWORD_LIST, _mask_password_list, text)
     text = substitute(LOGIN_PAIR, _mask_login_pair, text)
     text = substitute(WIFI_PASSWORD, _mask_wifi_password, text)
     text = substitute(PASSWORD_STATED, _mask_stated_password, text)
@@ -160,7 +180,24 @@ def _mask_code(match: re.Match[str]) -> str:
         return match.group(0)  # "код товара 48213377", "the code review took 2024"
     if YEAR.fullmatch(match.group("value")) and qualifiers and not HARD_SEP.search(match.group("sep")):
         return match.group(0)  # a year a few words after "code"
+    if YEAR.fullmatch(match.group("value")) and re.search("['’]", match.group("sep")):
+        return match.group(0)  # "the code's 2024 update"
+    if YEAR.fullmatch(match.group("value")) and _in_a_title(match, before, qualifiers):
+        return match.group(0)  # "The Da Vinci Code: 2006", "Код да Винчи: 2006", "Code Red: 2013"
     return _replace_value(match, CODE)
+
+
+def _in_a_title(match: re.Match[str], before: re.Match[str] | None, qualifiers: list[str]) -> bool:
+    """True when a capitalised "Code" or "Код" stands in a title: after a capitalised word that does not open the
+    sentence ("Vinci Code"), or before one ("Code Red", "Код да Винчи"). A year after it is the title's year."""
+    if not match.group("name")[:1].isupper():
+        return False
+    if any(word[:1].isupper() for word in qualifiers):
+        return True
+    if before is None or not before.group(1)[:1].isupper():
+        return False
+    ahead = match.string[max(0, before.start(1) - 2) : before.start(1)]
+    return not (before.start(1) == 0 or re.search(r"[.!?:]\s*$", ahead))
 
 
 def _mask_code_before(match: re.Match[str]) -> str:
@@ -184,6 +221,10 @@ def _mask_stated_password(match: re.Match[str]) -> str:
         return match.group(0)  # "the password policy at work is annoying"
     # Far from its name, after a bare "pass is", or in a definition ("пароль — это ..."), a value must
     # look like a password; right after "пароль:" or "password is" any word but a stop word will do.
+    if NAMES_NEXT_PASSWORD.match(match.string, match.end("value")):
+        return match.group(0)  # "Пароли: почта — [password hidden]", "будет слово [password hidden]"
+    if is_talk(match.group("value").rstrip(TRAILING_PUNCTUATION)):
+        return match.group(0)  # "Пароль: спроси у админа", "пароль: потом скажу"
     if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator):
         taken = looks_like_password(match.group("value"))
     else:
@@ -191,12 +232,28 @@ def _mask_stated_password(match: re.Match[str]) -> str:
     return _replace_value(match, PASSWORD) if taken and not _number_with_unit(match) else match.group(0)
 
 
+# A value followed by a hidden password, or a dash and one, a word apart at most, names what that password opens
+# ("рабочая почта — [password hidden]") or leads up to it ("будет слово [password hidden]"): on a second pass it
+# is no password itself.
+NAMES_NEXT_PASSWORD = re.compile(rf"(?:\s+{WORD})?\s*(?:(?:[—–=]|-(?=\s))\s*)?" + re.escape(PASSWORD))
 # A password given with its login after a slash ("admin / P@ssw0rd"), once the login was taken for the password.
 PASSWORD_AFTER_SLASH = re.compile(re.escape(PASSWORD) + r"\s*/\s*(?P<value>[^\s,;\[]{4,64}+)")
 
 
 def _mask_after_slash(match: re.Match[str]) -> str:
     return _replace_value(match, PASSWORD) if looks_like_password(match.group("value")) else match.group(0)
+
+
+def _mask_password_list(match: re.Match[str]) -> str:
+    """Return a list of "what it opens — password" pairs with each value that looks like a password replaced."""
+    def one(pair: re.Match[str]) -> str:
+        value = pair.group("value").rstrip(TRAILING_PUNCTUATION)
+        return pair.group("name") + PASSWORD if looks_like_password(value) else pair.group(0)
+
+    start, end = match.span("value")
+    offset = match.start()
+    whole = match.group(0)
+    return whole[: start - offset] + PAIR_VALUE.sub(one, match.group("value")) + whole[end - offset :]
 
 
 def _mask_login_pair(match: re.Match[str]) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from memory.secrets.labels import CODE_FORMS_RU, alternation
+
 # A word that may stand between the name of a secret and its value ("пароль от почты", "pin for my card").
 WORD = r"[^\W\d_](?:[\w'.]|-(?=\w))*+"
 # "(?<![\[\w])" keeps the words inside our own placeholders ("[code hidden]") from naming a secret.
@@ -17,6 +19,8 @@ NAME_START = r"(?<![\[\w])"
 NOT_A_PLACEHOLDER = r"(?!\[[^\]\n]{0,30} hidden\])"
 # What may stand between a number's name and the number: "is", "это", a colon, a dash, "#".
 NUMBER_SEP = r"(?:\s*(?:[:=—–#]|-(?=\s)|\b(?:is|was|are|это)\b))*+"
+# A code's name may also take "'s": "my pin's 4481", "door code's 2580".
+CODE_SEP = r"(?:\s*(?:[:=—–#]|-(?=\s)|\b(?:is|was|are|это)\b)|['’]s\b)*+"
 NUMBER_END = r"(?![0-9]|[ -][0-9]|[.,:/][0-9])"
 
 # ----- keys named as such (keys known by their shape are in keys.py) ----------------------------------------------
@@ -95,10 +99,12 @@ COMMON_PASSWORDS = frozenset(
     "qwerty qwertyuiop asdfgh asdfghjkl zxcvbn zxcvbnm qazwsx letmein iloveyou йцукен йцукенг".split()
 )
 COMMON_ALTERNATION = "|".join(sorted(COMMON_PASSWORDS, key=len, reverse=True))
-# Separators after the name: a colon, an equals sign, a dash, "is", "это", "'s" ("my password's hunter2"),
+# Separators after the name: a colon, an equals sign, a dash, "is", "это", "стоит" ("паролем у меня стоит X"), "'s"
+# ("my password's hunter2"),
 # "? it's" ("the router password? it's Netgear42").
 PASSWORD_SEP = (
-    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет)\b|\?\s*it['’]?s\b)|['’]s\b)++"
+    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет|стоит)\b|\?\s*it['’]?s\b)"
+    r"|['’]s\b)++"
 )
 # What follows "password is" or "пароль:" in talk about passwords rather than in a password.
 PASSWORD_STOPWORDS = frozenset(
@@ -106,7 +112,7 @@ PASSWORD_STOPWORDS = frozenset(
     "incorrect invalid weak strong long short simple easy hard expired changed saved stored written leaked stolen "
     "hacked compromised reset required needed case-sensitive on in at for to of with from by what how where "
     "something nothing still now just like also always never probably really somewhere being about and or but "
-    "set correct right unknown blank empty all "
+    "set correct right unknown blank empty all ask check see look call text find get "
     "не нет никакой какой такой тот та то этот эта мой моя твой твоя его её их наш там тут здесь где как что "
     "очень слишком простой сложный длинный короткий неверный неправильный другой другие разные разный новый старый "
     "один одинаковый одинаковые "
@@ -116,10 +122,13 @@ PASSWORD_STOPWORDS = frozenset(
 # A stop word is refused inside the pattern, so that a longer reading can still be found: in "passwords for
 # both accounts are the same: Tiger_77" the value is not "the" but what follows the colon.
 STOPWORD_ALTERNATION = "|".join(sorted((re.escape(word) for word in PASSWORD_STOPWORDS), key=len, reverse=True))
+# Words between the separator and the value: "my password's still hunter2", "паролем будет слово солнышко",
+# "пароль: вроде Kroshka_2017".
+VALUE_LEAD = r"(?:still|now|currently|probably|maybe|the\s+word|теперь|сейчас|слово|вроде|кажется)"
 # "password (for my email) is VALUE", "пароль от почты: VALUE".
 PASSWORD_STATED = re.compile(
     rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass|пасс)\b(?P<qual>(?:,?\s+(?:{WORD}|[0-9]+[^\W\d_]\w*)){{0,8}}?)"
-    rf"(?P<sep>{PASSWORD_SEP})\s*"
+    rf"(?P<sep>{PASSWORD_SEP})\s*(?:{VALUE_LEAD}\s+)?"
     rf"{NOT_A_PLACEHOLDER}(?!(?:{STOPWORD_ALTERNATION})(?![\w-]))(?P<value>[^\s:=—–\[]\S*)",
     re.IGNORECASE,
 )
@@ -199,14 +208,16 @@ UNIT_AFTER = re.compile(
 
 # ----- one-time codes and PINs --------------------------------------------------------------------------------------
 
+# The Russian names in every case come from the word toolkit (labels.py): "кодом", "коде", "пин-кодом", "пинам".
 CODE_NAME = (
-    r"(?:pin-?codes?|pincodes?|pins?|codes?|otp|sms|пин-?код\w*|пинкод\w*|пин(?:ы|а|у|ом)?|код|кода|коду|кодом|коды"
+    rf"(?:pin-?codes?|pincodes?|pins?|codes?|otp|sms|combinations?|{alternation(CODE_FORMS_RU)}|пин-?код\w*"
     r"|смс(?:к\w*)?)"
 )
-# The code must stand alone: "код 1234 5678" is more likely part of a longer number.
+# The code must stand alone: "код 1234 5678" is more likely part of a longer number. Digits one by one, with dashes
+# or spaces, are one code: "PIN: 4 5 6 7", "код 1-9-8-4".
 CODE_NAMED = re.compile(
-    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{NUMBER_SEP})\s*(?<!\w)"
-    rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}){NUMBER_END}",
+    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{CODE_SEP})\s*(?<!\w)"
+    rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}|[0-9](?: [0-9]){{3,7}}){NUMBER_END}",
     re.IGNORECASE,
 )
 # "4829 — код из смс", "2580 — мой пин от карты": a separator is required.
@@ -223,7 +234,7 @@ DOOR_NAME = (
     r"|домофон\w*|(?:door|gate|intercom|entry|buzzer|safe|lock|alarm)\s*codes?)"
 )
 DOOR_CODE = re.compile(
-    rf"{NAME_START}{DOOR_NAME}(?:\s+{WORD}){{0,3}}?{NUMBER_SEP}\s*(?<!\w)"
+    rf"{NAME_START}{DOOR_NAME}(?:\s+{WORD}){{0,3}}?{CODE_SEP}\s*(?<!\w)"
     r"(?P<value>[0-9](?:-[0-9]){3,9}(?![\w-])"  # "1-9-8-4"
     r"|(?=(?:[^\s0-9]*[0-9]){3})[#*]?[0-9KkКкBbВв](?:[0-9KkКкBbВв#*]{0,10}[0-9KkКкBbВв])?+)(?![\w-])",
     re.IGNORECASE,

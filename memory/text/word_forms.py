@@ -143,6 +143,29 @@ def place_nominative(place: str) -> str:
     return " ".join(_spelt_like(form, word, dictionary_yo=True) for form, word in zip(found, words, strict=True))
 
 
+def phrase_case_forms(phrase: str) -> frozenset[str]:
+    """Return the case forms of a Russian noun, or of adjectives before a noun, given in the nominative, the words
+    agreeing, lower-cased: "девичья фамилия" -> девичьей фамилии, девичью фамилию, девичьей фамилией...; a
+    hyphenated noun declines its last part ("пин-код" -> пин-кода, пин-кодом: the dictionary would decline both).
+    A phrase of other words, or one the dictionary cannot decline, gives {phrase} alone, lower-cased."""
+    words = phrase.lower().split()
+    if not words or not all(RUSSIAN_WORD.fullmatch(word) for word in words):
+        return frozenset({phrase.lower()})
+    *adjectives, noun = words
+    head, _, last = noun.rpartition("-")
+    found = _phrase_case_forms(tuple(adjectives), last)
+    return frozenset(" ".join(form[:-1] + (f"{head}-{form[-1]}" if head else form[-1],)) for form in found)
+
+
+def parts_of_speech(word: str) -> frozenset[str]:
+    """Return every part of speech the dictionary reads a Russian word as (pymorphy3's tags: "NOUN", "VERB",
+    "PREP", "NPRO"...): "спроси" -> {"VERB"}, "у" -> {"PREP", "INTJ"}; empty for a non-Russian word."""
+    folded = fold(word)
+    if not RUSSIAN_WORD.fullmatch(folded):
+        return frozenset()
+    return _parts_of_speech(folded)
+
+
 def analyzer() -> pymorphy3.MorphAnalyzer:
     """Return the one pymorphy3 analyzer for Russian, built on first use (once, though two threads ask at once)."""
     with _lock:
@@ -232,6 +255,41 @@ def _place_nominative(lowered: tuple[str, ...]) -> tuple[str, ...] | None:
     if any(form is None for form in found):
         return None
     return tuple(form.word for form in found)
+
+
+@functools.lru_cache(maxsize=CACHED_WORDS)
+def _parts_of_speech(folded: str) -> frozenset[str]:
+    return frozenset(str(parse.tag.POS) for parse in analyzer().parse(folded) if parse.tag.POS)
+
+
+def _phrase_case_forms(adjectives: tuple[str, ...], noun: str) -> tuple[tuple[str, ...], ...]:
+    """Return the words of a phrase in each case, the adjectives in the noun's gender, number and (in the
+    accusative) animacy; the phrase alone where the dictionary has no nominative noun or adjective for a word."""
+    unchanged = ((*adjectives, noun),)
+    nouns = [parse for parse in analyzer().parse(noun) if parse.tag.POS == "NOUN" and parse.tag.case == "nomn"]
+    head = ([parse for parse in nouns if _known(parse)] or nouns or [None])[0]
+    if head is None:
+        return unchanged
+    tag = head.tag
+    agreement = {tag.number} | ({tag.gender} if tag.number == "sing" else set())
+    found = []
+    for case in ("nomn", *OBLIQUE_CASES):
+        noun_form = head.inflect({case})
+        words = []
+        for adjective in adjectives:
+            parses = [parse for parse in analyzer().parse(adjective) if parse.tag.POS == "ADJF"
+                      and parse.tag.case == "nomn"]
+            # Only a masculine or plural adjective's accusative tells animate from inanimate ("первого питомца").
+            animacy = case == "accs" and tag.animacy and (tag.gender == "masc" or tag.number == "plur")
+            wanted = {case} | agreement | ({tag.animacy} if animacy else set())
+            form = parses[0].inflect(wanted) if parses else None
+            if form is None:
+                return unchanged
+            words.append(form.word)
+        if noun_form is None:
+            return unchanged
+        found.append((*words, noun_form.word))
+    return tuple(dict.fromkeys(found))
 
 
 def _known(parse: pymorphy3.analyzer.Parse) -> bool:
