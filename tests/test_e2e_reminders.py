@@ -177,6 +177,33 @@ async def test_a_time_no_one_could_read_is_offered_on_buttons_never_guessed(tele
         assert reminder.due_at == datetime(2026, 12, 5, 9, 0, tzinfo=MOSCOW)
 
 
+@pytest.mark.parametrize("answer, set_at", [
+    ({"task": "взять ноутбук", "at": "2026-12-04T10:52", "repeat": None, "ask": None}, datetime(2026, 12, 4, 10, 52)),
+    ({"task": "взять ноутбук", "at": "2026-12-03T10:52", "repeat": None, "ask": None}, None),  # yesterday
+    ({"task": "взять ноутбук", "at": "через пятнадцать", "repeat": None, "ask": None}, None),  # nonsense
+], ids=["read", "past", "nonsense"])
+async def test_a_time_the_rules_cannot_place_is_read_by_the_model_and_checked(telegram, model, config, clock,
+                                                                              answer, set_at):
+    # The model double answers the structured reminder request; a time that is not ahead of now, or not a time,
+    # is never set: the user is asked instead.
+    def reply(body: dict) -> str:
+        if "reminder" in json.dumps(body.get("response_format", "")):
+            return json.dumps(answer)
+        return json.dumps({"facts": [], "relations": []}) if "response_format" in body else "Конечно!"
+
+    model.reply = reply
+    async with running_bot(config, clock) as app:
+        line, _ = await say(telegram, ANN, "напомни минут за 15 до созвона в 11:07 взять ноутбук", 2,
+                            language_code="ru")
+        set_now = await app.bot_data.store.reminders.reminders(ANN)
+    assert any("reminder" in json.dumps(r.get("response_format", "")) for r in model.requests)
+    if set_at is None:
+        assert set_now == [] and "когда напомнить" in line["text"] and buttons(line)
+    else:
+        [reminder] = set_now
+        assert reminder.due_at == set_at.replace(tzinfo=MOSCOW) and "10:52" in line["text"]
+
+
 async def test_traps_and_forwards_set_nothing(telegram, model, config, clock):
     async with running_bot(config, clock) as app:
         count = 0
