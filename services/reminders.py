@@ -25,6 +25,7 @@ from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
 from memory.reminders.repeat import Repeat, local
 from memory.reminders.requests import read_request
+from memory.reminders.times import MAX_AHEAD
 from memory.store.fact_rows import FactQueries
 from memory.store.reminder_rows import ReminderQueries
 from memory.store.user_rows import UserRows
@@ -41,7 +42,7 @@ CLAIM = timedelta(minutes=2)  # how long a machine holds a reminder it is sendin
 RETRY = timedelta(minutes=1)  # Telegram refused to take it: tried again after this
 SWEEP_LIMIT = 5000  # reminders read per sweep; more wait for the next one
 CONCURRENT_SENDS = 64  # sends in flight at once (Telegram's rate budget paces them)
-FARTHEST = timedelta(days=5 * 365)  # a time the model proposes further ahead is not taken
+FARTHEST = MAX_AHEAD  # a time the model proposes further ahead is not taken (ten years)
 STEPS = 20_000  # occurrences stepped over to find a recurring reminder's next time after an outage
 MODEL_ANSWER_TOKENS = 200
 # Words without which a message is no reminder request, cancel or move: the rest of the turn skips the parser.

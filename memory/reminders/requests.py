@@ -26,7 +26,7 @@ The task is the user's words with the asking, "мне"/"me", the time words, pol
 the words before it, or a following sentence that starts with a verb ("Напомни завтра в 9. Позвонить маме.").
 
 Decisions: a request whose time cannot be read is `Unclear` (the caller asks the model once), "через 0 минут"
-and more than five years ahead among them; a sentence longer than MAX_SENTENCE is `Unclear` with no task.
+and more than ten years ahead among them; a sentence longer than MAX_SENTENCE is `Unclear` with no task.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ Decisions (docs/reminders.md has the table):
     дня", "in 2 weeks" keep now's clock on that day unless a clock is said; "через 0 минут" is unclear;
   - "31-го" follows memory/time/dates.py: this month's 31st if ahead, else the next month's if it has one,
     else nothing (unclear); a repeat "каждое 31-е число" fires on the last day of a shorter month;
-  - more than five years ahead is unclear, and so is a vague time ("позже", "после работы", "до пятницы", "за
+  - more than ten years ahead is unclear, and so is a vague time ("позже", "после работы", "до пятницы", "за
     час до встречи") unless a clock or "через…" names the time: then those words are the task's; "на следующей
     неделе", "в выходные", two days or two clocks are unclear;
   - of two days, one said with "на"/"for" after another ("в воскресенье … форму на понедельник") is the task's;
@@ -55,7 +55,7 @@ from memory.time.dates import Mention, find_mentions
 
 DEFAULT_CLOCK = (9, 0)
 PART_CLOCKS = {"morning": (9, 0), "day": (13, 0), "lunch": (13, 0), "evening": (19, 0), "night": (23, 0)}
-MAX_AHEAD = timedelta(days=5 * 365 + 1)
+MAX_AHEAD = timedelta(days=10 * 365 + 3)  # ten years, their leap days included: the farthest a reminder is set
 
 
 @dataclass(frozen=True)
