@@ -272,23 +272,23 @@ def _phrase_case_forms(adjectives: tuple[str, ...], noun: str) -> tuple[tuple[st
         return unchanged
     tag = head.tag
     agreement = {tag.number} | ({tag.gender} if tag.number == "sing" else set())
+    # Only a masculine or plural adjective's accusative tells animate from inanimate ("первого питомца").
+    animate = {tag.animacy} if tag.animacy and (tag.gender == "masc" or tag.number == "plur") else set()
+    readings = []
+    for adjective in adjectives:
+        parses = [parse for parse in analyzer().parse(adjective)
+                  if parse.tag.POS == "ADJF" and parse.tag.case == "nomn"]
+        if not parses:
+            return unchanged
+        readings.append(parses[0])
     found = []
     for case in ("nomn", *OBLIQUE_CASES):
         noun_form = head.inflect({case})
-        words = []
-        for adjective in adjectives:
-            parses = [parse for parse in analyzer().parse(adjective) if parse.tag.POS == "ADJF"
-                      and parse.tag.case == "nomn"]
-            # Only a masculine or plural adjective's accusative tells animate from inanimate ("первого питомца").
-            animacy = case == "accs" and tag.animacy and (tag.gender == "masc" or tag.number == "plur")
-            wanted = {case} | agreement | ({tag.animacy} if animacy else set())
-            form = parses[0].inflect(wanted) if parses else None
-            if form is None:
-                return unchanged
-            words.append(form.word)
-        if noun_form is None:
+        wanted = {case} | agreement | (animate if case == "accs" else set())
+        forms = [reading.inflect(wanted) for reading in readings]
+        if noun_form is None or None in forms:
             return unchanged
-        found.append((*words, noun_form.word))
+        found.append((*(form.word for form in forms if form is not None), noun_form.word))
     return tuple(dict.fromkeys(found))
 
 
