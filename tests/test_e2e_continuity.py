@@ -71,7 +71,8 @@ async def test_a_later_conversation_recalls_the_earlier_one_and_the_same_one_doe
     async with running_bot(config, clock=clock) as app:
         store = app.bot_data.store
         await say(telegram, "Завтра экзамен по химии, очень волнуюсь", 1, app)
-        clock.now += timedelta(minutes=2)
+        # No time passes before the second message: any would make the user idle on the fake clock, and a sweep
+        # could read the first message alone before the second arrives.
         await say(telegram, "Ещё ездила смотреть квартиру на Лесной, понравилась", 2, app)
         clock.now += timedelta(minutes=5)  # idle: the first pass reads both messages
         [first] = await until(lambda: store.topics.topics(ANN))
