@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import ssl
 from dataclasses import dataclass
 from functools import partial
 from urllib.request import getproxies
@@ -13,6 +12,7 @@ import httpx2
 import openai
 from httpx_aiohttp.httpx2 import AiohttpTransport
 
+from certificates import trusted
 from llm.gate import Gate
 from llm.server import ServerFeatures
 from proxies import proxy_for
@@ -85,14 +85,14 @@ def model_http_client(base_url: str, timeout: float, read_buffer: int = 2**16) -
     running loop, as aiohttp wants."""
     proxy = proxy_for(base_url, getproxies())
     session = partial(model_session, POOL_SIZE, read_buffer)
-    transport = AiohttpTransport(client=session, proxy=httpx2.Proxy(proxy) if proxy else None)
+    transport = AiohttpTransport(verify=trusted(), client=session, proxy=httpx2.Proxy(proxy) if proxy else None)
     return httpx2.AsyncClient(transport=transport, timeout=timeout)
 
 
 def model_session(limit: int, read_buffer: int = 2**16) -> aiohttp.ClientSession:
     """Return an aiohttp session of at most `limit` connections, its certificates the system's, its read buffer
     `read_buffer` bytes."""
-    connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ssl=ssl.create_default_context())
+    connector = aiohttp.TCPConnector(limit=limit, limit_per_host=0, ssl=trusted())
     # trust_env stays off: the proxy is chosen once (model_http_client), not read from the environment (and
     # ~/.netrc) again on every request.
     return aiohttp.ClientSession(connector=connector, read_bufsize=read_buffer, trust_env=False,

@@ -313,6 +313,25 @@ def test_learning_a_modules_patterns_builds_its_shortlists(monkeypatch):
     assert module.TRIGGERS.possible("a kestrel") == list(module.TRIGGERS.rows)
 
 
+def test_learning_again_builds_nothing_unless_a_pattern_is_new(monkeypatch):
+    # A second bot in one process (the tests start hundreds) finds the filters the first one's warm-up built.
+    module = types.ModuleType("rules_for_the_test")
+    module.ALONE, module.TRIGGERS = re.compile(r"\bsnipe\b"), Shortlist([re.compile(r"\bcurlew\b")])
+    own = Shortlist([re.compile(r"\bgodwit\b")])  # a table learn_patterns does not see
+    prefilter.learn_patterns([module])
+    built = own.build(), module.TRIGGERS.build()
+    with monkeypatch.context() as again:
+        again.setattr(prefilter, "PatternFilter", lambda *args, **kwargs: pytest.fail("built again"))
+        assert prefilter.learn_patterns([module]) == 2
+        assert (own.build(), module.TRIGGERS.build()) == built
+        assert not could_match(module.ALONE, "a crow")
+        assert module.TRIGGERS.possible("a curlew") == [module.TRIGGERS.rows[0]]
+    module.NEW = re.compile(r"\bstint\b")
+    prefilter.learn_patterns([module])  # one pattern more: the shared filter is built again, with all three
+    assert module.TRIGGERS.build()[0] is not built[1][0] and not could_match(module.NEW, "a crow")
+    assert could_match(module.NEW, "a stint") and module.TRIGGERS.possible("a curlew") == [module.TRIGGERS.rows[0]]
+
+
 def test_while_learning_is_expected_nothing_is_built_on_the_asking_thread_and_every_pattern_runs(monkeypatch):
     # bot.py's warm-up learns the patterns in a thread; a first message meanwhile must not build RE2's filters
     # on the event loop (it held the loop for up to a second): it runs the patterns unfiltered instead.

@@ -16,7 +16,6 @@ aiohttp's FormData).
 from __future__ import annotations
 
 import asyncio
-import ssl
 import uuid
 from dataclasses import dataclass
 from typing import IO, Any, cast
@@ -28,6 +27,7 @@ from aiohttp.abc import AbstractResolver
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from certificates import trusted
 from json_bytes import dumps, loads
 from proxies import proxy_for, where
 
@@ -87,7 +87,7 @@ class BotApiRequest(BaseRequest):
             return
         # Made here rather than at import (as aiohttp's default is): SSL_CERT_FILE and SSL_CERT_DIR are read now.
         connector = aiohttp.TCPConnector(
-            limit=self._limit, limit_per_host=0, ssl=ssl.create_default_context(), resolver=self._resolver,
+            limit=self._limit, limit_per_host=0, ssl=trusted(), resolver=self._resolver,
             happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY_S,
         )
         # trust_env stays off: aiohttp would read the environment (and ~/.netrc) again on every request, and it

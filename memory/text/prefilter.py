@@ -194,8 +194,9 @@ class PatternFilter:
 
     MAX_KEPT = 16
 
-    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
+    def __init__(self, patterns: Iterable[re.Pattern[str]], shared: bool = False) -> None:
         self.patterns = tuple(patterns)
+        self.shared = shared  # learn_patterns' filter of every pattern it found
         sources = [re2_source(pattern) for pattern in self.patterns]
         numbers, holder = self._hold(sources)
         unfiltered = set(holder.Match(b"", potential=True) or ()) if holder is not None else set()
@@ -311,11 +312,18 @@ class Shortlist(Generic[R]):
         return self._pattern(row)
 
     def build(self) -> tuple[PatternFilter, tuple[tuple[R, int], ...]]:
-        """Build the filter now, rather than on the first `possible`; return it with each row's number there."""
+        """Build the filter now, rather than on the first `possible`; return it with each row's number there.
+
+        Built once: again only when learn_patterns has since put every pattern of the list into its shared filter
+        (a second bot in one process, as in the tests, finds the filters its first one built)."""
         patterns = [self.pattern_of(row) for row in self.rows]
         known = [entry for pattern in patterns if (entry := _KNOWN.get(id(pattern))) and entry[0] is pattern]
         if known and len(known) == len(patterns) and len({id(entry[1]) for entry in known}) == 1:
             holder, numbers = known[0][1], tuple(entry[2] for entry in known)  # learn_patterns' shared filter
+            if self._numbered is not None and self._numbered[0] is holder:
+                return self._numbered
+        elif self._numbered is not None:
+            return self._numbered
         else:
             holder = PatternFilter(patterns)
             numbers = holder.numbers
@@ -371,12 +379,19 @@ def _learn_all(modules: Iterable[ModuleType]) -> int:
     for shortlist in shortlists:  # theirs go into the shared filter too
         found.update((id(pattern), pattern) for pattern in map(shortlist.pattern_of, shortlist.rows))
     patterns = [pattern for pattern in found.values() if isinstance(pattern.pattern, str)]
-    shared = PatternFilter(patterns)
-    for pattern, number in zip(patterns, shared.numbers, strict=True):
-        _KNOWN[id(pattern)] = (pattern, shared, number)
+    if not all(_learnt(pattern) for pattern in patterns):  # else a warm-up before this one learnt them all
+        shared = PatternFilter(patterns, shared=True)
+        for pattern, number in zip(patterns, shared.numbers, strict=True):
+            _KNOWN[id(pattern)] = (pattern, shared, number)
     for shortlist in shortlists:
         shortlist.build()
     return len(found)
+
+
+def _learnt(pattern: re.Pattern[str]) -> bool:
+    """True when `pattern` is in a filter learn_patterns shared (not one of its own, built on a first use)."""
+    entry = _KNOWN.get(id(pattern))
+    return entry is not None and entry[0] is pattern and entry[1].shared
 
 
 _NO_MATCHES: Iterator[re.Match[str]] = iter(())  # spent already: the same one serves every skipped pass
