@@ -114,9 +114,35 @@ _RU_GENITIVE_HOUR = "|".join(RU_GENITIVE_HOURS)
 # "в полвосьмого", "в половине восьмого": half an hour before eight.
 RU_HALF_CLOCK = re.compile(
     rf"\b(?:в\s+)?(?:пол|половине\s+)(?P<hour>{_RU_GENITIVE_HOUR})(?:\s+(?P<marker>утра|дня|вечера|ночи))?\b", I)
+# "в 10 минут восьмого", "в четверть восьмого", "двадцать пять минут девятого": minutes past the hour before the
+# named one. The minutes are a count of minutes (a word "минут" after them), or "четверть".
+_RU_MINUTES_SAID = (r"(?:\d{1,2}|одну|пять|десять|пятнадцать|двадцать(?:\s+пять)?|тридцать|сорок(?:\s+пять)?|"
+                    r"пятьдесят(?:\s+пять)?)")
+RU_PAST_CLOCK = re.compile(
+    rf"\b(?:(?:в|во)\s+)?(?:(?P<quarter>четверть)|(?P<minute>{_RU_MINUTES_SAID})\s+минут[уы]?)\s+"
+    rf"(?P<hour>{_RU_GENITIVE_HOUR})(?:\s+(?P<marker>утра|дня|вечера|ночи))?\b", I)
+# "без четверти восемь", "без десяти 7 вечера", "без 5 минут девять": minutes before the named hour.
+RU_TO_CLOCK = re.compile(
+    r"\b(?:(?:в|во)\s+)?без\s+(?:(?P<quarter>четверти)|(?P<minute>\d{1,2}|одной|пяти|десяти|пятнадцати|"
+    r"двадцати(?:\s+пяти)?)(?:\s+минут[ыи]?)?)\s+"
+    r"(?P<hour>1[0-2]|[1-9]|час|один|два|три|четыре|пять|шесть|семь|восемь|девять|десять|одиннадцать|двенадцать)"
+    r"(?:\s+(?P<marker>утра|дня|вечера|ночи))?\b(?!\s*(?:[:.]\d|минут|мин\b|%|руб|процент))", I)
+RU_TO_MINUTES = {"одной": 1, "пяти": 5, "десяти": 10, "пятнадцати": 15, "двадцати": 20, "двадцати пяти": 25}
 EN_HALF_CLOCK = re.compile(
-    rf"\b(?:at\s+)?(?P<part>half|quarter)\s+(?P<way>past|to)\s+(?P<hour>{_EN_HOUR_WORD}|\d{{1,2}})"
+    rf"\b(?:at\s+)?(?:a\s+)?(?P<part>half|quarter)\s+(?P<way>past|to)\s+(?P<hour>{_EN_HOUR_WORD}|\d{{1,2}})"
     r"(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?", I)
+# Time words left in a task after the time was read: the rules did not read them, so the time is not certain
+# ("около восьми утра", "к 8", "после девяти", "around 7ish", "by 6pm"). The request goes to the model.
+_RU_HOUR_GENITIVE_CARDINAL = (r"(?:часу|двух|тр[её]х|четыр[её]х|пяти|шести|семи|восьми|девяти|десяти|одиннадцати|"
+                              r"двенадцати)")
+TIME_LEFT = re.compile(
+    r"\b(?:утра|вечера|ночи|o['’]?clock|[ap]\.?m\b\.?|\d{1,2}\s*(?:ish|[ap]\.?m\b\.?|ч\b\.?)|часик(?:ов|а)|"
+    r"(?:к|около|после|примерно|ближе\s+к|до|с)\s+(?:\d{1,2}(?=\s*(?:$|[,.!?;:)]|(?:утра|вечера|дня|ночи|час|ч)\b|"
+    r"\s(?:[а-яё]+(?:ть|ти|чь|ться|тись)|и|а|или|надо|нужно)\b))|" + _RU_HOUR_GENITIVE_CARDINAL + r"\b)|"
+    rf"(?:в|во|к|около|после|до)\s+(?:{_RU_GENITIVE_HOUR})\b|"
+    r"(?:around|about|by|after|before|till|until|at)\s+(?:\d{1,2}(?![\d.,/%]|\s*(?:kg|lbs?|percent|people|times|"
+    r"st\b|nd\b|rd\b|th\b|days?|weeks?|months?|years?))|" + _EN_HOUR_WORD + r"\b)|"
+    r"(?:a\s+)?(?:quarter|half)\s+(?:past|to|after)\b)", I)
 # "в 23 50", "at 18 30", "в 23 часа 50 минут": hours and minutes with a space between (a phone's keyboard
 # without ":"). The minutes are two digits, and a counting word after them makes them no minutes ("в 5 10 раз").
 SPACED_CLOCK = re.compile(

@@ -171,6 +171,8 @@ def _request(match: re.Match[str], timing: Timing, task: str, rest: str, english
     groups = match.groupdict()
     if timing.kind == "too_often":
         return TooOften(task)
+    if timing.kind in ("at", "ask") and first_match(p.TIME_LEFT, task):
+        return Unclear(task)  # time words the rules did not read ("около восьми утра"): the model reads it
     if timing.kind == "at":
         at, repeat = timing.options[0]
         return SetReminder(task, at, repeat)
