@@ -764,6 +764,7 @@ def test_everyday_verbs_without_a_time_ask_nothing(text):
         ("напомни без четверти восемь вечера позвонить маме", "2026-12-03T19:45", "позвонить маме"),
         ("напомни завтра без десяти 9 утра выйти", "2026-12-04T08:50", "выйти"),
         ("remind me tomorrow at a quarter to nine am to leave", "2026-12-04T08:45", "leave"),
+        ("remind me at 18.30 to leave", "2026-12-03T18:30", "leave"),  # was set at 18:00, "30 to leave" the task
     ],
 )
 def test_minutes_past_and_to_the_hour_in_words(text, at, task):
@@ -794,6 +795,7 @@ def test_minutes_past_the_hour_ask_nothing_alone(text):
         "напомни завтра к восьми утра выйти",
         "напомни вечером после восьми позвонить",  # was set at 19:00
         "remind me tomorrow morning around 7ish to run",
+        "remind me at 2.50 dollars",  # a price, not 02:50: what is left of it ("50 dollars") is no task
         "напомни завтра утром к девяти выйти",
     ],
 )

@@ -91,7 +91,7 @@ RU_CLOCK = re.compile(
     r"\b(?P<prep>в|во|на)\s+(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?(?!\d)"
     r"(?P<unit>\s*(?:часов|часа|час|ч)\b\.?)?(?:\s+(?P<marker>утра|дня|вечера|ночи)\b)?" + _NOT_AN_HOUR, I)
 EN_CLOCK = re.compile(
-    r"\b(?:at|@)\s+(?P<hour>\d{1,2})(?:(?P<sep>:)(?P<minute>\d{2}))?(?!\d)"
+    r"\b(?:at|@)\s+(?P<hour>\d{1,2})(?:(?P<sep>:|\.(?=[0-5]\d(?![\d.,])))(?P<minute>\d{2}))?(?!\d)"
     r"(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?(?P<unit>\s+o['’]?clock\b)?" + _NOT_AN_HOUR, I)
 AMPM_CLOCK = re.compile(r"\b(?P<hour>\d{1,2})(?:(?P<sep>:)(?P<minute>\d{2}))?\s*(?P<marker>[ap]\.?m\b\.?)", I)
 BARE_CLOCK = re.compile(r"(?<![\d:.])\b(?P<hour>[01]?\d|2[0-3])(?P<sep>:)(?P<minute>[0-5]\d)\b(?![:.]?\d)")
