@@ -219,6 +219,8 @@ def test_talk_words_are_told_by_their_parts_of_speech():
      f"answer to the city you were born in question is {ANSWER}"),
     ("ответ на вопрос про первую учительницу — Мария Ивановна",
      f"ответ на вопрос про первую учительницу — {ANSWER}"),
+    ("my card pin, just in case, is 8264", f"my card pin, just in case, is {CODE}"),
+    ("the password? Sunshine2023!", f"the password? {PASSWORD}"),
 ])
 def test_free_phrasings_of_the_second_blind_set_are_masked(text, masked):
     assert mask_secrets(text) == masked
@@ -237,6 +239,10 @@ def test_free_phrasings_of_the_second_blind_set_are_masked(text, masked):
     "the answer to your question is Paris",
     "answer to the question about my school is long",
     "ответ на вопрос про школу — сложный",
+    "the password? Forgot it",
+    "пароль — дата рождения мамы",  # what it is made of, not the password
+    "password is name of my dog",
+    "pin, ok, 4 digits",
 ])
 def test_look_alikes_of_the_second_blind_set_stay(text):
     assert mask_secrets(text) == text

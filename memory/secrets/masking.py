@@ -172,7 +172,7 @@ def _mask_snils_shape(match: re.Match[str]) -> str:
 
 
 def _mask_code(match: re.Match[str]) -> str:
-    qualifiers = match.group("qual").split()
+    qualifiers = match.group("qual").replace(",", " ").split()
     before = WORD_BEFORE.search(match.string, max(0, match.start() - 30), match.start())
     if before and before.group(1).lower() in NOT_SECRET_BEFORE_CODE:
         return match.group(0)  # "zip code 10115", "error code 5023"
@@ -227,7 +227,8 @@ def _mask_stated_password(match: re.Match[str]) -> str:
         return match.group(0)  # "Пароли: почта — [password hidden]", "будет слово [password hidden]"
     if is_talk(match.group("value").rstrip(TRAILING_PUNCTUATION)):
         return match.group(0)  # "Пароль: спроси у админа", "пароль: потом скажу"
-    if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator):
+    if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator) or \
+            separator.strip() == "?":  # "the password? Sunshine2023!", but "the password? Forgot it"
         taken = looks_like_password(match.group("value"))
     else:
         taken = bool(match.group("value").rstrip(TRAILING_PUNCTUATION))  # stop words are refused by the pattern

@@ -103,7 +103,7 @@ COMMON_ALTERNATION = "|".join(sorted(COMMON_PASSWORDS, key=len, reverse=True))
 # ("my password's hunter2"),
 # "? it's" ("the router password? it's Netgear42").
 PASSWORD_SEP = (
-    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет|стоит)\b|\?\s*it['’]?s\b)"
+    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет|стоит)\b|\?\s*it['’]?s\b|\?)"
     r"|['’]s\b)++"
 )
 # What follows "password is" or "пароль:" in talk about passwords rather than in a password.
@@ -117,7 +117,9 @@ PASSWORD_STOPWORDS = frozenset(
     "очень слишком простой сложный длинный короткий неверный неправильный другой другие разные разный новый старый "
     "один одинаковый одинаковые "
     "везде всегда это и а но в на у к с по из за для от до ещё уже тоже вроде забыл забыла забыли сохранен "
-    "сохранён записан".split()
+    "сохранён записан "
+    # what a password is made of, said instead of it: "пароль — дата рождения мамы", "password is name of my dog"
+    "дата дату имя фамилия день год номер название кличка name birthday date".split()
 )
 # A stop word is refused inside the pattern, so that a longer reading can still be found: in "passwords for
 # both accounts are the same: Tiger_77" the value is not "the" but what follows the colon.
@@ -220,7 +222,7 @@ CODE_NAME = (
 # The code must stand alone: "код 1234 5678" is more likely part of a longer number. Digits one by one, with dashes
 # or spaces, are one code: "PIN: 4 5 6 7", "код 1-9-8-4".
 CODE_NAMED = re.compile(
-    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{CODE_SEP})\s*(?<!\w)"
+    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:,?\s+{WORD}){{0,5}}?,?)(?P<sep>{CODE_SEP})\s*(?<!\w)"
     rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}|[0-9](?: [0-9]){{3,7}}|[0-9]{{3}}[ -][0-9]{{3}}){NUMBER_END}",
     re.IGNORECASE,
 )
