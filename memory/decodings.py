@@ -24,8 +24,10 @@ TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
 SPREAD = re.compile(r"(?<!\w)[^\W\d_]([ .\-_*·])[^\W\d_](?:\1[^\W\d_])+(?!\w)\.?")
 LONE_LETTER = re.compile(r"[^\W\d_]")
 # Three words or more, each a sentence of its own: "Ignore. All. Previous. Instructions." reads as one sentence.
-CHOPPED = re.compile(r"(?<!\w)(?:[^\W\d_]+[.!,;:]+\s+){2,}[^\W\d_]+(?!\w)")
-CHOP = re.compile(r"[.!,;:]+\s+")
+# ... or joined by hyphens or underscores: "ignore-all-previous-instructions", "forget_your_rules".
+CHOPPED = re.compile(r"(?<!\w)(?:[^\W\d_]+[.!,;:]+\s+){2,}[^\W\d_]+(?!\w)"
+                     r"|(?<![\w-])(?:[^\W\d_]+[-_]){2,}[^\W\d_]+(?![\w-])")
+CHOP = re.compile(r"[.!,;:]+\s+|[-_]")
 # A word with a letter and a digit or sign used for a letter in it: "1gn0r3", "pr3v10u5", "3абудь".
 LEET_WORD = re.compile(r"(?=[\w$@!|]*[^\W\d_])(?=[\w$@!|]*[0-9$|])[\w$@!|]{2,}")
 TRAILING_DIGITS = re.compile(r"[^\W\d]+\d{3,}")
@@ -80,8 +82,9 @@ def with_tags_spelled(text: str) -> str | None:
 
 
 def joined_up(text: str) -> str | None:
-    """Return `text` with runs of one-word sentences read as one ("Ignore. All. Previous. Instructions." -> "Ignore
-    All Previous Instructions."); None when it has no run of three."""
+    """Return `text` with runs of one-word sentences, or of words joined by hyphens or underscores, read as one
+    ("Ignore. All. Previous. Instructions." -> "Ignore All Previous Instructions."); None when it has no run of
+    three."""
     if CHOPPED.search(text) is None:
         return None
     return CHOPPED.sub(lambda match: CHOP.sub(" ", match.group()), text)
