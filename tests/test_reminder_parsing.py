@@ -813,3 +813,30 @@ def test_time_words_left_in_the_task_make_it_unclear(text):
 )
 def test_numbers_in_a_task_are_no_time_left(text, at, task):
     assert set_at(text) == (at, None, task)
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("разбуди меня завтра в 7 утра", "2026-12-04T07:00"),
+        ("wake me up tomorrow at 7am", "2026-12-04T07:00"),
+        ("звякни мне в 18:00", "2026-12-03T18:00"),
+    ],
+)
+def test_wake_me_with_a_time_is_a_request(text, at):
+    found = read(text)
+    assert isinstance(found, SetReminder) and found.at == local(at), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remind Me Tomorrow — отличная песня",  # a title in its capitals
+        "Remind Me Later is my favourite app",
+        "wake me up when september ends",  # no time: a song
+        "разбуди меня, если что",
+        "напиши мне в 3 строчки стих",  # "напиши мне" asks for writing, not a reminder
+    ],
+)
+def test_titles_and_wake_me_without_a_time_ask_nothing(text):
+    assert read(text) is None, read(text)

@@ -282,7 +282,7 @@ RU_ASK = re.compile(
     r"|\b(?:напоминани[ея]|напоминалк[уи])\s+(?:мне\s+)?(?:поставь|создай|сделай|установи|добавь|заведи)(?:те)?\b)"
     # everyday verbs for a reminder ("пни меня через час", "дёргай меня раз в час"): a request only with a time
     r"|(?P<ping>\b(?:пни|пните|дёрни|дерни|дёрните|дерните|дёргай|дергай|дёргайте|дергайте|толкни|толкните|"
-    r"маякни|маякните|тыкни|ткни)\s+(?:мне|меня)\b)",
+    r"маякни|маякните|тыкни|ткни|разбуди|разбудите|черкни|звякни)\s+(?:мне|меня)\b)",
     I)
 # "that day", "в тот же день": the day is said in another clause of the sentence ("In 3 days, ping me at 11am that
 # day"), which is then read whole.
@@ -295,7 +295,7 @@ EN_ASK = re.compile(
     r"|(?P<make>\b(?:set|create|add|make|schedule|put\s+in|setup|set\s+up)\s+(?:me\s+)?(?:up\s+)?(?:a\s+|an\s+)?"
     r"(?:new\s+)?reminder\b|\bi\s+(?:need|want|would\s+like|['’]d\s+like)\s+a\s+reminder\b|"
     r"\b(?:can|could|may)\s+i\s+(?:get|have)\s+a\s+reminder\b)"
-    r"|(?P<ping>\b(?:ping|nudge|poke|buzz|text|message)\s+me)\b", I)
+    r"|(?P<ping>\b(?:ping|nudge|poke|buzz|text|message)\s+me|\bwake\s+me(?:\s+up)?)\b", I)
 _EN_POLITE = (
     "hey hi hello ok okay so and also oh btw pls please plz kindly just then bot buddy yo now again but well right "
     "alright listen um uh maybe possibly"

@@ -82,6 +82,8 @@ def _asked(sentence: str, original: str, following: str, now: datetime) -> Reque
         return None
     if len(sentence) > MAX_SENTENCE:
         return Unclear("")
+    if re.search(r"\s(?-i:Me)\b", match.group()) and match.start() < 40:
+        return None  # "Remind Me Tomorrow — отличная песня": a title, written in its capitals
     timing = _timing(sentence, match, now)
     english = bool(match.re is p.EN_ASK)
     left = clause_before(sentence, match.start())
