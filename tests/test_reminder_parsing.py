@@ -840,3 +840,16 @@ def test_wake_me_with_a_time_is_a_request(text, at):
 )
 def test_titles_and_wake_me_without_a_time_ask_nothing(text):
     assert read(text) is None, read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("remind me 2morrow at 10am to call", "2026-12-04T10:00"),  # was left in the task, today's 10:00 taken
+        ("remind me tommorow at 9am to call", "2026-12-04T09:00"),
+        ("remind me tonite at 9 to call", "2026-12-03T21:00"),
+        ("remind me 2day at 5pm to call", "2026-12-03T17:00"),
+    ],
+)
+def test_day_words_in_chat_spelling(text, at):
+    assert set_at(text) == (at, None, "call")

@@ -50,7 +50,8 @@ _NOT_AN_HOUR = (r"(?!\s*(?:%|процент|класс|раза?\b|лет|год
 # ---- patterns: each yields one part of an expression --------------------------------------------------
 
 RU_DAY = re.compile(r"\b(?:послезавтра|завтра|сегодня|завтрашн[а-я]+|сегодняшн[а-я]+|послезавтрашн[а-я]+)\b", I)
-EN_DAY = re.compile(r"\b(?:(?:the\s+)?day\s+after\s+tomorrow|tomorrow|tmrw|tmr|today|tonight|"
+EN_DAY = re.compile(r"\b(?:(?:the\s+)?day\s+after\s+tomorrow|tomorrow|tmrw|tmr|2morrow|2moro|2mrw|tomorow|tommorow|"
+                    r"tommorrow|tomorro|today|tonight|2day|2nite|tonite|"
                     r"this\s+(?:morning|afternoon|evening))\b", I)
 RU_WEEKDAY = re.compile(
     r"(?:\b(?:в|во|на)\s+)?(?:(?P<mod>эт(?:у|от|о)|следующ(?:ую|ий|ее)|ближайш(?:ую|ий|ее)|прошл(?:ую|ый|ое)|"
