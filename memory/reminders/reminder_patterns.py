@@ -159,10 +159,12 @@ NOON = re.compile(r"\b(?:(?:at\s+)?(?:noon|midday)|в\s+полдень|в\s+12\s
 PART_OF_DAY = re.compile(
     r"\b(?:утром|с\s+утра(?:\s+пораньше)?|поутру|утречком|дн[её]м(?!\s+рожден)|в\s+обед|в\s+обеденное\s+время|вечером|"
     r"вечерком|ночью|(?:in\s+the\s+|this\s+)?morning|(?:in\s+the\s+|this\s+)?afternoon|"
-    r"(?:in\s+the\s+|this\s+)?evening|tonight|tonite|2nite|(?:at\s+)?night|at\s+lunch(?:\s*time)?|lunchtime|during\s+lunch)\b", I)
+    r"(?:in\s+the\s+|this\s+)?evening|tonight|tonite|2nite|(?:at\s+)?night|at\s+lunch(?:\s*time)?|lunchtime"
+    r"|during\s+lunch)\b", I)
 PART_MARKERS = (("утр", "morning"), ("поутру", "morning"), ("morning", "morning"), ("дн", "day"),
                 ("обед", "lunch"), ("afternoon", "day"), ("lunch", "lunch"), ("вечер", "evening"),
-                ("evening", "evening"), ("tonight", "evening"), ("tonite", "evening"), ("2nite", "evening"), ("ноч", "night"), ("night", "night"))
+                ("evening", "evening"), ("tonight", "evening"),
+                ("tonite", "evening"), ("2nite", "evening"), ("ноч", "night"), ("night", "night"))
 # Before a clock: a range or a deadline, no moment ("с 9 до 10", "by 5pm").
 NOT_A_POINT_BEFORE = re.compile(
     r"(?:\b(?:до|к|ко|с|со|от|после|между|from|until|till|til|by|before|after|between|through|thru)|[-–—])\s*$", I)
