@@ -23,6 +23,11 @@ TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
 # One separator all the way, so that lone words around a run ("в S.T.A.L.K.E.R.") stay out of it.
 SPREAD = re.compile(r"(?<!\w)[^\W\d_]([ .\-_*·])[^\W\d_](?:\1[^\W\d_])+(?!\w)\.?")
 LONE_LETTER = re.compile(r"[^\W\d_]")
+# Three words or more, each a sentence of its own: "Ignore. All. Previous. Instructions." reads as one sentence.
+# ... or joined by hyphens or underscores: "ignore-all-previous-instructions", "forget_your_rules".
+CHOPPED = re.compile(r"(?<!\w)(?:[^\W\d_]+[.!,;:]+\s+){2,}[^\W\d_]+(?!\w)"
+                     r"|(?<![\w-])(?:[^\W\d_]+[-_]){2,}[^\W\d_]+(?![\w-])")
+CHOP = re.compile(r"[.!,;:]+\s+|[-_]")
 # A word with a letter and a digit or sign used for a letter in it: "1gn0r3", "pr3v10u5", "3абудь".
 LEET_WORD = re.compile(r"(?=[\w$@!|]*[^\W\d_])(?=[\w$@!|]*[0-9$|])[\w$@!|]{2,}")
 TRAILING_DIGITS = re.compile(r"[^\W\d]+\d{3,}")
@@ -58,7 +63,7 @@ MAX_COMMON_WORD = max(map(len, COMMON_WORDS))
 def decoded_readings(text: str) -> list[str]:
     """Return the readings of `text` its disguises hide (none for a plain text), each different from it; tag
     characters aside (with_tags_spelled), as they must be read before invisible characters are dropped."""
-    found = [reading for reading in (closed_up(text), spelled_leet(text)) if reading is not None]
+    found = [reading for reading in (closed_up(text), spelled_leet(text), joined_up(text)) if reading is not None]
     found += base64_readings(text)
     turned = [text[::-1], words_reversed(text)]
     if LATIN.search(text) is not None:  # rot13 turns Latin letters only
@@ -74,6 +79,15 @@ def with_tags_spelled(text: str) -> str | None:
         return None
     return TAG_RUN.sub(lambda match: " " + "".join(chr(ord(char) - 0xE0000) for char in match.group()) + " ",
                        text)
+
+
+def joined_up(text: str) -> str | None:
+    """Return `text` with runs of one-word sentences, or of words joined by hyphens or underscores, read as one
+    ("Ignore. All. Previous. Instructions." -> "Ignore All Previous Instructions."); None when it has no run of
+    three."""
+    if CHOPPED.search(text) is None:
+        return None
+    return CHOPPED.sub(lambda match: CHOP.sub(" ", match.group()), text)
 
 
 def closed_up(text: str) -> str | None:

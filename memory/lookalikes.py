@@ -45,18 +45,27 @@ def readings(text: str) -> list[str]:
     if spelled is not None:
         found.append(normalised(spelled))
     found += [normalised(reading) for reading in decoded_readings(plain)]
+    if _MIXED.search(plain) is not None:  # a word split evenly between scripts: read in each
+        found += [normalised(text, tie) for tie in ("LATIN", "CYRILLIC")]
     return list(dict.fromkeys(found))
 
 
-def normalised(text: str) -> str:
-    """Return `text` in NFKC, without invisible format characters, each mixed-script word in one script."""
+# A letter of one script beside a letter of another inside a word: where an even split may be left.
+_MIXED = re.compile(r"[A-Za-z][\u0370-\u04ff]|[\u0370-\u04ff][A-Za-z]|[\u0370-\u03ff][\u0400-\u04ff]"
+                    r"|[\u0400-\u04ff][\u0370-\u03ff]")
+
+
+def normalised(text: str, tie: str | None = None) -> str:
+    """Return `text` in NFKC, without invisible format characters, each mixed-script word in one script (a word
+    split evenly in the script `tie` names, if any: "ΡRΕVΙΟUS" is four Greek letters and four Latin ones)."""
     text = "".join(char for char in unicodedata.normalize("NFKC", text) if unicodedata.category(char) != "Cf")
-    return _WORD.sub(lambda match: one_script(match.group()), text)
+    return _WORD.sub(lambda match: one_script(match.group(), tie), text)
 
 
-def one_script(word: str) -> str:
+def one_script(word: str, tie: str | None = None) -> str:
     """Return `word` with letters of a minority script swapped for their lookalikes in its majority script
-    ("ignоre" -> "ignore", "Отнынe" -> "Отныне"); a word in one script, or an even split, comes back as is."""
+    ("ignоre" -> "ignore", "Отнынe" -> "Отныне"); a word in one script, or an even split, comes back as is
+    (an even split goes to `tie`, if given)."""
     counts: dict[str, int] = {}
     for char in word:
         counts[script(char)] = counts.get(script(char), 0) + 1
@@ -65,7 +74,10 @@ def one_script(word: str) -> str:
         return word
     ranked = sorted(counts.items(), key=lambda item: item[1], reverse=True)
     if ranked[0][1] == ranked[1][1]:
-        return word
+        if tie is None or tie not in counts:
+            return word
+        table = _TO[tie]
+        return "".join(table.get(char, char) for char in word)
     table = _TO[ranked[0][0]]
     return "".join(table.get(char, char) for char in word)
 

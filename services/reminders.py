@@ -22,6 +22,7 @@ from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.extract.extractor_answer import ExtractionError, first_json
 from memory.recall.ranking import terms
 from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
+from memory.reminders.answers import read_answer
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
 from memory.reminders.repeat import Repeat, local
 from memory.reminders.requests import read_request
@@ -45,6 +46,7 @@ CONCURRENT_SENDS = 64  # sends in flight at once (Telegram's rate budget paces t
 FARTHEST = MAX_AHEAD  # a time the model proposes further ahead is not taken (ten years)
 STEPS = 20_000  # occurrences stepped over to find a recurring reminder's next time after an outage
 MODEL_ANSWER_TOKENS = 200
+ASKED_LIMIT = 10_000  # questions "when?" remembered at once, awaiting an answer in words (the oldest go first)
 # Words without which a message is no reminder request, cancel or move: the rest of the turn skips the parser.
 CUES = re.compile(r"напом|remind|забыт|forget|перенес|передвин|move|reschedul|отмен|cancel|удали|delete|"
                   r"ping|nudge|poke|buzz|text\s+me|message\s+me|пни|пнуть|дёрн|дерн|дёрга|дерга|толкни|маякни|ткни|тыкни",
@@ -122,6 +124,9 @@ class Reminders:
         self._wake: Wake = _no_wake  # the timer that runs `sweep` (handlers/reminder_timer.py), once it starts
         self._sends = asyncio.Semaphore(CONCURRENT_SENDS)
         self.metrics = metrics or Metrics()  # what came of each reminder due, and how late the sent ones went
+        # (user, chat) -> the pending reminder the bot last asked "when?" about there, and the times it offered:
+        # the user's next message there may answer in words instead of pressing a button (`_answered`)
+        self._asked: dict[tuple[int, int], tuple[int, tuple[datetime, ...]]] = {}
 
     async def zone(self, user_id: int) -> ZoneInfo:
         """Return the user's zone: chosen with /timezone, else their city's, else BOT_TIMEZONE."""
@@ -136,10 +141,15 @@ class Reminders:
         `asker`); `update_id` the message, so that a turn resumed after a crash does not set one twice.
         `heard_at`: when the message reached the bot, if known; "через 1 минуту" counts from then, not from
         whenever its turn got this far."""
-        if not CUES.search(words):
+        asked = self._asked.pop((user_id, chat_id), None)
+        if asked is None and not CUES.search(words):
             return None
         zone = await self.zone(user_id)
         now = min(heard_at or self.clock(), self.clock()).astimezone(zone)
+        if asked is not None:
+            answered = await self._answered(user_id, asked, words, now)
+            if answered is not None or not CUES.search(words):
+                return answered
         try:
             request = read_request(words, now)
         except Exception:  # noqa: BLE001 - a bug in a rule costs the reminder, never the reply
@@ -173,8 +183,14 @@ class Reminders:
                 user_id, chat_id, request.task, first.at, None, zone.key, self.clock(), asker=asker,
                 update_id=update_id, state=PENDING,
             )
-            return Outcome("ask", pending, tuple(choice.at for choice in request.choices), task=request.task,
-                           question=question, offered=offered)
+            choices = tuple(choice.at for choice in request.choices)
+            if pending is not None:
+                while len(self._asked) >= ASKED_LIMIT:  # the oldest question unanswered is dropped
+                    (asked_user, asked_chat), (asked_id, _) = next(iter(self._asked.items()))
+                    del self._asked[(asked_user, asked_chat)]
+                    await self.reminders.drop_pending(asked_user, asked_id)
+                self._asked[(user_id, chat_id)] = (pending.id, choices)
+            return Outcome("ask", pending, choices, task=request.task, question=question, offered=offered)
         return await self._set(user_id, chat_id, request, zone, update_id, asker)
 
     async def _set(
@@ -193,6 +209,21 @@ class Reminders:
         if not self.clock() < at <= self.clock() + FARTHEST:
             return None
         return self._due(await self.reminders.activate_reminder(user_id, reminder_id, at, MAX_ACTIVE))
+
+    async def _answered(
+        self, user_id: int, asked: tuple[int, tuple[datetime, ...]], words: str, now: datetime
+    ) -> Outcome | None:
+        """The message after the bot asked "when?": set the pending reminder when the words are only a time (or
+        the half of the day that picks one of those offered), and say so; else drop the question and return None,
+        so that the words are read as any other message (a new request among them)."""
+        reminder_id, choices = asked
+        at = read_answer(words, choices, now)
+        if at is not None and at <= self.clock() + FARTHEST:
+            chosen = self._due(await self.reminders.activate_reminder(user_id, reminder_id, at, MAX_ACTIVE))
+            if chosen is not None:
+                return Outcome("set", chosen, task=chosen.task)
+        await self.reminders.drop_pending(user_id, reminder_id)  # answered otherwise, or a button was pressed
+        return None
 
     def wake_with(self, wake: Wake) -> None:
         """From now on, tell `wake` of each time by which a sweep must run: a reminder set or moved to then, or a

@@ -207,3 +207,48 @@ async def test_two_machines_deliver_each_reminder_once(pg_url):
     finally:
         await first.close()
         await second.close()
+
+
+async def test_the_question_when_answered_in_words_sets_the_reminder(store):
+    clock = Clock(T0)
+    reminders = service(store, clock, Recorder())
+    asked = await reminders.hear(1, 1, "напомни в 5 покормить кота")
+    assert asked is not None and asked.kind == "ask" and asked.reminder is not None
+    answered = await reminders.hear(1, 1, "вечера")  # written, not a button
+    assert answered is not None and answered.kind == "set" and answered.reminder is not None
+    assert answered.reminder.id == asked.reminder.id and answered.reminder.state == "active"
+    assert answered.reminder.due_at == T0.replace(hour=17, minute=0)
+    assert await reminders.hear(1, 1, "вечера") is None  # the question was answered once
+
+
+async def test_the_question_when_answered_otherwise_is_dropped(store):
+    clock = Clock(T0)
+    reminders = service(store, clock, Recorder())
+    asked = await reminders.hear(1, 1, "напомни в 5 покормить кота")
+    assert asked is not None and asked.reminder is not None
+    assert await reminders.hear(1, 1, "кстати, у меня в 15:00 встреча с Олегом") is None  # a time, but talk
+    dropped = await store.reminders.reminder(1, asked.reminder.id)
+    assert dropped is not None and dropped.state == "cancelled"
+    assert await reminders.choose(1, asked.reminder.id, T0.replace(hour=17)) is None  # its button has expired
+
+
+async def test_a_new_request_after_the_question_drops_it_and_is_set(store):
+    clock = Clock(T0)
+    reminders = service(store, clock, Recorder())
+    asked = await reminders.hear(1, 1, "напомни в 5 покормить кота")
+    assert asked is not None and asked.reminder is not None
+    other = await reminders.hear(1, 1, "напомни через час позвонить маме")
+    assert other is not None and other.kind == "set" and other.reminder is not None
+    assert other.reminder.task == "позвонить маме"
+    assert (await store.reminders.reminder(1, asked.reminder.id)).state == "cancelled"
+
+
+async def test_a_button_then_words_leaves_the_chosen_time(store):
+    clock = Clock(T0)
+    reminders = service(store, clock, Recorder())
+    asked = await reminders.hear(1, 1, "напомни в 5 покормить кота")
+    assert asked is not None and asked.reminder is not None
+    chosen = await reminders.choose(1, asked.reminder.id, asked.choices[0])
+    assert chosen is not None and chosen.state == "active"
+    assert await reminders.hear(1, 1, "спасибо!") is None
+    assert (await store.reminders.reminder(1, asked.reminder.id)).state == "active"  # not dropped

@@ -753,3 +753,103 @@ def test_time_words_the_rules_cannot_place_set_nothing(text):
 )
 def test_everyday_verbs_without_a_time_ask_nothing(text):
     assert read(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "task"),
+    [
+        ("напомни в 10 минут восьмого вечера вынести мусор", "2026-12-03T19:10", "вынести мусор"),
+        ("завтра в четверть восьмого утра напомни про тренировку", "2026-12-04T07:15", "тренировку"),
+        ("напомни в двадцать пять минут девятого утра выйти из дома", "2026-12-04T08:25", "выйти из дома"),
+        ("напомни без четверти восемь вечера позвонить маме", "2026-12-03T19:45", "позвонить маме"),
+        ("напомни завтра без десяти 9 утра выйти", "2026-12-04T08:50", "выйти"),
+        ("remind me tomorrow at a quarter to nine am to leave", "2026-12-04T08:45", "leave"),
+        ("remind me at 18.30 to leave", "2026-12-03T18:30", "leave"),  # was set at 18:00, "30 to leave" the task
+    ],
+)
+def test_minutes_past_and_to_the_hour_in_words(text, at, task):
+    assert set_at(text) == (at, None, task)
+
+
+def test_minutes_past_an_hour_without_its_half_asks():
+    found = read("напомни в 10 минут восьмого позвонить папе")
+    assert isinstance(found, AskReminder) and found.task == "позвонить папе"
+    assert [choice.at.strftime("%H:%M") for choice in found.choices] == ["07:10", "19:10"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "в 10 минут восьмого он обычно уходит",  # no asking: a look-alike with the same clock
+        "без четверти восемь уже, а его всё нет",
+    ],
+)
+def test_minutes_past_the_hour_ask_nothing_alone(text):
+    assert read(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "напомни завтра около восьми утра выйти",  # was set at 09:00: "утра" read, "около восьми" not
+        "напомни завтра к восьми утра выйти",
+        "напомни вечером после восьми позвонить",  # was set at 19:00
+        "remind me tomorrow morning around 7ish to run",
+        "remind me at 2.50 dollars",  # a price, not 02:50: what is left of it ("50 dollars") is no task
+        "напомни завтра утром к девяти выйти",
+    ],
+)
+def test_time_words_left_in_the_task_make_it_unclear(text):
+    assert isinstance(read(text), Unclear), read(text)  # the model reads it, or the user is asked
+
+
+@pytest.mark.parametrize(
+    ("text", "at", "task"),
+    [
+        ("напомни завтра утром забрать 2 кг картошки", "2026-12-04T09:00", "забрать 2 кг картошки"),
+        ("напомни завтра в 9 отнести документы к 3 подъезду", "2026-12-04T09:00", "отнести документы к 3 подъезду"),
+        ("remind me tomorrow at 9 to buy 2 kg of apples", "2026-12-04T09:00", "buy 2 kg of apples"),
+    ],
+)
+def test_numbers_in_a_task_are_no_time_left(text, at, task):
+    assert set_at(text) == (at, None, task)
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("разбуди меня завтра в 7 утра", "2026-12-04T07:00"),
+        ("wake me up tomorrow at 7am", "2026-12-04T07:00"),
+        ("звякни мне в 18:00", "2026-12-03T18:00"),
+    ],
+)
+def test_wake_me_with_a_time_is_a_request(text, at):
+    found = read(text)
+    assert isinstance(found, SetReminder) and found.at == local(at), found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remind Me Tomorrow — отличная песня",  # a title in its capitals
+        "Remind Me Later is my favourite app",
+        "wake me up when september ends",  # no time: a song
+        "разбуди меня, если что",
+        "напиши мне в 3 строчки стих",  # "напиши мне" asks for writing, not a reminder
+    ],
+)
+def test_titles_and_wake_me_without_a_time_ask_nothing(text):
+    assert read(text) is None, read(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "at"),
+    [
+        ("remind me 2morrow at 10am to call", "2026-12-04T10:00"),  # was left in the task, today's 10:00 taken
+        ("remind me tommorow at 9am to call", "2026-12-04T09:00"),
+        ("remind me tonite at 9 to call", "2026-12-03T21:00"),
+        ("remind me 2day at 5pm to call", "2026-12-03T17:00"),
+    ],
+)
+def test_day_words_in_chat_spelling(text, at):
+    assert set_at(text) == (at, None, "call")

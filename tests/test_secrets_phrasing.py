@@ -202,3 +202,60 @@ def test_talk_words_are_told_by_their_parts_of_speech():
     assert parts_of_speech("спроси") == {"VERB"}
     assert all(is_talk(word) for word in ("спроси", "у", "я", "не", "скажу"))
     assert not any(is_talk(word) for word in ("Барсик", "пельмени", "солнышко", "Mishka77", "ask", "2006"))
+
+
+@pytest.mark.parametrize(("text", "masked"), [
+    # an aside between commas, or the password named again by "он": the known gaps of the last round
+    ("мой пароль, если что, Zebra!2024", f"мой пароль, если что, {PASSWORD}"),
+    ("пароль от почты — он такой: Kote1ok_77", f"пароль от почты — он такой: {PASSWORD}"),
+    ("пароль — он простой: Tiger77", f"пароль — он простой: {PASSWORD}"),
+    ("пароль менял вчера, теперь он Vesna2025!!", f"пароль менял вчера, теперь он {PASSWORD}"),
+    ("пасс от стима lolkek228", f"пасс от стима {PASSWORD}"),
+    # a six-digit code in two groups; a code in words after ", its"
+    ("одноразовый код 845 221", f"одноразовый код {CODE}"),
+    ("bank sent me a code, its three one four one five nine", f"bank sent me a code, its {CODE}"),
+    # a security question named by what it asks
+    ("answer to the city you were born in question is Tambov",
+     f"answer to the city you were born in question is {ANSWER}"),
+    ("ответ на вопрос про первую учительницу — Мария Ивановна",
+     f"ответ на вопрос про первую учительницу — {ANSWER}"),
+    ("my card pin, just in case, is 8264", f"my card pin, just in case, is {CODE}"),
+    ("the password? Sunshine2023!", f"the password? {PASSWORD}"),
+])
+def test_free_phrasings_of_the_second_blind_set_are_masked(text, masked):
+    assert mask_secrets(text) == masked
+
+
+@pytest.mark.parametrize("text", [
+    "пароль, если что, у Пети спроси",
+    "мой пароль, кстати, 8 символов",
+    "пароль менял вчера, теперь он длиннее",
+    "пароль от почты — он такой же, как от вк",
+    "пароль — он у Лены: спроси",
+    "пароль, если что, 2024 года",
+    "пасс на 10 метров отдал",
+    "код 845 221 руб",
+    "код 123 456 789 это номер заказа",
+    "the answer to your question is Paris",
+    "answer to the question about my school is long",
+    "ответ на вопрос про школу — сложный",
+    "the password? Forgot it",
+    "пароль — дата рождения мамы",  # what it is made of, not the password
+    "password is name of my dog",
+    "pin, ok, 4 digits",
+])
+def test_look_alikes_of_the_second_blind_set_stay(text):
+    assert mask_secrets(text) == text
+
+
+def test_the_second_blind_set_keeps_its_figures():
+    """bench/secrets_dev59b.json: 40 secrets and 40 look-alikes written before reading the patterns (first run
+    33 of 40 caught, 0 of 40 changed)."""
+    entries = json.loads((DEV_SET.parent / "secrets_dev59b.json").read_text(encoding="utf-8"))
+    secrets = [entry for entry in entries if entry["secret"] is not None]
+    alikes = [entry for entry in entries if entry["secret"] is None]
+    missed = [entry["text"] for entry in secrets
+              if any(piece in mask_secrets(entry["text"])
+                     for piece in ([entry["secret"]] if isinstance(entry["secret"], str) else entry["secret"]))]
+    assert len(missed) / len(secrets) <= 0.05, missed
+    assert [entry["text"] for entry in alikes if mask_secrets(entry["text"]) != entry["text"]] == []

@@ -114,9 +114,35 @@ _RU_GENITIVE_HOUR = "|".join(RU_GENITIVE_HOURS)
 # "в полвосьмого", "в половине восьмого": half an hour before eight.
 RU_HALF_CLOCK = re.compile(
     rf"\b(?:в\s+)?(?:пол|половине\s+)(?P<hour>{_RU_GENITIVE_HOUR})(?:\s+(?P<marker>утра|дня|вечера|ночи))?\b", I)
+# "в 10 минут восьмого", "в четверть восьмого", "двадцать пять минут девятого": minutes past the hour before the
+# named one. The minutes are a count of minutes (a word "минут" after them), or "четверть".
+_RU_MINUTES_SAID = (r"(?:\d{1,2}|одну|пять|десять|пятнадцать|двадцать(?:\s+пять)?|тридцать|сорок(?:\s+пять)?|"
+                    r"пятьдесят(?:\s+пять)?)")
+RU_PAST_CLOCK = re.compile(
+    rf"\b(?:(?:в|во)\s+)?(?:(?P<quarter>четверть)|(?P<minute>{_RU_MINUTES_SAID})\s+минут[уы]?)\s+"
+    rf"(?P<hour>{_RU_GENITIVE_HOUR})(?:\s+(?P<marker>утра|дня|вечера|ночи))?\b", I)
+# "без четверти восемь", "без десяти 7 вечера", "без 5 минут девять": minutes before the named hour.
+RU_TO_CLOCK = re.compile(
+    r"\b(?:(?:в|во)\s+)?без\s+(?:(?P<quarter>четверти)|(?P<minute>\d{1,2}|одной|пяти|десяти|пятнадцати|"
+    r"двадцати(?:\s+пяти)?)(?:\s+минут[ыи]?)?)\s+"
+    r"(?P<hour>1[0-2]|[1-9]|час|один|два|три|четыре|пять|шесть|семь|восемь|девять|десять|одиннадцать|двенадцать)"
+    r"(?:\s+(?P<marker>утра|дня|вечера|ночи))?\b(?!\s*(?:[:.]\d|минут|мин\b|%|руб|процент))", I)
+RU_TO_MINUTES = {"одной": 1, "пяти": 5, "десяти": 10, "пятнадцати": 15, "двадцати": 20, "двадцати пяти": 25}
 EN_HALF_CLOCK = re.compile(
-    rf"\b(?:at\s+)?(?P<part>half|quarter)\s+(?P<way>past|to)\s+(?P<hour>{_EN_HOUR_WORD}|\d{{1,2}})"
+    rf"\b(?:at\s+)?(?:a\s+)?(?P<part>half|quarter)\s+(?P<way>past|to)\s+(?P<hour>{_EN_HOUR_WORD}|\d{{1,2}})"
     r"(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?", I)
+# Time words left in a task after the time was read: the rules did not read them, so the time is not certain
+# ("около восьми утра", "к 8", "после девяти", "around 7ish", "by 6pm"). The request goes to the model.
+_RU_HOUR_GENITIVE_CARDINAL = (r"(?:часу|двух|тр[её]х|четыр[её]х|пяти|шести|семи|восьми|девяти|десяти|одиннадцати|"
+                              r"двенадцати)")
+TIME_LEFT = re.compile(
+    r"^\d{2}\b|\b(?:утра|вечера|ночи|o['’]?clock|[ap]\.?m\b\.?|\d{1,2}\s*(?:ish|[ap]\.?m\b\.?|ч\b\.?)|часик(?:ов|а)|"
+    r"(?:к|около|после|примерно|ближе\s+к|до|с)\s+(?:\d{1,2}(?=\s*(?:$|[,.!?;:)]|(?:утра|вечера|дня|ночи|час|ч)\b|"
+    r"\s(?:[а-яё]+(?:ть|ти|чь|ться|тись)|и|а|или|надо|нужно)\b))|" + _RU_HOUR_GENITIVE_CARDINAL + r"\b)|"
+    rf"(?:в|во|к|около|после|до)\s+(?:{_RU_GENITIVE_HOUR})\b|"
+    r"(?:around|about|by|after|before|till|until|at)\s+(?:\d{1,2}(?![\d.,/%]|\s*(?:kg|lbs?|percent|people|times|"
+    r"st\b|nd\b|rd\b|th\b|days?|weeks?|months?|years?))|" + _EN_HOUR_WORD + r"\b)|"
+    r"(?:a\s+)?(?:quarter|half)\s+(?:past|to|after)\b)", I)
 # "в 23 50", "at 18 30", "в 23 часа 50 минут": hours and minutes with a space between (a phone's keyboard
 # without ":"). The minutes are two digits, and a counting word after them makes them no minutes ("в 5 10 раз").
 SPACED_CLOCK = re.compile(
@@ -133,10 +159,12 @@ NOON = re.compile(r"\b(?:(?:at\s+)?(?:noon|midday)|в\s+полдень|в\s+12\s
 PART_OF_DAY = re.compile(
     r"\b(?:утром|с\s+утра(?:\s+пораньше)?|поутру|утречком|дн[её]м(?!\s+рожден)|в\s+обед|в\s+обеденное\s+время|вечером|"
     r"вечерком|ночью|(?:in\s+the\s+|this\s+)?morning|(?:in\s+the\s+|this\s+)?afternoon|"
-    r"(?:in\s+the\s+|this\s+)?evening|tonight|(?:at\s+)?night|at\s+lunch(?:\s*time)?|lunchtime|during\s+lunch)\b", I)
+    r"(?:in\s+the\s+|this\s+)?evening|tonight|tonite|2nite|(?:at\s+)?night|at\s+lunch(?:\s*time)?|lunchtime"
+    r"|during\s+lunch)\b", I)
 PART_MARKERS = (("утр", "morning"), ("поутру", "morning"), ("morning", "morning"), ("дн", "day"),
                 ("обед", "lunch"), ("afternoon", "day"), ("lunch", "lunch"), ("вечер", "evening"),
-                ("evening", "evening"), ("tonight", "evening"), ("ноч", "night"), ("night", "night"))
+                ("evening", "evening"), ("tonight", "evening"),
+                ("tonite", "evening"), ("2nite", "evening"), ("ноч", "night"), ("night", "night"))
 # Before a clock: a range or a deadline, no moment ("с 9 до 10", "by 5pm").
 NOT_A_POINT_BEFORE = re.compile(
     r"(?:\b(?:до|к|ко|с|со|от|после|между|from|until|till|til|by|before|after|between|through|thru)|[-–—])\s*$", I)
@@ -256,7 +284,7 @@ RU_ASK = re.compile(
     r"|\b(?:напоминани[ея]|напоминалк[уи])\s+(?:мне\s+)?(?:поставь|создай|сделай|установи|добавь|заведи)(?:те)?\b)"
     # everyday verbs for a reminder ("пни меня через час", "дёргай меня раз в час"): a request only with a time
     r"|(?P<ping>\b(?:пни|пните|дёрни|дерни|дёрните|дерните|дёргай|дергай|дёргайте|дергайте|толкни|толкните|"
-    r"маякни|маякните|тыкни|ткни)\s+(?:мне|меня)\b)",
+    r"маякни|маякните|тыкни|ткни|разбуди|разбудите|черкни|звякни)\s+(?:мне|меня)\b)",
     I)
 # "that day", "в тот же день": the day is said in another clause of the sentence ("In 3 days, ping me at 11am that
 # day"), which is then read whole.
@@ -269,7 +297,7 @@ EN_ASK = re.compile(
     r"|(?P<make>\b(?:set|create|add|make|schedule|put\s+in|setup|set\s+up)\s+(?:me\s+)?(?:up\s+)?(?:a\s+|an\s+)?"
     r"(?:new\s+)?reminder\b|\bi\s+(?:need|want|would\s+like|['’]d\s+like)\s+a\s+reminder\b|"
     r"\b(?:can|could|may)\s+i\s+(?:get|have)\s+a\s+reminder\b)"
-    r"|(?P<ping>\b(?:ping|nudge|poke|buzz|text|message)\s+me)\b", I)
+    r"|(?P<ping>\b(?:ping|nudge|poke|buzz|text|message)\s+me|\bwake\s+me(?:\s+up)?)\b", I)
 _EN_POLITE = (
     "hey hi hello ok okay so and also oh btw pls please plz kindly just then bot buddy yo now again but well right "
     "alright listen um uh maybe possibly"
@@ -373,7 +401,7 @@ RU_SHORT_WEEKDAY = re.compile(
 FORWARDED = re.compile(r"^\s*(?:переслано|пересланное\s+сообщение|forwarded|fwd?\b|fw:)", I)
 QUOTED_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
 # "this afternoon": today, said so that the date rules need not read it.
-THIS_PART = re.compile(r"\bthis\s+(?:morning|afternoon|evening)\b|\btonight\b", I)
+THIS_PART = re.compile(r"\bthis\s+(?:morning|afternoon|evening)\b|\b(?:tonight|tonite|2nite)\b", I)
 # After a Russian "напомни, что…": still a task when it says what must be done.
 RU_THAT_TASK = re.compile(
     r"\b(?:надо|нужно|пора|должен|должна|должны|необходимо|следует|стоит|обязательно|хочу|собирал[аи]?сь)\b", I)

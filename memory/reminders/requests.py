@@ -82,6 +82,8 @@ def _asked(sentence: str, original: str, following: str, now: datetime) -> Reque
         return None
     if len(sentence) > MAX_SENTENCE:
         return Unclear("")
+    if re.search(r"\s(?-i:Me)\b", match.group()) and match.start() < 40:
+        return None  # "Remind Me Tomorrow — отличная песня": a title, written in its capitals
     timing = _timing(sentence, match, now)
     english = bool(match.re is p.EN_ASK)
     left = clause_before(sentence, match.start())
@@ -171,6 +173,8 @@ def _request(match: re.Match[str], timing: Timing, task: str, rest: str, english
     groups = match.groupdict()
     if timing.kind == "too_often":
         return TooOften(task)
+    if timing.kind in ("at", "ask") and first_match(p.TIME_LEFT, task):
+        return Unclear(task)  # time words the rules did not read ("около восьми утра"): the model reads it
     if timing.kind == "at":
         at, repeat = timing.options[0]
         return SetReminder(task, at, repeat)

@@ -105,6 +105,17 @@ def find_clocks(text: str) -> list[Clock]:
     for match in matches(p.RU_HALF_CLOCK, text):
         hour = p.RU_GENITIVE_HOURS[match["hour"].lower()] - 1 or 12
         found.append(Clock(match.start(), match.end(), hour, 30, _marker(match["marker"])))
+    for match in matches(p.RU_PAST_CLOCK, text):
+        minute = 15 if match["quarter"] else number(match["minute"])
+        if isinstance(minute, int) and 1 <= minute <= 59:
+            hour = p.RU_GENITIVE_HOURS[match["hour"].lower()] - 1 or 12
+            found.append(Clock(match.start(), match.end(), hour, minute, _marker(match["marker"])))
+    for match in matches(p.RU_TO_CLOCK, text):
+        said = 1 if match["hour"].lower() == "час" else number(match["hour"])
+        words = " ".join((match["minute"] or "").lower().split())
+        before = 15 if match["quarter"] else p.RU_TO_MINUTES.get(words) or number(words)
+        if isinstance(said, int) and 1 <= said <= 12 and isinstance(before, int) and 1 <= before <= 30:
+            found.append(Clock(match.start(), match.end(), said - 1 or 12, 60 - before, _marker(match["marker"])))
     for match in matches(p.EN_HALF_CLOCK, text):
         said = number(match["hour"])
         if not isinstance(said, int) or not 1 <= said <= 12:

@@ -172,12 +172,14 @@ def _mask_snils_shape(match: re.Match[str]) -> str:
 
 
 def _mask_code(match: re.Match[str]) -> str:
-    qualifiers = match.group("qual").split()
+    qualifiers = match.group("qual").replace(",", " ").split()
     before = WORD_BEFORE.search(match.string, max(0, match.start() - 30), match.start())
     if before and before.group(1).lower() in NOT_SECRET_BEFORE_CODE:
         return match.group(0)  # "zip code 10115", "error code 5023"
     if qualifiers and qualifiers[0].lower() in NOT_SECRET_AFTER_CODE:
         return match.group(0)  # "код товара 48213377", "the code review took 2024"
+    if len(match.group("value")) == 7 and UNIT_AFTER.match(match.string, match.end("value")):
+        return match.group(0)  # "код 845 221 руб": a price in two groups, not the six digits of a code
     if YEAR.fullmatch(match.group("value")) and qualifiers and not HARD_SEP.search(match.group("sep")):
         return match.group(0)  # a year a few words after "code"
     if YEAR.fullmatch(match.group("value")) and re.search("['’]", match.group("sep")):
@@ -225,7 +227,8 @@ def _mask_stated_password(match: re.Match[str]) -> str:
         return match.group(0)  # "Пароли: почта — [password hidden]", "будет слово [password hidden]"
     if is_talk(match.group("value").rstrip(TRAILING_PUNCTUATION)):
         return match.group(0)  # "Пароль: спроси у админа", "пароль: потом скажу"
-    if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator):
+    if (short_name and not hard) or len(qualifiers) > 4 or first_match(DEFINITION_SEP, separator) or \
+            separator.strip() == "?":  # "the password? Sunshine2023!", but "the password? Forgot it"
         taken = looks_like_password(match.group("value"))
     else:
         taken = bool(match.group("value").rstrip(TRAILING_PUNCTUATION))  # stop words are refused by the pattern
@@ -281,9 +284,11 @@ def _word_before(match: re.Match[str]) -> str:
 
 
 def _mask_bare_password(match: re.Match[str]) -> str:
-    qualifiers = match.group("qual").split()
+    qualifiers = match.group("qual").replace(",", " ").split()
     if qualifiers and qualifiers[0].lower() in PASSWORD_COMPOUNDS:
         return match.group(0)  # "password manager like 1Password"
+    if match.group("name").lower() == "пасс" and _word_before(match) in NOT_PASSWORD_BEFORE_PASS:
+        return match.group(0)  # "ски пасс 2024"
     if match.group("value").endswith(":"):
         return match.group(0)  # a name before the value: "пароль от wifi Home_5G: …"
     if not looks_like_password(match.group("value")) or _number_with_unit(match):

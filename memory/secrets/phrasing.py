@@ -40,7 +40,7 @@ SPOKEN_NAMES = alternation(
     CODE_FORMS_RU | PASSWORD_FORMS_RU | {*CODE_FORMS_EN, "password", "passwords", "pass"}
 )
 SPOKEN_CODE = re.compile(
-    rf"{NAME_START}{SPOKEN_NAMES}(?![\w-])(?:\s+{WORD}){{0,5}}?(?:{CODE_SEP}|\?\s*it['’]?s\b)\s*(?<!\w)"
+    rf"{NAME_START}{SPOKEN_NAMES}(?![\w-])(?:\s+{WORD}){{0,5}}?(?:{CODE_SEP}|[?,]\s*it['’]?s\b)\s*(?<!\w)"
     rf"(?P<value>{SPOKEN_RUN})",
     re.IGNORECASE,
 )
@@ -78,13 +78,27 @@ FIRST_PET_RU = (
     r"(?:(?:моего|моей)\s+)?(?:первого|первой)\s+(?:домашнего\s+)?(?:питомца|собаки|кота|кошки|пса|животного"
     r"|хомяка|попугая)"
 )
+# The question named by what it asks: "answer to the city you were born in question is Tambov", "ответ на вопрос
+# про первую учительницу — Мария Ивановна". A question of a bank's kinds only; the answer must be a name then.
+SECURITY_TOPICS = (
+    r"(?:born|birth|pet|dog|cat|school|street|maiden|car|teacher|friend|favou?rite|childhood|hero|nickname"
+    r"|родил\w*|рожден\w*|питом\w*|собак\w*|кошк\w*|кот(?:а|ом|е|у)?|школ\w*|улиц\w*|девич\w*|учител\w*|машин\w*"
+    r"|любим\w*|друг(?:а|ом|е|у)?|друз\w*|прозвищ\w*|геро\w*)(?![\w-])"
+)
+FREE_QUESTION = (
+    rf"(?:answer|reply)\s+(?:to|for)\s+(?:the\s+|my\s+)?(?:[^\W\d_]+\s+){{0,6}}?{SECURITY_TOPICS}"
+    r"(?:\s+[^\W\d_]+){0,4}?\s+question|"
+    rf"{ANSWER_RU}\s+на\s+(?:вопрос\w*|{QUESTION_RU})\s+(?:про|о|об|где|как|какой|какая|кто|с)\s+"
+    rf"(?:[^\W\d_]+\s+){{0,4}}?{SECURITY_TOPICS}(?:\s+[^\W\d_]+){{0,2}}?(?=\s*[:—–=]|\s+(?:is|это|был|была)\b)"
+)
 ANSWER_NAMES = (
     rf"(?:{MAIDEN_NAME_RU}\s+{MOTHER_RU}|{PET_NAME_RU}\s+{FIRST_PET_RU}|{ANSWER_RU}\s+на\s+{QUESTION_RU}"
     rf"|{QUESTION_RU}[^?\n]{{0,80}}[?,;.»]\s*{ANSWER_RU}"
     r"|(?:mother|mom|mum|mommy|mama)['’]?s\s+maiden\s+name|maiden\s+name\s+of\s+(?:my\s+)?(?:mother|mom|mum)"
     r"|(?:first|childhood)\s+(?:pet|dog|cat|puppy)['’]?s\s+name|name\s+of\s+(?:my\s+)?first\s+(?:pet|dog|cat)"
     r"|security\s+(?:question\s+)?answer|secret\s+(?:question\s+)?answer"
-    r"|answer\s+to\s+(?:my\s+|the\s+)?(?:security|secret)\s+question|security\s+question[^?\n]{0,80}[?,;.”]\s*answer)"
+    r"|answer\s+to\s+(?:my\s+|the\s+)?(?:security|secret)\s+question|security\s+question[^?\n]{0,80}[?,;.”]\s*answer"
+    rf"|(?P<free>{FREE_QUESTION}))"
 )
 # After the name: a colon, a dash, "is", "это", a question mark ("Mother's maiden name? Kowalski."), and words that
 # lead up to the answer ("у меня это был Тузик").
@@ -141,6 +155,8 @@ def mask_security_answer(match: re.Match[str]) -> str:
         return match.group(0)
     if not HARD_ANSWER_SEP.search(match.group("sep")) and not first[0].isupper():
         return match.group(0)  # "девичья фамилия мамы у меня в паспорте"
+    if match.group("free") and not first[0].isupper():
+        return match.group(0)  # "answer to the question about my school is long": a name is the answer there
     if "?" in match.group("sep") and not ANSWER_ALONE.match(match.string, match.end("value")):
         return match.group(0)  # "Mother's maiden name? Banks love to ask": after a question the answer stands alone
     return _replace(match, ANSWER)

@@ -103,7 +103,7 @@ COMMON_ALTERNATION = "|".join(sorted(COMMON_PASSWORDS, key=len, reverse=True))
 # ("my password's hunter2"),
 # "? it's" ("the router password? it's Netgear42").
 PASSWORD_SEP = (
-    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет|стоит)\b|\?\s*it['’]?s\b)"
+    r"(?:\s*(?:[:=—–]|-(?=\s)|,(?=\s*(?:это|is)\b)|\b(?:is|was|are|это|будет|стоит)\b|\?\s*it['’]?s\b|\?)"
     r"|['’]s\b)++"
 )
 # What follows "password is" or "пароль:" in talk about passwords rather than in a password.
@@ -117,14 +117,18 @@ PASSWORD_STOPWORDS = frozenset(
     "очень слишком простой сложный длинный короткий неверный неправильный другой другие разные разный новый старый "
     "один одинаковый одинаковые "
     "везде всегда это и а но в на у к с по из за для от до ещё уже тоже вроде забыл забыла забыли сохранен "
-    "сохранён записан".split()
+    "сохранён записан "
+    # what a password is made of, said instead of it: "пароль — дата рождения мамы", "password is name of my dog"
+    "дата дату имя фамилия день год номер название кличка name birthday date".split()
 )
 # A stop word is refused inside the pattern, so that a longer reading can still be found: in "passwords for
 # both accounts are the same: Tiger_77" the value is not "the" but what follows the colon.
 STOPWORD_ALTERNATION = "|".join(sorted((re.escape(word) for word in PASSWORD_STOPWORDS), key=len, reverse=True))
 # Words between the separator and the value: "my password's still hunter2", "паролем будет слово солнышко",
 # "пароль: вроде Kroshka_2017".
-VALUE_LEAD = r"(?:still|now|currently|probably|maybe|the\s+word|теперь|сейчас|слово|вроде|кажется)"
+# "пароль от почты — он такой: X", "пароль: она теперь X": the password named again by a pronoun.
+VALUE_LEAD = (r"(?:still|now|currently|probably|maybe|the\s+word|теперь|сейчас|слово|вроде|кажется"
+              r"|(?:он|она)(?:\s+(?:такой|такая|вот|теперь|сейчас|просто))?\s*:?|(?:он|она)\s+[^\W\d_]+\s*:)")
 # "password (for my email) is VALUE", "пароль от почты: VALUE".
 PASSWORD_STATED = re.compile(
     rf"{NAME_START}(?P<name>{PASSWORD_NAME}|pw|pass|пасс)\b(?P<qual>(?:,?\s+(?:{WORD}|[0-9]+[^\W\d_]\w*)){{0,8}}?)"
@@ -133,8 +137,10 @@ PASSWORD_STATED = re.compile(
     re.IGNORECASE,
 )
 # "пароль от почты qwerty123", "my gmail password hunter2": no separator, so the value has to look like one.
+# An aside between the name and the value may stand between commas: "мой пароль, если что, Zebra!2024", "пароль
+# менял вчера, теперь он Vesna2025!!"; "пасс" is Russian slang for a password ("пасс от стима lolkek228").
 PASSWORD_BARE = re.compile(
-    rf"{NAME_START}(?P<name>{PASSWORD_NAME})\b(?P<qual>(?:\s+{WORD}){{0,4}}?)\s+"
+    rf"{NAME_START}(?P<name>{PASSWORD_NAME}|пасс)\b(?P<qual>(?:,?\s+{WORD}){{0,4}}?),?\s+"
     rf"(?P<value>(?=[^\s\[]*[0-9!@#$%^&*_+=?~]|(?:{COMMON_ALTERNATION})(?![^\s.,;!?]))[^\s\[]{{4,}}+)",
     re.IGNORECASE,
 )
@@ -216,8 +222,8 @@ CODE_NAME = (
 # The code must stand alone: "код 1234 5678" is more likely part of a longer number. Digits one by one, with dashes
 # or spaces, are one code: "PIN: 4 5 6 7", "код 1-9-8-4".
 CODE_NAMED = re.compile(
-    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:\s+{WORD}){{0,5}}?)(?P<sep>{CODE_SEP})\s*(?<!\w)"
-    rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}|[0-9](?: [0-9]){{3,7}}){NUMBER_END}",
+    rf"{NAME_START}(?P<name>{CODE_NAME})\b(?P<qual>(?:,?\s+{WORD}){{0,5}}?,?)(?P<sep>{CODE_SEP})\s*(?<!\w)"
+    rf"(?P<value>[0-9]{{4,8}}|[0-9](?:-[0-9]){{3,7}}|[0-9](?: [0-9]){{3,7}}|[0-9]{{3}}[ -][0-9]{{3}}){NUMBER_END}",
     re.IGNORECASE,
 )
 # "4829 — код из смс", "2580 — мой пин от карты": a separator is required.

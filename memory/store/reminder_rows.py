@@ -91,6 +91,16 @@ class ReminderQueries(Rows):
             )
         return _reminder(tuple(rows[0])) if rows else None
 
+    async def drop_pending(self, user_id: int, reminder_id: int) -> bool:
+        """Drop the user's pending reminder (the bot asked which time and the user answered otherwise, or went on
+        to something else); False when it is not pending (a button chose its time) or not theirs."""
+        async with self._session() as db:
+            cursor = await db.execute(
+                "UPDATE reminders SET state = 'cancelled' WHERE id = ? AND user_id = ? AND state = 'pending'",
+                (reminder_id, user_id),
+            )
+        return cursor.rowcount == 1
+
     async def reminders(self, user_id: int, missed_too: bool = False) -> list[Reminder]:
         """Return the user's active reminders, the soonest first; with `missed_too` (what a turn needs, in one
         read) also any other with a missed time they have not been told of (`missed` > 0)."""

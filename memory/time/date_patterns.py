@@ -50,7 +50,8 @@ _NOT_AN_HOUR = (r"(?!\s*(?:%|процент|класс|раза?\b|лет|год
 # ---- patterns: each yields one part of an expression --------------------------------------------------
 
 RU_DAY = re.compile(r"\b(?:послезавтра|завтра|сегодня|завтрашн[а-я]+|сегодняшн[а-я]+|послезавтрашн[а-я]+)\b", I)
-EN_DAY = re.compile(r"\b(?:(?:the\s+)?day\s+after\s+tomorrow|tomorrow|tmrw|tmr|today|tonight|"
+EN_DAY = re.compile(r"\b(?:(?:the\s+)?day\s+after\s+tomorrow|tomorrow|tmrw|tmr|2morrow|2moro|2mrw|tomorow|tommorow|"
+                    r"tommorrow|tomorro|today|tonight|2day|2nite|tonite|"
                     r"this\s+(?:morning|afternoon|evening))\b", I)
 RU_WEEKDAY = re.compile(
     r"(?:\b(?:в|во|на)\s+)?(?:(?P<mod>эт(?:у|от|о)|следующ(?:ую|ий|ее)|ближайш(?:ую|ий|ее)|прошл(?:ую|ый|ое)|"
@@ -91,7 +92,7 @@ RU_CLOCK = re.compile(
     r"\b(?P<prep>в|во|на)\s+(?P<hour>\d{1,2})(?:(?P<sep>[:.])(?P<minute>\d{2}))?(?!\d)"
     r"(?P<unit>\s*(?:часов|часа|час|ч)\b\.?)?(?:\s+(?P<marker>утра|дня|вечера|ночи)\b)?" + _NOT_AN_HOUR, I)
 EN_CLOCK = re.compile(
-    r"\b(?:at|@)\s+(?P<hour>\d{1,2})(?:(?P<sep>:)(?P<minute>\d{2}))?(?!\d)"
+    r"\b(?:at|@)\s+(?P<hour>\d{1,2})(?:(?P<sep>:|\.(?=[0-5]\d(?![\d.,])))(?P<minute>\d{2}))?(?!\d)"
     r"(?:\s*(?P<marker>[ap]\.?\s?m\b\.?))?(?P<unit>\s+o['’]?clock\b)?" + _NOT_AN_HOUR, I)
 AMPM_CLOCK = re.compile(r"\b(?P<hour>\d{1,2})(?:(?P<sep>:)(?P<minute>\d{2}))?\s*(?P<marker>[ap]\.?m\b\.?)", I)
 BARE_CLOCK = re.compile(r"(?<![\d:.])\b(?P<hour>[01]?\d|2[0-3])(?P<sep>:)(?P<minute>[0-5]\d)\b(?![:.]?\d)")

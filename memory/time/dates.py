@@ -172,7 +172,8 @@ def _ru_day(match: re.Match[str], now: datetime) -> Part:
 def _en_day(match: re.Match[str], now: datetime) -> Part:
     """Return the Part for "today", "tonight", "tomorrow", "the day after tomorrow"."""
     word = " ".join(match.group().lower().split())
-    shift = 2 if "after" in word else 1 if word.startswith("tom") or word.startswith("tm") else 0
+    word = {"tonite": "tonight", "2nite": "tonight", "2day": "today"}.get(word, word)
+    shift = 2 if "after" in word else 1 if word.startswith(("tom", "tm", "2m")) else 0
     marker = p.MARKERS.get(word.split()[-1], "") if word.startswith(("this", "tonight")) else ""
     return Part(match.start(), match.end(), "day", day=now.date() + timedelta(days=shift), marker=marker)
 
