@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ctypes
+import functools
 import gc
 import importlib
 import logging
@@ -281,6 +282,14 @@ def warm_up() -> None:
         seeds.any_list()
     finally:  # whatever failed before, the patterns are learnt: expect_learning's wait ends
         learn_patterns(module for name, module in list(sys.modules.items()) if name.split(".")[0] in PATTERN_ROOMS)
+    hand_back_memory()
+
+
+@functools.cache
+def hand_back_memory() -> None:
+    """Collect what the first warm-up's builds left and hand the freed memory back to the system, once a process:
+    a warm-up after that (another bot in the same process, as in the tests) builds nothing, and a full collection
+    there costs a fifth of a second."""
     gc.collect()
     try:  # glibc keeps freed memory for reuse unless asked; elsewhere this is simply skipped
         ctypes.CDLL("libc.so.6").malloc_trim(0)
