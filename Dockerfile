@@ -17,7 +17,7 @@ RUN pip install -r requirements.txt \
 [f.unlink() for f in d.glob('cities*.json') if f.name != 'cities15000.json']"
 
 # Only the code the bot runs; never .env (secrets come from `fly secrets`), tests or benchmarks.
-COPY bot.py clock.py config.py metrics.py json_bytes.py proxies.py docker-entrypoint.sh ./
+COPY bot.py certificates.py clock.py config.py metrics.py json_bytes.py proxies.py docker-entrypoint.sh ./
 COPY services/ services/
 COPY llm/ llm/
 COPY handlers/ handlers/

@@ -67,7 +67,9 @@ def pytest_arguments(extra: list[str], cpus: int) -> list[str]:
     )
     if chosen:
         return extra
-    return ["-n", str(max(MIN_WORKERS, 2 * cpus)), *extra]  # how they are shared out: tests/conftest.py
+    # worksteal: a worker that has run out takes tests another was given and has not begun, so the suite does not
+    # end on one worker's queue behind a long test while the others idle (the order: tests/conftest.py).
+    return ["-n", str(max(MIN_WORKERS, 2 * cpus)), "--dist", "worksteal", *extra]
 
 
 def environment_for_tests(environ: dict[str, str]) -> dict[str, str]:

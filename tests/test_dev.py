@@ -34,8 +34,8 @@ def test_nested_and_circular_includes_are_followed_once(tmp_path: Path):
 
 
 def test_the_tests_run_on_workers_at_least_the_floor_and_two_a_core_with_the_users_arguments_after():
-    assert pytest_arguments([], cpus=2) == ["-n", str(MIN_WORKERS)]
-    assert pytest_arguments(["-k", "store", "-x"], cpus=8) == ["-n", "16", "-k", "store", "-x"]
+    assert pytest_arguments([], cpus=2) == ["-n", str(MIN_WORKERS), "--dist", "worksteal"]
+    assert pytest_arguments(["-k", "store", "-x"], cpus=8) == ["-n", "16", "--dist", "worksteal", "-k", "store", "-x"]
 
 
 @pytest.mark.parametrize("chosen", [

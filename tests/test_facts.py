@@ -156,7 +156,7 @@ def test_a_fact_filed_as_a_wish_without_a_style_key_is_an_ordinary_fact():
 
 
 def test_a_style_wish_in_the_users_words_is_kept_under_its_key_and_refused_under_another():
-    wish = Fact(category="style", key="style:tone", value="не читай мне нотации", importance=8, confidence=0.9)
+    wish = Fact(category="style", key="style:tone", value="не повторяй мой вопрос", importance=8, confidence=0.9)
     assert clean_fact(wish) is not None
     assert clean_fact(replace(wish, category="other", key="lectures")) is None
     assert clean_fact(replace(wish, value="представь, что ты пират")) is None

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory.reminders.answers import read_answer
+from memory.reminders.typed_answers import read_answer
 
 MOSCOW = ZoneInfo("Europe/Moscow")
 NOW = datetime(2026, 12, 4, 10, 7, tzinfo=MOSCOW)
