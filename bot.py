@@ -20,7 +20,7 @@ import sys
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 from dotenv import load_dotenv
 from telegram import Update
@@ -51,6 +51,9 @@ from llm.server import ServerFeatures
 from llm.servers import ModelServer
 from memory.extract.extractor import LLMExtractor, build_extraction_messages
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
+from memory.importing.formats import FORMATS, file_format
+from memory.importing.reference import ReferenceUser, Skipped, reference_users
+from memory.importing.unpickler import UnsafeFile, check_size, read_pickle
 from memory.recall.embeddings import EmbedderUnavailable, make_embedder
 from memory.recall.recaller import FactRecaller, RecallSettings
 from memory.secrets import seeds
@@ -67,6 +70,7 @@ from prompts import load_prompt
 from prompts.outreach_prompt import write_first_tasks
 from services.companion import Companion, CompanionSettings
 from services.forgetting import Forgetter
+from services.importer import Importer, ImportSettings, PlannedUser, Summary
 from services.limits import LimitSettings
 from services.memory_page import MemoryPage, PageSettings
 from services.memory_quality import MemoryQuality
@@ -456,6 +460,63 @@ def copy_db_command(config: Config, target: str) -> int:
     return 0
 
 
+def import_command(config: Config, path: str, *, fmt: str | None, dry_run: bool, user: int | None) -> int:
+    """`import PATH`: bring users' memories in from another bot's file (docs/importing.md), through the gates a
+    live message goes through; return 0 when done, 2 when the file is refused (one `error:` line, nothing written),
+    1 when the database fails part-way (the users imported stay; run it again to go on)."""
+    source = Path(path)
+    try:
+        check_size(source)
+        fmt = fmt or file_format(source)
+        if fmt is None:
+            raise UnsafeFile(f"cannot tell what {source.name} is: name it with --format pickle|export|chatgpt")
+        if fmt != "pickle":
+            raise UnsafeFile(f"--format {fmt} is not supported yet")
+        users = reference_users(read_pickle(source), only=user)
+    except OSError as error:
+        print(f"error: cannot read {path}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    except UnsafeFile as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    try:
+        summary = asyncio.run(run_import(config, users, dry_run))
+    except UnsafeFile as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except database_errors() as error:
+        print(f"error: the import stopped: {error} (users imported so far stay; run it again to go on)",
+              file=sys.stderr)
+        return 1
+    for line in summary.lines(dry_run):
+        print(line)
+    return 0
+
+
+async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped], dry_run: bool) -> Summary:
+    """Import `users` into the configured database (opened and migrated; nothing opened for a dry run), showing a
+    progress bar of users and messages on a terminal."""
+    from tqdm import tqdm
+
+    store = None if dry_run else await Store.open(config.database)
+    bar = tqdm(unit=" users", disable=None, file=sys.stderr, desc="dry run" if dry_run else "importing")
+    messages = 0
+
+    def advance(planned: PlannedUser) -> None:
+        nonlocal messages
+        messages += len(planned.messages)
+        bar.set_postfix(messages=messages, refresh=False)
+        bar.update()
+
+    try:
+        importer = Importer(store.imports if store else None, config.subset(ImportSettings), utc_now)
+        return await importer.import_reference(users, dry_run=dry_run, on_user=advance)
+    finally:
+        bar.close()
+        if store is not None:
+            await store.close()
+
+
 def check(config: Config) -> int:
     """Import every module of the bot's packages and render its prompts, then say so: `python bot.py --check`
     proves, without a network or a database, that a copy of the code (the Docker image's) is complete."""
@@ -481,7 +542,7 @@ def argument_parser() -> argparse.ArgumentParser:
     """Return the command line's parser: no command runs the bot; `backup PATH`, `copy-db --to URL` and `--check`
     do one job and exit."""
     parser = argparse.ArgumentParser(
-        prog="python bot.py", usage="%(prog)s [-h] [--check | backup PATH | copy-db --to URL]",
+        prog="python bot.py", usage="%(prog)s [-h] [--check | backup PATH | copy-db --to URL | import PATH [--dry-run]]",
         description="A Telegram companion with long-term memory. With no command it runs the bot (long polling, or"
                     " the webhook with WEBHOOK_URL) until SIGTERM or SIGINT. Settings come from the environment and"
                     " .env (README.md, Configuration).",
@@ -500,6 +561,17 @@ def argument_parser() -> argparse.ArgumentParser:
                     " table (docs/scaling.md).")
     copy_parser.add_argument("--to", required=True, metavar="URL",
                              help="postgresql://USER:PASSWORD@HOST/DATABASE")
+    import_parser = commands.add_parser(
+        "import", help="bring users' memories in from the reference bot's pickle (docs/importing.md)",
+        description="Import users' names, facts and recent messages from another bot's file into the database at"
+                    " DATABASE_PATH or DATABASE_URL, through the same gates as a live message; safe to interrupt and"
+                    " run again, and while the bot runs (docs/importing.md).")
+    import_parser.add_argument("path", metavar="PATH", help="the file: the reference bot's user_sessions.pkl")
+    import_parser.add_argument("--format", choices=FORMATS, dest="fmt",
+                               help="what the file is (told from its first bytes unless named)")
+    import_parser.add_argument("--dry-run", action="store_true",
+                               help="print what would be imported and what is refused, and write nothing")
+    import_parser.add_argument("--user", type=int, metavar="ID", help="import only this Telegram user id")
     return parser
 
 
@@ -520,6 +592,9 @@ def main(argv: list[str]) -> int:
         return backup(config, arguments.path)
     if arguments.command == "copy-db":
         return copy_db_command(config, arguments.to)
+    if arguments.command == "import":
+        return import_command(config, arguments.path, fmt=arguments.fmt, dry_run=arguments.dry_run,
+                              user=arguments.user)
     if arguments.check:
         return check(config)
     setup_logging(config)

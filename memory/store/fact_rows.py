@@ -332,6 +332,11 @@ class FactQueries(Rows):
         return [row[0] for row in rows]
 
     @staticmethod
+    async def facts_in(db: Session, user_id: int) -> list[Fact]:
+        """Return all of the user's facts, oldest first, inside the caller's transaction `db`."""
+        return await FactQueries._facts(db, user_id)
+
+    @staticmethod
     async def _facts(db: Session, user_id: int) -> list[Fact]:
         rows = await db.execute_fetchall(f"SELECT {FACT_COLUMNS} FROM facts WHERE user_id = ? ORDER BY id", (user_id,))
         return [_fact(row) for row in rows]

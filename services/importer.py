@@ -1,0 +1,163 @@
+"""An import: each user's records from another memory (memory/importing/) through the gates a live message goes
+through, then written one user per transaction (memory/store/import_rows.py), or only counted (--dry-run).
+
+The gates are the live message's own, called and not copied: secrets masked (memory/secrets), the rules that read a
+message (Companion's), orders refused (memory/orders.py, in clean_fact), values capped at MAX_VALUE_LENGTH, and the
+per-user cap of MEMORY_MAX_FACTS (the store's eviction). A fact line the rules find nothing in is kept as a note,
+checked as the memory page checks a typed fact (services/page_input.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, Iterable
+from zoneinfo import ZoneInfo
+
+from memory.facts import Extraction, Fact, normalize_facts, slug
+from memory.importing.reference import ReferenceUser, Skipped
+from memory.secrets.masking import contains_secret, mask_secrets
+from memory.store.import_rows import ImportRows
+from services.companion import Companion
+from services.page_input import Refused, typed_value
+
+NOTE_IMPORTANCE = 5  # a line the rules could not read: kept, but below what the user said in so many words
+# Why a line was left out, by the memory page's refusal codes (services/page_input.py).
+REFUSALS = {"too_long": "longer than 200 characters", "empty": "empty once cleaned",
+            "instruction": "gives the assistant orders", "bad_type": "not text"}
+SECRET = "holds a secret (masked, and nothing left to keep)"
+
+
+@dataclass(frozen=True)
+class ImportSettings:
+    """The settings an import uses (named as in Config: see README's configuration table)."""
+
+    memory_max_facts: int
+    timezone: str
+
+
+@dataclass(frozen=True)
+class PlannedUser:
+    """What one user's import would write, once through the gates, and what was refused and why."""
+
+    user_id: int
+    messages: list[tuple[str, str]]
+    facts: Extraction
+    at: datetime  # when they last talked there (the import's time when the file does not say)
+    refused: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    """What an import did (or, with --dry-run, would do), for its last lines."""
+
+    users: int = 0
+    messages: int = 0
+    facts: Counter = field(default_factory=Counter)  # by category
+    refused: Counter = field(default_factory=Counter)  # by reason
+    skipped: list[str] = field(default_factory=list)  # users not read at all, each with why
+    written_messages: int = 0
+    written_facts: int = 0
+    kept_as_history: int = 0
+
+    def lines(self, dry_run: bool) -> list[str]:
+        """Return the summary as printable lines."""
+        verb = "would import" if dry_run else "imported"
+        categories = ", ".join(f"{category} {count}" for category, count in sorted(self.facts.items())) or "none"
+        lines = [f"{verb}: {self.users} user(s), {self.messages} message(s), {sum(self.facts.values())} fact(s)"
+                 f" ({categories})"]
+        if not dry_run:
+            lines.append(f"written: {self.written_messages} new message(s), {self.written_facts} new or changed"
+                         f" fact(s), {self.kept_as_history} older value(s) kept as history (the rest were there)")
+        for reason, count in sorted(self.refused.items()):
+            lines.append(f"refused: {count} × {reason}")
+        lines += [f"skipped: {entry}" for entry in self.skipped]
+        return lines
+
+
+def line_facts(line: str, local_now: datetime) -> tuple[Extraction, str | None]:
+    """Return the facts a free-text fact line holds, read as the user's message would be, else the line as a note;
+    or no facts and the reason it is refused."""
+    masked = mask_secrets(line)
+    # Companion's rules, as a turn runs them (a rule's bug costs a fact, never the import).
+    found = Companion._rule_facts(masked, local_now)
+    facts = [fact for fact in found.facts if not contains_secret(fact.value)]
+    if facts:
+        return Extraction(facts, found.relations), None
+    try:
+        value = typed_value(line)
+    except Refused as refusal:
+        return Extraction(), REFUSALS.get(refusal.code, refusal.code)
+    if contains_secret(value):
+        return Extraction(), SECRET
+    return Extraction([Fact("other", f"other:{slug(value) or 'note'}", value, importance=NOTE_IMPORTANCE)]), None
+
+
+def name_fact(name: str) -> tuple[list[Fact], str | None]:
+    """Return the "name" fact for the name the other bot knew, or none and why it is refused."""
+    if contains_secret(name):
+        return [], "user_name " + SECRET
+    facts = normalize_facts([Fact("personal", "name", name, importance=9)])
+    return facts, None if facts else "user_name gives orders or is empty"
+
+
+def plan_reference_user(user: ReferenceUser, now: datetime, zone: ZoneInfo) -> PlannedUser:
+    """Return what the reference bot's user brings, through the gates: their name, their fact lines, their
+    newest messages (secrets masked), as of when they last talked."""
+    at = user.last_talked if user.last_talked is not None and user.last_talked <= now else now
+    refused = list(user.refused)
+    if user.last_talked is not None and user.last_talked > now:
+        refused.append("last_message_time in the future (the import's time instead)")
+    facts: list[Fact] = []
+    relations = []
+    if user.name:
+        named, why = name_fact(user.name)
+        facts += named
+        refused += [why] if why else []
+    for line in user.facts:
+        found, why = line_facts(line, at.astimezone(zone))
+        facts += found.facts
+        relations += found.relations
+        refused += [f"a fact line {why}"] if why else []
+    messages = [(role, mask_secrets(content)) for role, content in user.history if content.strip()]
+    return PlannedUser(user.user_id, messages, Extraction(normalize_facts(facts), relations), at, refused)
+
+
+class Importer:
+    """Imports users through the gates into the store; a dry run counts the same and writes nothing."""
+
+    def __init__(self, imports: ImportRows | None, config: ImportSettings, clock: Callable[[], datetime]) -> None:
+        self.imports = imports  # None for a dry run, which opens no database
+        self.config = config
+        self.clock = clock
+
+    async def import_reference(
+        self, users: Iterable[ReferenceUser | Skipped], *, dry_run: bool,
+        on_user: Callable[[PlannedUser], None] = lambda planned: None,
+    ) -> Summary:
+        """Import the reference bot's users one at a time (each its own transaction), calling `on_user` after each;
+        return the summary. A rerun adds nothing twice (ImportRows.import_user)."""
+        summary, zone = Summary(), ZoneInfo(self.config.timezone)
+        for user in users:
+            if isinstance(user, Skipped):
+                summary.skipped.append(f"{user.user}: {user.reason}")
+                continue
+            planned = plan_reference_user(user, self.clock(), zone)
+            await self.write(planned, summary, dry_run, read=True)
+            on_user(planned)
+        return summary
+
+    async def write(self, planned: PlannedUser, summary: Summary, dry_run: bool, *, read: bool) -> None:
+        """Count the planned user in `summary` and, unless `dry_run`, write them in one transaction."""
+        summary.users += 1
+        summary.messages += len(planned.messages)
+        summary.facts.update(fact.category for fact in planned.facts.facts)
+        summary.refused.update(planned.refused)
+        if dry_run or self.imports is None:
+            return
+        done = await self.imports.import_user(planned.user_id, planned.messages, planned.facts, planned.at,
+                                              self.config.memory_max_facts, read=read)
+        summary.written_messages += done.messages
+        summary.written_facts += done.facts
+        summary.kept_as_history += done.history
