@@ -464,15 +464,8 @@ def import_command(config: Config, path: str, *, fmt: str | None, dry_run: bool,
     """`import PATH`: bring users' memories in from another bot's file (docs/importing.md), through the gates a
     live message goes through; return 0 when done, 2 when the file is refused (one `error:` line, nothing written),
     1 when the database fails part-way (the users imported stay; run it again to go on)."""
-    source = Path(path)
     try:
-        check_size(source)
-        fmt = fmt or file_format(source)
-        if fmt is None:
-            raise UnsafeFile(f"cannot tell what {source.name} is: name it with --format pickle|export|chatgpt")
-        if fmt != "pickle":
-            raise UnsafeFile(f"--format {fmt} is not supported yet")
-        users = reference_users(read_pickle(source), only=user)
+        users = read_import(Path(path), fmt, user)
     except OSError as error:
         print(f"error: cannot read {path}: {error.strerror or error}", file=sys.stderr)
         return 2
@@ -491,6 +484,18 @@ def import_command(config: Config, path: str, *, fmt: str | None, dry_run: bool,
     for line in summary.lines(dry_run):
         print(line)
     return 0
+
+
+def read_import(source: Path, fmt: str | None, user: int | None) -> Iterable[ReferenceUser | Skipped]:
+    """Return the users the file at `source` holds (only `user` when given), its format told from its first bytes
+    unless `fmt` names it; raise UnsafeFile for a file that cannot be imported, before anything is written."""
+    check_size(source)
+    fmt = fmt or file_format(source)
+    if fmt is None:
+        raise UnsafeFile(f"cannot tell what {source.name} is: name it with --format pickle|export|chatgpt")
+    if fmt != "pickle":
+        raise UnsafeFile(f"--format {fmt} is not supported yet")
+    return reference_users(read_pickle(source), only=user)
 
 
 async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped], dry_run: bool) -> Summary:

@@ -118,11 +118,12 @@ def test_the_wrong_shape_is_refused_whole():
 
 
 def test_users_are_read_and_bad_keys_skipped():
-    data = {"42": {"user_name": "Ann"}, 7: {}, "bob": {}, True: {}, -5: {}}
-    found = list(reference_users(data))
+    found = list(reference_users({"42": {"user_name": "Ann"}, 7: {}, "bob": {}, True: {}, -5: {}}))
     assert [(type(item).__name__, getattr(item, "user_id", None)) for item in found] == [
         ("ReferenceUser", 42), ("ReferenceUser", 7), ("Skipped", None), ("Skipped", None), ("Skipped", None)]
+    data = {"42": {"user_name": "Ann"}, 7: {}, "bob": {}}
     assert [item.user_id for item in reference_users(data, only=7) if isinstance(item, ReferenceUser)] == [7]
+    assert data == {}  # each entry let go once read: the import's memory shrinks as it goes
 
 
 def test_a_users_parts_of_the_wrong_type_are_left_out_and_said():

@@ -39,12 +39,19 @@ class Skipped:
 
 
 def reference_users(data: object, only: int | None = None) -> Iterator[ReferenceUser | Skipped]:
-    """Yield each user of the pickle's data (only user `only` when given); raise UnsafeFile when the whole is not
-    the reference bot's shape."""
+    """Return each user of the pickle's data in turn (only user `only` when given); raise UnsafeFile at once when
+    the whole is not the reference bot's shape. Each entry is let go once read, so the data shrinks as the import
+    goes."""
     if not isinstance(data, dict) or not all(isinstance(entry, dict) for entry in data.values()):
         raise UnsafeFile("the pickle is not the reference bot's sessions: expected {user_id: {\"history\": …,"
                          " \"facts\": …, \"user_name\": …}}")
-    for key, entry in data.items():
+    return each_user(data, only)
+
+
+def each_user(data: dict, only: int | None) -> Iterator[ReferenceUser | Skipped]:
+    """Yield the users of `data`, already checked to be a dict of dicts, removing each from it once read."""
+    for key in list(data):
+        entry = data.pop(key)
         user_id = as_user_id(key)
         if user_id is None:
             yield Skipped(repr(key)[:40], "the key is not a Telegram user id")

@@ -9,7 +9,6 @@ bot keeps `last_message_time` as a float (seconds since the epoch), which is wha
 
 from __future__ import annotations
 
-import io
 import pickle
 from pathlib import Path
 from typing import BinaryIO
@@ -46,6 +45,8 @@ def load_plain(stream: BinaryIO) -> object:
         raise UnsafeFile("the pickle is cut short (it ends before its last object)") from None
     except (pickle.UnpicklingError, ValueError, TypeError, IndexError, KeyError, AttributeError, MemoryError,
             RecursionError, OverflowError, UnicodeDecodeError) as error:
+        if "truncated" in str(error):
+            raise UnsafeFile("the pickle is cut short (it ends before its last object)") from None
         raise UnsafeFile(f"not a readable pickle ({type(error).__name__}: {error})") from None
 
 
@@ -61,4 +62,4 @@ def read_pickle(path: Path, limit: int = MAX_FILE_BYTES) -> object:
     """Return the plain data of the pickle file at `path`, its size checked first (see load_plain)."""
     check_size(path, limit)
     with path.open("rb") as stream:
-        return load_plain(io.BufferedReader(stream))
+        return load_plain(stream)
