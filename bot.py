@@ -51,6 +51,7 @@ from llm.server import ServerFeatures
 from llm.servers import ModelServer
 from memory.extract.extractor import LLMExtractor, build_extraction_messages
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
+from memory.importing.export_file import ExportedUser, parse_export
 from memory.importing.formats import FORMATS, file_format
 from memory.importing.reference import ReferenceUser, Skipped, reference_users
 from memory.importing.unpickler import UnsafeFile, check_size, read_pickle
@@ -70,7 +71,7 @@ from prompts import load_prompt
 from prompts.outreach_prompt import write_first_tasks
 from services.companion import Companion, CompanionSettings
 from services.forgetting import Forgetter
-from services.importer import Importer, ImportSettings, PlannedUser, Summary
+from services.importer import Importer, ImportSettings, PlannedExport, PlannedUser, Summary
 from services.limits import LimitSettings
 from services.memory_page import MemoryPage, PageSettings
 from services.memory_quality import MemoryQuality
@@ -486,19 +487,26 @@ def import_command(config: Config, path: str, *, fmt: str | None, dry_run: bool,
     return 0
 
 
-def read_import(source: Path, fmt: str | None, user: int | None) -> Iterable[ReferenceUser | Skipped]:
-    """Return the users the file at `source` holds (only `user` when given), its format told from its first bytes
-    unless `fmt` names it; raise UnsafeFile for a file that cannot be imported, before anything is written."""
+def read_import(source: Path, fmt: str | None, user: int | None) -> Iterable[ReferenceUser | Skipped] | ExportedUser:
+    """Return what the file at `source` holds: the reference bot's users (only `user` when given), or one user's
+    /export; its format told from its first bytes unless `fmt` names it. Raise UnsafeFile for a file that cannot be
+    imported, before anything is written."""
     check_size(source)
     fmt = fmt or file_format(source)
     if fmt is None:
         raise UnsafeFile(f"cannot tell what {source.name} is: name it with --format pickle|export|chatgpt")
+    if fmt == "export":
+        exported = parse_export(source.read_bytes())
+        if user is not None and exported.user["id"] != user:
+            raise UnsafeFile(f"the export is user {exported.user['id']}'s, not {user}'s")
+        return exported
     if fmt != "pickle":
         raise UnsafeFile(f"--format {fmt} is not supported yet")
     return reference_users(read_pickle(source), only=user)
 
 
-async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped], dry_run: bool) -> Summary:
+async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped] | ExportedUser, dry_run: bool
+                     ) -> Summary:
     """Import `users` into the configured database (opened and migrated; nothing opened for a dry run), showing a
     progress bar of users and messages on a terminal."""
     from tqdm import tqdm
@@ -507,7 +515,7 @@ async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped], d
     bar = tqdm(unit=" users", disable=None, file=sys.stderr, desc="dry run" if dry_run else "importing")
     messages = 0
 
-    def advance(planned: PlannedUser) -> None:
+    def advance(planned: PlannedUser | PlannedExport) -> None:
         nonlocal messages
         messages += len(planned.messages)
         bar.set_postfix(messages=messages, refresh=False)
@@ -515,6 +523,8 @@ async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped], d
 
     try:
         importer = Importer(store.imports if store else None, config.subset(ImportSettings), utc_now)
+        if isinstance(users, ExportedUser):
+            return await importer.import_export(users, dry_run=dry_run, on_user=advance)
         return await importer.import_reference(users, dry_run=dry_run, on_user=advance)
     finally:
         bar.close()
@@ -567,11 +577,11 @@ def argument_parser() -> argparse.ArgumentParser:
     copy_parser.add_argument("--to", required=True, metavar="URL",
                              help="postgresql://USER:PASSWORD@HOST/DATABASE")
     import_parser = commands.add_parser(
-        "import", help="bring users' memories in from the reference bot's pickle (docs/importing.md)",
+        "import", help="bring memories in from the reference bot's pickle or this bot's /export (docs/importing.md)",
         description="Import users' names, facts and recent messages from another bot's file into the database at"
                     " DATABASE_PATH or DATABASE_URL, through the same gates as a live message; safe to interrupt and"
                     " run again, and while the bot runs (docs/importing.md).")
-    import_parser.add_argument("path", metavar="PATH", help="the file: the reference bot's user_sessions.pkl")
+    import_parser.add_argument("path", metavar="PATH", help="the file: the reference bot's user_sessions.pkl, or a user's /export (memory-ID.json)")
     import_parser.add_argument("--format", choices=FORMATS, dest="fmt",
                                help="what the file is (told from its first bytes unless named)")
     import_parser.add_argument("--dry-run", action="store_true",

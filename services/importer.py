@@ -15,8 +15,11 @@ from datetime import datetime
 from typing import Callable, Iterable
 from zoneinfo import ZoneInfo
 
-from memory.facts import Extraction, Fact, normalize_facts, slug
+from memory.extract.extractor_answer import parse_topics
+from memory.facts import Extraction, Fact, Relation, clean_fact, normalize_facts, slug
+from memory.importing.export_file import ExportedUser
 from memory.importing.reference import ReferenceUser, Skipped
+from memory.orders import gives_orders
 from memory.secrets.masking import contains_secret, mask_secrets
 from memory.store.import_rows import ImportRows
 from services.companion import Companion
@@ -124,6 +127,75 @@ def plan_reference_user(user: ReferenceUser, now: datetime, zone: ZoneInfo) -> P
     return PlannedUser(user.user_id, messages, Extraction(normalize_facts(facts), relations), at, refused)
 
 
+@dataclass(frozen=True)
+class PlannedExport:
+    """A user's /export file once through the gates: their row, the facts that pass, the rest of the lists."""
+
+    user_id: int
+    user: dict
+    facts: list[Fact]
+    relations: list[Relation]
+    lists: dict[str, list[dict]]
+    refused: list[str] = field(default_factory=list)
+
+    @property
+    def messages(self) -> list[dict]:
+        """The session messages the file brings."""
+        return self.lists["messages"]
+
+
+def exported_fact(item: dict) -> tuple[Fact | None, str | None]:
+    """Return an exported fact through a learned fact's gates (clean_fact: orders, value cap, key; no secret), with
+    its dates; or None and why it is refused."""
+    if item["source"] not in ("rule", "llm"):
+        return None, f"a fact's source is {item['source'][:20]!r}, not rule or llm"
+    if contains_secret(item["value"]):
+        return None, "a fact " + SECRET
+    fact = clean_fact(Fact(
+        item["category"], item["key"], item["value"], item["importance"], float(item["confidence"]), item["source"],
+        when=item["when"], ended=item.get("ended"), ended_on=item.get("ended_on"), shared=bool(item.get("shared")),
+        created_at=datetime.fromisoformat(item["learned"]), updated_at=datetime.fromisoformat(item["updated"]),
+        ended_at=datetime.fromisoformat(item["ended_at"]) if item.get("ended_at") else None,
+    ))
+    if fact is None:
+        return None, "a fact gives the assistant orders or has no usable key or value"
+    return fact, None
+
+
+def plan_export(exported: ExportedUser) -> PlannedExport:
+    """Return a user's /export file through the gates a live message's memory goes through: facts cleaned (orders
+    refused, values capped, no secret), messages and reminders masked, topic lines read as the extractor's are."""
+    refused = []
+    facts = []
+    for item in exported.lists["facts"]:
+        fact, why = exported_fact(item)
+        facts += [fact] if fact else []
+        refused += [why] if why else []
+    lists = dict(exported.lists)
+    lists["messages"] = [{**item, "content": mask_secrets(item["content"])} for item in lists["messages"]]
+    reminders = []
+    for item in lists["reminders"]:
+        if gives_orders(item["task"]):
+            refused.append("a reminder gives the assistant orders")
+        else:
+            reminders.append({**item, "task": mask_secrets(item["task"])})
+    lists["reminders"] = reminders
+    topics = []
+    for item in lists["conversations"]:
+        if parse_topics(item["topics"]) == item["topics"]:
+            topics.append(item)
+        else:
+            refused.append("a topic line gives orders, holds a secret or is not one line")
+    lists["conversations"] = topics
+    lists["fact_history"] = [item for item in lists["fact_history"] if not contains_secret(item["value"])]
+    keys = {fact.key for fact in facts}
+    relations = [Relation(item["source"], item["target"], item["relation"], float(item["strength"]))
+                 for item in lists["relations"] if item["source"] in keys and item["target"] in keys]
+    if exported.groups:
+        refused.append(f"{exported.groups} memory(ies) in groups (their chats are not in the file)")
+    return PlannedExport(int(exported.user["id"]), exported.user, facts, relations, lists, refused)
+
+
 class Importer:
     """Imports users through the gates into the store; a dry run counts the same and writes nothing."""
 
@@ -146,6 +218,21 @@ class Importer:
             planned = plan_reference_user(user, self.clock(), zone)
             await self.write(planned, summary, dry_run, read=True)
             on_user(planned)
+        return summary
+
+    async def import_export(self, exported: ExportedUser, *, dry_run: bool,
+                            on_user: Callable[[PlannedExport], None] = lambda planned: None) -> Summary:
+        """Import a user's /export file through the gates, in one transaction; return the summary."""
+        planned = plan_export(exported)
+        summary = Summary(users=1, messages=len(planned.messages))
+        summary.facts.update(fact.category for fact in planned.facts)
+        summary.refused.update(planned.refused)
+        if not dry_run and self.imports is not None:
+            done = await self.imports.restore_user(planned.user, planned.facts, planned.lists, planned.relations,
+                                                   self.clock(), self.config.memory_max_facts)
+            summary.written_messages, summary.written_facts, summary.kept_as_history = (
+                done.messages, done.facts, done.history)
+        on_user(planned)
         return summary
 
     async def write(self, planned: PlannedUser, summary: Summary, dry_run: bool, *, read: bool) -> None:
