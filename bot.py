@@ -230,6 +230,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         memory_page=MemoryPage(store.accounts, store.facts, store.reminders, store.scopes, store.topics, store.users,
                                config.subset(PageSettings), clock, forgetter, why, metrics),
         why=why,
+        importer=Importer(store.imports, config.subset(ImportSettings), clock),
         quality=MemoryQuality(store.events, store.facts, store.turns, embedder.name),
         web=WebServer(config.port, metrics if config.metrics else None, config.metrics_port),
         servers=tuple(servers),
@@ -554,10 +555,11 @@ def check(config: Config) -> int:
 
 
 def argument_parser() -> argparse.ArgumentParser:
-    """Return the command line's parser: no command runs the bot; `backup PATH`, `copy-db --to URL` and `--check`
-    do one job and exit."""
+    """Return the command line's parser: no command runs the bot; `backup PATH`, `copy-db --to URL`, `import PATH`
+    and `--check` do one job and exit."""
     parser = argparse.ArgumentParser(
-        prog="python bot.py", usage="%(prog)s [-h] [--check | backup PATH | copy-db --to URL | import PATH [--dry-run]]",
+        prog="python bot.py",
+        usage="%(prog)s [-h] [--check | backup PATH | copy-db --to URL | import PATH [--dry-run]]",
         description="A Telegram companion with long-term memory. With no command it runs the bot (long polling, or"
                     " the webhook with WEBHOOK_URL) until SIGTERM or SIGINT. Settings come from the environment and"
                     " .env (README.md, Configuration).",
@@ -581,7 +583,9 @@ def argument_parser() -> argparse.ArgumentParser:
         description="Import users' names, facts and recent messages from another bot's file into the database at"
                     " DATABASE_PATH or DATABASE_URL, through the same gates as a live message; safe to interrupt and"
                     " run again, and while the bot runs (docs/importing.md).")
-    import_parser.add_argument("path", metavar="PATH", help="the file: the reference bot's user_sessions.pkl, or a user's /export (memory-ID.json)")
+    import_parser.add_argument("path", metavar="PATH",
+                               help="the file: the reference bot's user_sessions.pkl, or a user's /export"
+                                    " (memory-ID.json)")
     import_parser.add_argument("--format", choices=FORMATS, dest="fmt",
                                help="what the file is (told from its first bytes unless named)")
     import_parser.add_argument("--dry-run", action="store_true",

@@ -6,8 +6,8 @@
 The pickle has the seed's shape ({user_id: {"history", "facts", "user_name", "last_message_time"}}), every string
 its own (no two users share an object, as in a real file), and facts a mix of lines the rules read ("Я живу в
 Казани"), notes they do not ("Loves hiking in the Alps") and a few refused (an order, a card number). The import
-runs as its own process into an empty SQLite file; its peak RSS is the child's ru_maxrss. With --rerun it runs once more:
-a rerun writes nothing new.
+runs as its own process into an empty SQLite file; its peak RSS is the child's ru_maxrss. With --rerun it runs
+once more: a rerun writes nothing new.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from memory.importing.export_file import ExportedUser
 from memory.importing.reference import ReferenceUser, Skipped
 from memory.orders import gives_orders
 from memory.secrets.masking import contains_secret, mask_secrets
-from memory.store.import_rows import ImportRows
+from memory.store.import_rows import Imported, ImportRows
 from services.companion import Companion
 from services.page_input import Refused, typed_value
 
@@ -63,6 +63,19 @@ class Summary:
     written_messages: int = 0
     written_facts: int = 0
     kept_as_history: int = 0
+
+    def add_planned(self, messages: int, facts: list[Fact], refused: list[str]) -> None:
+        """Count one user's planned messages and facts, and what of theirs was refused."""
+        self.users += 1
+        self.messages += messages
+        self.facts.update(fact.category for fact in facts)
+        self.refused.update(refused)
+
+    def add_written(self, done: Imported) -> None:
+        """Count what the store wrote for one user."""
+        self.written_messages += done.messages
+        self.written_facts += done.facts
+        self.kept_as_history += done.history
 
     def lines(self, dry_run: bool) -> list[str]:
         """Return the summary as printable lines."""
@@ -224,27 +237,19 @@ class Importer:
                             on_user: Callable[[PlannedExport], None] = lambda planned: None) -> Summary:
         """Import a user's /export file through the gates, in one transaction; return the summary."""
         planned = plan_export(exported)
-        summary = Summary(users=1, messages=len(planned.messages))
-        summary.facts.update(fact.category for fact in planned.facts)
-        summary.refused.update(planned.refused)
+        summary = Summary()
+        summary.add_planned(len(planned.messages), planned.facts, planned.refused)
         if not dry_run and self.imports is not None:
-            done = await self.imports.restore_user(planned.user, planned.facts, planned.lists, planned.relations,
-                                                   self.clock(), self.config.memory_max_facts)
-            summary.written_messages, summary.written_facts, summary.kept_as_history = (
-                done.messages, done.facts, done.history)
+            summary.add_written(await self.imports.restore_user(
+                planned.user, planned.facts, planned.lists, planned.relations, self.clock(),
+                self.config.memory_max_facts))
         on_user(planned)
         return summary
 
     async def write(self, planned: PlannedUser, summary: Summary, dry_run: bool, *, read: bool) -> None:
         """Count the planned user in `summary` and, unless `dry_run`, write them in one transaction."""
-        summary.users += 1
-        summary.messages += len(planned.messages)
-        summary.facts.update(fact.category for fact in planned.facts.facts)
-        summary.refused.update(planned.refused)
+        summary.add_planned(len(planned.messages), planned.facts.facts, planned.refused)
         if dry_run or self.imports is None:
             return
-        done = await self.imports.import_user(planned.user_id, planned.messages, planned.facts, planned.at,
-                                              self.config.memory_max_facts, read=read)
-        summary.written_messages += done.messages
-        summary.written_facts += done.facts
-        summary.kept_as_history += done.history
+        summary.add_written(await self.imports.import_user(
+            planned.user_id, planned.messages, planned.facts, planned.at, self.config.memory_max_facts, read=read))

@@ -156,3 +156,53 @@ def test_the_command_imports_and_prints_a_summary(tmp_path):
     done = run_cli(str(path), "--user", str(BOB), database=database)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "imported: 1 user(s), 0 message(s), 1 fact(s) (personal 1)"
+
+
+def buttons_of(message: dict) -> list[tuple[str, str]]:
+    return [(b["text"], b["callback_data"]) for row in message["reply_markup"]["inline_keyboard"] for b in row]
+
+
+async def ann_export(telegram, config) -> bytes:
+    """Ann tells the bot about herself in a first bot, then takes her /export."""
+    async with running_bot(config):
+        telegram.push_text(ANN, "My name is Ann and I live in Kazan")
+        await telegram.wait_for_sent(ANN, 1)
+        telegram.push_text(ANN, "/export")
+        [upload] = await telegram.wait_for_call("sendDocument", 1)
+    return upload["document"]["content"]
+
+
+async def test_a_user_sends_their_export_to_a_new_bot_and_imports_it_with_a_button(telegram, model, config,
+                                                                                    tmp_path):
+    file = await ann_export(telegram, config)
+    moved = make_config(telegram, model, tmp_path / "moved.db")
+    async with running_bot(moved):
+        telegram.push_message(ANN, {"document": telegram.document(f"memory-{ANN}.json", "application/json",
+                                                                  content=file)})
+        asked = (await telegram.wait_for_sent(ANN, 2))[-1]  # the first bot's echo, then this
+        assert "2 messages, 2 facts" in asked["visible_text"]
+        assert [label for label, _ in buttons_of(asked)] == ["Import", "Cancel"]
+        [(_, go)] = [button for button in buttons_of(asked) if button[0] == "Import"]
+        telegram.push_callback(ANN, go, asked["message_id"])
+        [edit] = await telegram.wait_for_call("editMessageText", 1)
+        telegram.push_text(ANN, "Do you remember me?")
+        await telegram.wait_for_sent(ANN, 3)
+    assert edit["text"].startswith("Imported: 2 new messages, 2 new or changed facts")
+    zero = system_zero(model.requests[-1])
+    assert 'Their name: "Ann"' in zero and "Kazan" in zero
+
+
+async def test_an_export_of_another_user_is_refused_and_nothing_is_written(telegram, model, config, tmp_path):
+    file = await ann_export(telegram, config)
+    other = make_config(telegram, model, tmp_path / "other.db")
+    async with running_bot(other) as app:
+        telegram.push_message(BOB, {"document": telegram.document("memory.json", "application/json", content=file)},
+                              first_name="Bob")
+        [refusal] = await telegram.wait_for_sent(BOB, 1)
+        telegram.push_message(BOB, {"document": telegram.document("x.json", "application/json", content=b"[1, 2]")},
+                              first_name="Bob")
+        [_, unreadable] = await telegram.wait_for_sent(BOB, 2)
+        facts = await app.bot_data.store.facts.facts(ANN), await app.bot_data.store.facts.facts(BOB)
+    assert "someone else's memory" in refusal["visible_text"] and "reply_markup" not in refusal
+    assert "can't read this as a memory export" in unreadable["visible_text"]
+    assert facts == ([], [])

@@ -102,7 +102,7 @@ class ImportRows(Rows):
         await db.execute(
             "INSERT INTO fact_history (fact_id, user_id, value, source, valid_from, valid_until, when_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (old.id, user_id, fact.value, fact.source, stamp, _iso(old.updated_at) if old.updated_at else stamp, fact.when),
+            (old.id, user_id, fact.value, fact.source, stamp, _stamp(old.updated_at, stamp), fact.when),
         )
         return 1
 
@@ -186,29 +186,29 @@ class ImportRows(Rows):
         changed = history = 0
         for fact in facts:
             old = known.get(fact.key)
-            columns = (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
-                       _iso(fact.updated_at or fact.created_at), fact.when,
+            learned = _stamp(fact.created_at, _stamp(fact.updated_at, ""))
+            updated = _stamp(fact.updated_at, learned)
+            columns = (fact.category, fact.value, fact.importance, fact.confidence, fact.source, updated, fact.when,
                        fact.ended_at and _iso(fact.ended_at), fact.ended, fact.ended_on, int(fact.shared))
             if old is None:
                 [(fact_id,)] = await db.execute_fetchall(
                     "INSERT INTO facts (user_id, key, created_at, category, value, importance, confidence, source,"
                     " updated_at, when_at, ended_at, ended, ended_on, shared)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                    (user_id, fact.key, _iso(fact.created_at or fact.updated_at), *columns))
-                await record_events(db, user_id, LEARNED, via, _iso(fact.created_at or fact.updated_at),
-                                    [(fact_id, _iso(fact.created_at or fact.updated_at), None)])
+                    (user_id, fact.key, learned, *columns))
+                await record_events(db, user_id, LEARNED, via, learned, [(fact_id, learned, None)])
                 changed += 1
             elif comparable(old.value) == comparable(fact.value):
                 continue
             elif fact.updated_at and old.updated_at and fact.updated_at > old.updated_at:
-                history += await self._keep_older(db, user_id, old, old, _iso(old.updated_at))
+                history += await self._keep_older(db, user_id, old, old, _stamp(old.updated_at, updated))
                 await db.execute(
                     "UPDATE facts SET category = ?, value = ?, importance = ?, confidence = ?, source = ?,"
                     " updated_at = ?, when_at = ?, ended_at = ?, ended = ?, ended_on = ?, shared = ?,"
                     " embedding = NULL WHERE id = ?", (*columns, old.id))
                 changed += 1
             else:
-                history += await self._keep_older(db, user_id, old, fact, _iso(fact.updated_at or old.updated_at))
+                history += await self._keep_older(db, user_id, old, fact, updated)
             if fact.key == "name":
                 await db.execute("UPDATE users SET name = (SELECT value FROM facts WHERE user_id = ? AND key = 'name')"
                                  " WHERE id = ?", (user_id, user_id))
@@ -266,3 +266,8 @@ class ImportRows(Rows):
 
 def _moment(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+def _stamp(moment: datetime | None, otherwise: str) -> str:
+    """Return `moment` as the tables keep it, or `otherwise` when there is none."""
+    return _iso(moment) if moment is not None else otherwise
