@@ -29,6 +29,7 @@ from telegram.ext import Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 import handlers
+import json_bytes
 from clock import utc_now
 from config import Config, ConfigError, hide_password, load_config
 from handlers.application import CompanionApp
@@ -51,6 +52,7 @@ from llm.server import ServerFeatures
 from llm.servers import ModelServer
 from memory.extract.extractor import LLMExtractor, build_extraction_messages
 from memory.extract.keeper import KeeperSettings, MemoryKeeper
+from memory.importing.chatgpt import UserConversations, conversations
 from memory.importing.export_file import ExportedUser, parse_export
 from memory.importing.formats import FORMATS, file_format
 from memory.importing.reference import ReferenceUser, Skipped, reference_users
@@ -94,6 +96,10 @@ from transport.web import PortTaken, WebServer
 log = logging.getLogger("bot")
 # The rooms whose patterns go through the prefilter (memory/text/prefilter.py); warm_up reads them all at start.
 PATTERN_ROOMS = ("memory", "services", "handlers", "transport", "prompts", "llm")
+
+
+# What an import's file holds (read_import): the reference bot's users, one user's /export, or ChatGPT's conversations.
+ImportSource = Iterable[ReferenceUser | Skipped] | ExportedUser | UserConversations
 
 
 class AnotherPoller(Exception):
@@ -488,10 +494,10 @@ def import_command(config: Config, path: str, *, fmt: str | None, dry_run: bool,
     return 0
 
 
-def read_import(source: Path, fmt: str | None, user: int | None) -> Iterable[ReferenceUser | Skipped] | ExportedUser:
-    """Return what the file at `source` holds: the reference bot's users (only `user` when given), or one user's
-    /export; its format told from its first bytes unless `fmt` names it. Raise UnsafeFile for a file that cannot be
-    imported, before anything is written."""
+def read_import(source: Path, fmt: str | None, user: int | None) -> ImportSource:
+    """Return what the file at `source` holds: the reference bot's users (only `user` when given), one user's
+    /export, or ChatGPT's conversations for `user`; its format told from its first bytes unless `fmt` names it.
+    Raise UnsafeFile for a file that cannot be imported, before anything is written."""
     check_size(source)
     fmt = fmt or file_format(source)
     if fmt is None:
@@ -501,13 +507,18 @@ def read_import(source: Path, fmt: str | None, user: int | None) -> Iterable[Ref
         if user is not None and exported.user["id"] != user:
             raise UnsafeFile(f"the export is user {exported.user['id']}'s, not {user}'s")
         return exported
-    if fmt != "pickle":
-        raise UnsafeFile(f"--format {fmt} is not supported yet")
+    if fmt == "chatgpt":
+        if user is None:
+            raise UnsafeFile("ChatGPT's conversations.json does not say whose it is: name the user with --user ID")
+        try:
+            whole = json_bytes.loads(source.read_bytes())
+        except (ValueError, RecursionError) as error:
+            raise UnsafeFile(f"not a JSON file ({error})") from None
+        return UserConversations(user, conversations(whole))
     return reference_users(read_pickle(source), only=user)
 
 
-async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped] | ExportedUser, dry_run: bool
-                     ) -> Summary:
+async def run_import(config: Config, users: ImportSource, dry_run: bool) -> Summary:
     """Import `users` into the configured database (opened and migrated; nothing opened for a dry run), showing a
     progress bar of users and messages on a terminal."""
     from tqdm import tqdm
@@ -526,6 +537,8 @@ async def run_import(config: Config, users: Iterable[ReferenceUser | Skipped] | 
         importer = Importer(store.imports if store else None, config.subset(ImportSettings), utc_now)
         if isinstance(users, ExportedUser):
             return await importer.import_export(users, dry_run=dry_run, on_user=advance)
+        if isinstance(users, UserConversations):
+            return await importer.import_conversations(users.user_id, users.conversations, dry_run=dry_run)
         return await importer.import_reference(users, dry_run=dry_run, on_user=advance)
     finally:
         bar.close()
@@ -579,18 +592,20 @@ def argument_parser() -> argparse.ArgumentParser:
     copy_parser.add_argument("--to", required=True, metavar="URL",
                              help="postgresql://USER:PASSWORD@HOST/DATABASE")
     import_parser = commands.add_parser(
-        "import", help="bring memories in from the reference bot's pickle or this bot's /export (docs/importing.md)",
+        "import", help="bring memories in from the reference bot's pickle, this bot's /export or ChatGPT's"
+                       " conversations.json (docs/importing.md)",
         description="Import users' names, facts and recent messages from another bot's file into the database at"
                     " DATABASE_PATH or DATABASE_URL, through the same gates as a live message; safe to interrupt and"
                     " run again, and while the bot runs (docs/importing.md).")
     import_parser.add_argument("path", metavar="PATH",
-                               help="the file: the reference bot's user_sessions.pkl, or a user's /export"
-                                    " (memory-ID.json)")
+                               help="the file: the reference bot's user_sessions.pkl, a user's /export"
+                                    " (memory-ID.json) or ChatGPT's conversations.json (with --user)")
     import_parser.add_argument("--format", choices=FORMATS, dest="fmt",
                                help="what the file is (told from its first bytes unless named)")
     import_parser.add_argument("--dry-run", action="store_true",
                                help="print what would be imported and what is refused, and write nothing")
-    import_parser.add_argument("--user", type=int, metavar="ID", help="import only this Telegram user id")
+    import_parser.add_argument("--user", type=int, metavar="ID",
+                               help="import only this Telegram user id; for conversations.json, whose it is")
     return parser
 
 

@@ -15,8 +15,10 @@ from datetime import datetime
 from typing import Callable, Iterable
 from zoneinfo import ZoneInfo
 
+from memory.continuity import Topic
 from memory.extract.extractor_answer import parse_topics
 from memory.facts import Extraction, Fact, Relation, clean_fact, normalize_facts, slug
+from memory.importing.chatgpt import Conversation
 from memory.importing.export_file import ExportedUser
 from memory.importing.reference import ReferenceUser, Skipped
 from memory.orders import gives_orders
@@ -37,6 +39,7 @@ class ImportSettings:
     """The settings an import uses (named as in Config: see README's configuration table)."""
 
     memory_max_facts: int
+    memory_max_topics: int
     timezone: str
 
 
@@ -209,6 +212,41 @@ def plan_export(exported: ExportedUser) -> PlannedExport:
     return PlannedExport(int(exported.user["id"]), exported.user, facts, relations, lists, refused)
 
 
+@dataclass(frozen=True)
+class PlannedConversations:
+    """One user's conversations from elsewhere through the gates: messages masked, the rules' facts, topic lines."""
+
+    user_id: int
+    messages: list[tuple[str, str, datetime]]
+    facts: Extraction
+    topics: list[Topic]
+    refused: list[str] = field(default_factory=list)
+
+
+def plan_conversations(user_id: int, found: list[Conversation], zone: ZoneInfo) -> PlannedConversations:
+    """Return one user's ChatGPT conversations through the gates: every message masked; the user's own read by the
+    rules in order, each against its own date (the assistant's words never teach); a topic line per conversation
+    from its title, read as the extractor's topic lines are."""
+    messages: list[tuple[str, str, datetime]] = []
+    facts: list[Fact] = []
+    relations: list[Relation] = []
+    topics, refused = [], []
+    for item in found:
+        for role, words, when in item.messages:
+            masked = mask_secrets(words)
+            messages.append((role, masked, when))
+            if role == "user":
+                rules = Companion._rule_facts(masked, when.astimezone(zone))
+                facts += [fact for fact in rules.facts if not contains_secret(fact.value)]
+                relations += rules.relations
+        line = parse_topics(item.title) if item.title else None
+        if line:
+            topics.append(Topic(line, item.started, item.ended))
+        elif item.title:
+            refused.append("a conversation's title gives orders or holds a secret")
+    return PlannedConversations(user_id, messages, Extraction(normalize_facts(facts), relations), topics, refused)
+
+
 class Importer:
     """Imports users through the gates into the store; a dry run counts the same and writes nothing."""
 
@@ -244,6 +282,18 @@ class Importer:
                 planned.user, planned.facts, planned.lists, planned.relations, self.clock(),
                 self.config.memory_max_facts))
         on_user(planned)
+        return summary
+
+    async def import_conversations(self, user_id: int, found: list[Conversation], *, dry_run: bool) -> Summary:
+        """Import one user's ChatGPT conversations in one transaction; return the summary. The messages stay unread,
+        so that the extraction model reads them as it reads any (memory/extract/keeper.py)."""
+        planned = plan_conversations(user_id, found, ZoneInfo(self.config.timezone))
+        summary = Summary()
+        summary.add_planned(len(planned.messages), planned.facts.facts, planned.refused)
+        if not dry_run and self.imports is not None:
+            summary.add_written(await self.imports.import_conversations(
+                user_id, planned.messages, planned.facts, planned.topics, self.config.memory_max_facts,
+                self.config.memory_max_topics))
         return summary
 
     async def write(self, planned: PlannedUser, summary: Summary, dry_run: bool, *, read: bool) -> None:

@@ -4,8 +4,11 @@ refusals of a file it must not read."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import pickle
+import re
 import subprocess
 import sys
 import time
@@ -14,9 +17,11 @@ from pathlib import Path
 import pytest
 
 from bot import read_import, run_import
+from memory.importing.unpickler import UnsafeFile
 from memory.store.memory_store import Store
 from tests.conftest import fetch
 from tests.harness import make_config, running_bot
+from tests.timeouts import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 ANN, BOB = 1001, 1002
@@ -206,3 +211,57 @@ async def test_an_export_of_another_user_is_refused_and_nothing_is_written(teleg
     assert "someone else's memory" in refusal["visible_text"] and "reply_markup" not in refusal
     assert "can't read this as a memory export" in unreadable["visible_text"]
     assert facts == ([], [])
+
+
+def chatgpt_export(started: float) -> list[dict]:
+    """ChatGPT's conversations.json: two conversations; the assistant names a city the user never did."""
+
+    def node(role: str, text: str, at: float, parent: str | None, child: str | None) -> dict:
+        return {"parent": parent, "children": [child] if child else [],
+                "message": {"author": {"role": role}, "create_time": at,
+                            "content": {"content_type": "text", "parts": [text]}}}
+
+    return [
+        {"title": "Знакомство", "create_time": started, "update_time": started + 60, "current_node": "b",
+         "mapping": {"a": node("user", "Меня зовут Аня, я живу в Казани", started, None, "b"),
+                     "b": node("assistant", "You live in Paris, right? Your dog Rex says hi", started + 5, "a", None)}},
+        {"title": "Экзамен по химии", "create_time": started + DAY, "update_time": started + DAY + 60,
+         "current_node": "d",
+         "mapping": {"c": node("user", "I spent the weekend fixing my old Volvo", started + DAY, None, "d"),
+                     "d": node("assistant", "Nice!", started + DAY + 5, "c", None)}},
+    ]
+
+
+async def test_a_chatgpt_export_for_one_user_teaches_from_their_words_only(telegram, model, tmp_path):
+    config = make_config(telegram, model, tmp_path / "bot.db", memory_extract_delay_s=0.3, memory_retry_s=0.3)
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(chatgpt_export(time.time() - 10 * DAY)), encoding="utf-8")
+    with pytest.raises(UnsafeFile, match="name the user with --user"):
+        read_import(path, None, None)
+    summary = await run_import(config, read_import(path, None, ANN), dry_run=False)
+    assert (summary.written_messages, summary.written_facts) == (4, 2)  # name and city, from Ann's words
+
+    def reply(body: dict) -> str:  # extraction reads the user's Volvo; chat turns get an echo
+        if "response_format" not in body:
+            return "echo"
+        prompt = body["messages"][-1]["content"]
+        found = re.search(r"\[user #(\d+)\] I spent the weekend fixing my old Volvo", prompt)
+        facts = [{"category": "interests", "key": "car:volvo", "value": "old Volvo they fix themselves",
+                  "importance": 6, "confidence": 0.9, "source_message_id": int(found.group(1))}] if found else []
+        return json.dumps({"facts": facts, "relations": []})
+
+    model.reply = reply
+    async with running_bot(config) as app:
+        for _ in range(int(scaled(100))):  # the keeper reads the imported messages once the user is idle
+            if any(f.key == "car:volvo" for f in await app.bot_data.store.facts.facts(ANN)):
+                break
+            await asyncio.sleep(0.1)
+        telegram.push_text(ANN, "Привет!", language_code="ru")
+        await telegram.wait_for_sent(ANN, 1)
+        topics = [topic.text for topic in await app.bot_data.store.topics.topics(ANN)]
+    zero = system_zero([r for r in model.requests if "response_format" not in r][-1])
+    assert 'Their name: "Аня"' in zero and "Казань" in zero and "old Volvo" in zero
+    assert "Paris" not in zero and "Rex" not in zero
+    # A topic line per conversation (the prompt shows them once its session no longer holds those conversations).
+    assert topics[:2] == ["Экзамен по химии", "Знакомство"]
+    assert any("response_format" in r for r in model.requests)

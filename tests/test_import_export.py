@@ -23,7 +23,7 @@ from tests.conftest import fetch
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 H = timedelta(hours=1)
 ANN = 1001
-SETTINGS = ImportSettings(memory_max_facts=100, timezone="Europe/Moscow")
+SETTINGS = ImportSettings(memory_max_facts=100, memory_max_topics=30, timezone="Europe/Moscow")
 
 
 class Clock:

@@ -7,12 +7,14 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
+from memory.continuity import Topic
 from memory.facts import Extraction, Fact, Relation, comparable
 from memory.store.backends import Session
 from memory.store.backends import iso as _iso
 from memory.store.event_rows import LEARNED, record_events
 from memory.store.fact_rows import FactQueries
 from memory.store.rows import Rows
+from memory.store.topic_rows import save_topic
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class ImportRows(Rows):
                 f" SET last_seen = {self._dialect.greatest}(users.last_seen, excluded.last_seen)",
                 (user_id, stamp, stamp),
             )
-            added = await self._add_messages(db, user_id, messages, stamp, read)
+            added = await self._add_messages(db, user_id, [(role, content, stamp) for role, content in messages], read)
             fact_rows = FactQueries(self._backend)
             known = {fact.key: fact for fact in await fact_rows.facts_in(db, user_id)}
             newer = [fact for fact in facts.facts if not self._heard_since(known.get(fact.key), at)]
@@ -68,20 +70,56 @@ class ImportRows(Rows):
         """True when the bot learned or confirmed `old` after `at`: what the user said here since wins."""
         return old is not None and old.updated_at is not None and old.updated_at > at
 
-    async def _add_messages(self, db: Session, user_id: int, messages: list[tuple[str, str]], stamp: str,
-                            read: bool) -> int:
-        """Store the messages not stored yet at `stamp`; mark them read when `read` and nothing else is unread."""
+    async def import_conversations(
+        self, user_id: int, messages: list[tuple[str, str, datetime]], facts: Extraction, topics: list[Topic],
+        max_facts: int, max_topics: int, *, via: str = "import",
+    ) -> Imported:
+        """Write a user's conversations from elsewhere in one transaction: the (role, content, when) messages not
+        stored yet, left unread for the extractor; the facts the rules found in them, as of the newest message (what
+        the bot heard since wins, as in import_user); a topic line per conversation, the newest `max_topics` kept."""
+        at = max((when for _, _, when in messages), default=None)
+        if at is None:
+            return Imported(0, 0, 0)
+        async with self._transaction() as db:
+            if self._dialect.lock_user:
+                await db.execute(self._dialect.lock_user, (user_id,))
+            first = min(when for _, _, when in messages)
+            await db.execute(
+                "INSERT INTO users (id, first_seen, last_seen) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE"
+                f" SET last_seen = {self._dialect.greatest}(users.last_seen, excluded.last_seen)",
+                (user_id, _iso(first), _iso(at)))
+            added = await self._add_messages(
+                db, user_id, [(role, content, _iso(when)) for role, content, when in messages], read=False)
+            known = {fact.key: fact for fact in await FactQueries.facts_in(db, user_id)}
+            newer = [fact for fact in facts.facts if not self._heard_since(known.get(fact.key), at)]
+            history = 0
+            for fact in facts.facts:
+                old = known.get(fact.key)
+                if self._heard_since(old, at) and old is not None and comparable(old.value) != comparable(fact.value):
+                    history += await self._keep_older(db, user_id, old, fact, _iso(at))
+            saved = await FactQueries(self._backend).merge_facts(db, user_id, Extraction(newer, facts.relations), at,
+                                                                 max_facts, via=via)
+            for topic in topics:
+                if not await db.execute_fetchall(
+                        "SELECT 1 FROM topics WHERE user_id = ? AND text = ? AND started_at = ?",
+                        (user_id, topic.text, _iso(topic.started_at))):
+                    await save_topic(db, user_id, topic, max_topics)
+        return Imported(added, len(saved), history)
+
+    async def _add_messages(self, db: Session, user_id: int, messages: list[tuple[str, str, str]], read: bool) -> int:
+        """Store the (role, content, stamp) messages not stored yet; mark them read when `read` and nothing else of
+        the user's is unread."""
         rows = await db.execute_fetchall(
-            "SELECT role, content FROM messages WHERE user_id = ? AND created_at = ?", (user_id, stamp))
-        stored = {(row[0], row[1]) for row in rows}
+            "SELECT role, content, created_at FROM messages WHERE user_id = ?", (user_id,))
+        stored = {(row[0], row[1], row[2]) for row in rows}
         unread = await db.execute_fetchall(
             "SELECT COUNT(*) FROM messages m JOIN users u ON u.id = m.user_id WHERE m.user_id = ? AND m.role = 'user'"
             " AND m.id > u.extracted_upto", (user_id,))
         last, added = None, 0
-        for role, content in messages:
-            if (role, content) in stored:
+        for role, content, stamp in messages:
+            if (role, content, stamp) in stored:
                 continue
-            stored.add((role, content))
+            stored.add((role, content, stamp))
             [(last,)] = await db.execute_fetchall(
                 "INSERT INTO messages (user_id, role, content, created_at, kind) VALUES (?, ?, ?, ?, 'text')"
                 " RETURNING id", (user_id, role, content, stamp))
