@@ -143,8 +143,10 @@ def test_the_command_names_a_broken_file_in_one_line_and_writes_nothing(tmp_path
     (tmp_path / "cut.pkl").write_bytes(whole[: len(whole) // 2])
     (tmp_path / "list.pkl").write_bytes(pickle.dumps([1, 2, 3], protocol=pickle.HIGHEST_PROTOCOL))
     (tmp_path / "notes.txt").write_text("hello")
+    with (tmp_path / "huge.pkl").open("wb") as stream:  # 2 GiB on paper, no blocks on disk
+        stream.truncate(2 * 2**30)
     lines = {}
-    for name in ("cut.pkl", "list.pkl", "notes.txt", "missing.pkl"):
+    for name in ("cut.pkl", "list.pkl", "notes.txt", "missing.pkl", "huge.pkl"):
         done = run_cli(str(tmp_path / name), database=database)
         assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
         lines[name] = done.stderr
@@ -152,6 +154,7 @@ def test_the_command_names_a_broken_file_in_one_line_and_writes_nothing(tmp_path
     assert "not the reference bot's sessions" in lines["list.pkl"]
     assert "cannot tell what notes.txt is" in lines["notes.txt"]
     assert lines["missing.pkl"].startswith("error: cannot read")
+    assert lines["huge.pkl"] == "error: huge.pkl is 2048 MiB, above the 512 MiB an import reads\n"
     assert not database.exists()
 
 

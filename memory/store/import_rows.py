@@ -132,7 +132,8 @@ class ImportRows(Rows):
 
     @staticmethod
     async def _keep_older(db: Session, user_id: int, old: Fact, fact: Fact, stamp: str) -> int:
-        """Keep the imported `fact`, older than the bot's `old`, in old's history (once); return 1 if written."""
+        """Keep `fact`'s value in `old`'s history (once), valid from `stamp` until the bot last heard `old`: the
+        older of two values for one key; return 1 if written."""
         rows = await db.execute_fetchall(
             "SELECT 1 FROM fact_history WHERE fact_id = ? AND value = ?", (old.id, fact.value))
         if rows:
