@@ -177,3 +177,33 @@ def test_a_file_that_is_not_json_is_refused():
 
 def test_the_settings_dataclass_reads_from_config():
     assert {name for name in ImportSettings.__dataclass_fields__} <= set(Config.__dataclass_fields__)
+
+
+async def test_the_reference_pickle_and_chatgpt_import_once_on_either_engine(database):
+    from memory.importing.chatgpt import Conversation
+    from memory.importing.reference import reference_users
+
+    store = await Store.open(database)
+    try:
+        importer = Importer(store.imports, SETTINGS, Clock(T0 + 10 * H))
+
+        def sessions() -> dict:
+            return {ANN: {"user_name": "Аня", "facts": ["Я живу в Казани", "Loves jazz"], "last_message_time":
+                          T0.timestamp(), "history": [{"role": "user", "content": "привет"},
+                                                      {"role": "assistant", "content": "привет!"}]}}
+
+        chats = [Conversation("Собака", T0 + H, T0 + 2 * H, [("user", "У меня есть собака Лайка", T0 + H),
+                                                             ("assistant", "Ты живёшь в Париже", T0 + 2 * H)])]
+        first = await importer.import_reference(reference_users(sessions()), dry_run=False)
+        chat = await importer.import_conversations(ANN, chats, dry_run=False)
+        again = await importer.import_reference(reference_users(sessions()), dry_run=False)
+        chat_again = await importer.import_conversations(ANN, chats, dry_run=False)
+        facts = {fact.key: fact.value for fact in await store.facts.facts(ANN)}
+        topics = [topic.text for topic in await store.topics.topics(ANN)]
+        counts = await fetch(store, "SELECT COUNT(*) FROM messages")
+    finally:
+        await store.close()
+    assert (first.written_messages, first.written_facts, chat.written_messages, chat.written_facts) == (2, 3, 2, 1)
+    assert (again.written_messages, again.written_facts, chat_again.written_messages) == (0, 0, 0)
+    assert facts == {"name": "Аня", "city": "Казань", "other:loves_jazz": "Loves jazz", "pet:лайка": "собака Лайка"}
+    assert topics == ["Собака"] and counts == [(4,)]
