@@ -477,7 +477,7 @@ def copy_db_command(config: Config, target: str) -> int:
 def import_command(config: Config, path: str, *, fmt: str | None, dry_run: bool, user: int | None) -> int:
     """`import PATH`: bring users' memories in from another bot's file (docs/importing.md), through the gates a
     live message goes through; return 0 when done, 2 when the file is refused (one `error:` line, nothing written),
-    1 when the database fails part-way (the users imported stay; run it again to go on)."""
+    1 when the database fails part-way and 130 when interrupted (the users imported stay; run it again to go on)."""
     try:
         users = read_import(Path(path), fmt, user)
     except OSError as error:
@@ -488,6 +488,9 @@ def import_command(config: Config, path: str, *, fmt: str | None, dry_run: bool,
         return 2
     try:
         summary = asyncio.run(run_import(config, users, dry_run))
+    except KeyboardInterrupt:  # each user is one transaction: those done stay, the one in flight was rolled back
+        print("error: interrupted; the users imported so far stay, and running it again goes on", file=sys.stderr)
+        return 130
     except UnsafeFile as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ checked as the memory page checks a typed fact (services/page_input.py).
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -269,6 +270,9 @@ class Importer:
             planned = plan_reference_user(user, self.clock(), zone)
             await self.write(planned, summary, dry_run, read=True)
             on_user(planned)
+            # SQLite's statements run in the loop's own thread, so a user's import may never pause: this pause, between
+            # two users' transactions, is where an interrupt (Ctrl-C cancels the task) lands.
+            await asyncio.sleep(0)
         return summary
 
     async def import_export(self, exported: ExportedUser, *, dry_run: bool,

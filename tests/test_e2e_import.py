@@ -268,3 +268,46 @@ async def test_a_chatgpt_export_for_one_user_teaches_from_their_words_only(teleg
     # A topic line per conversation (the prompt shows them once its session no longer holds those conversations).
     assert topics[:2] == ["Экзамен по химии", "Знакомство"]
     assert any("response_format" in r for r in model.requests)
+
+
+def test_an_interrupted_import_leaves_whole_users_and_a_rerun_finishes_it(tmp_path):
+    import signal
+    import sqlite3
+
+    database = tmp_path / "bot.db"
+    history = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"message {n}"} for n in range(6)]
+    path = write(tmp_path / "user_sessions.pkl", {5000 + n: {"user_name": f"User{n}", "history": history,
+                                                            "facts": ["Я живу в Казани", "Loves jazz"],
+                                                            "last_message_time": time.time() - DAY}
+                                                 for n in range(3000)})
+    env = {**os.environ, "TELEGRAM_BOT_TOKEN": "123456:ABCdefGHIjklMNOpqrSTUvwxYZ012345678",
+           "OPENAI_API_KEY": "sk-test", "DATABASE_PATH": str(database)}
+    env.pop("DATABASE_URL", None)
+    process = subprocess.Popen([sys.executable, str(ROOT / "bot.py"), "import", str(path)], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def imported() -> int:
+        try:
+            with sqlite3.connect(database, timeout=5) as db:
+                return int(db.execute("SELECT COUNT(*) FROM users").fetchone()[0])
+        except sqlite3.OperationalError:  # not created, or not migrated yet
+            return 0
+
+    deadline = time.monotonic() + scaled(120)
+    while imported() < 20 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=scaled(60))
+    assert process.returncode == 130, stderr
+    assert stderr.strip().endswith("error: interrupted; the users imported so far stay, and running it again goes on")
+    with sqlite3.connect(database) as db:
+        per_user = db.execute("SELECT u.id, (SELECT COUNT(*) FROM messages m WHERE m.user_id = u.id),"
+                              " (SELECT COUNT(*) FROM facts f WHERE f.user_id = u.id) FROM users u").fetchall()
+    assert 20 <= len(per_user) < 3000
+    assert {(messages, facts) for _, messages, facts in per_user} == {(6, 3)}  # no user half-written
+    done = run_cli(str(path), database=database)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(database) as db:
+        totals = db.execute("SELECT (SELECT COUNT(*) FROM users), (SELECT COUNT(*) FROM messages),"
+                            " (SELECT COUNT(*) FROM facts)").fetchone()
+    assert totals == (3000, 3000 * 6, 3000 * 3)
