@@ -19,6 +19,7 @@ from handlers.access import refuse_strangers
 from handlers.commands import help_command, private_only, start
 from handlers.error_handler import on_error
 from handlers.forget_commands import FORGET_ALL, FORGET_CANCEL, FORGET_MATCHING, forget, forget_answer, forget_button
+from handlers.import_file import import_button, on_export_file
 from handlers.media_messages import on_other, on_photo, on_sticker, on_voice
 from handlers.notes import undo_button
 from handlers.privacy import export, memory_command, profile, profile_button, stale_button
@@ -65,6 +66,9 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(try_again, pattern="^ta:"))
     app.add_handler(CallbackQueryHandler(reminder_button, pattern="^rm:"))
     app.add_handler(CallbackQueryHandler(why_button, pattern="^wy:"))
+    app.add_handler(CallbackQueryHandler(import_button, pattern="^ix:"))
+    # A user's own /export sent back: read only in their private chat, where their memory is theirs to change.
+    app.add_handler(MessageHandler(PRIVATE & filters.Document.FileExtension("json"), on_export_file))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & (~filters.COMMAND | PASSED_ON), on_text))
     app.add_handler(MessageHandler(EDITS, on_edit))
     app.add_handler(MessageHandler(NEW_MESSAGES & VOICE, on_voice))

@@ -19,6 +19,7 @@ from memory.store.meter import UsageMeter
 from metrics import Metrics
 from services.companion import Companion
 from services.forgetting import Forgetter
+from services.importer import Importer
 from services.memory_page import MemoryPage
 from services.memory_quality import MemoryQuality
 from services.outreach import Outreach
@@ -53,6 +54,7 @@ class Services:
     reminders: Reminders  # the reminders users ask for: set within the turn, delivered on time
     memory_page: MemoryPage  # the memory page's reads and changes
     why: Why  # what each reply's prompt held of memory, and ✗ on a memory of it
+    importer: Importer  # a user's own /export sent back to the bot
     quality: MemoryQuality  # memory's own figures, for /stats
     web: WebServer  # listens on PORT in webhook mode, with WEBAPP_URL or METRICS_TOKEN in polling mode too, and on
     # METRICS_PORT

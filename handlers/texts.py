@@ -375,6 +375,35 @@ TEXTS: dict[str, dict[str, str]] = {
     "stats_nobody": {"en": "nobody yet", "ru": "пока никого"},
     "open_memory_page": {"en": "Open memory page", "ru": "Открыть страницу памяти"},
     "export_sent": {"en": "Sent to your chat with the bot.", "ru": "Отправил файлом в чат с ботом."},
+    "import_ask": {
+        "en": "This is your memory file. Importing it brings back: {summary}.{refused}\nImport it?",
+        "ru": "Это файл твоей памяти. Импорт вернёт: {summary}.{refused}\nИмпортировать?",
+    },
+    "import_summary": {
+        "en": "{messages} messages, {facts} facts",
+        "ru": "сообщений: {messages}, фактов: {facts}",
+    },
+    "import_refused_part": {
+        "en": "\nLeft out: {reasons}.",
+        "ru": "\nНе войдёт: {reasons}.",
+    },
+    "import_yes": {"en": "Import", "ru": "Импортировать"},
+    "import_no": {"en": "Cancel", "ru": "Отмена"},
+    "import_done": {
+        "en": "Imported: {messages} new messages, {facts} new or changed facts. I'll remember them from your next"
+              " message.",
+        "ru": "Готово: новых сообщений {messages}, новых или изменённых фактов {facts}. Учту их со следующего"
+              " сообщения.",
+    },
+    "import_cancelled": {"en": "Nothing was imported.", "ru": "Ничего не импортировано."},
+    "import_foreign": {
+        "en": "This file is someone else's memory, not yours: I only import your own export.",
+        "ru": "Это память другого человека, а не твоя: я импортирую только твой собственный экспорт.",
+    },
+    "import_unreadable": {
+        "en": "I can't read this as a memory export from me ({reason}).",
+        "ru": "Не получается прочитать это как мой экспорт памяти ({reason}).",
+    },
     "export_caption": {
         "en": "Everything I keep about you, as JSON.",
         "ru": "Всё, что я о тебе храню, в формате JSON.",

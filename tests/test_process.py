@@ -228,8 +228,11 @@ async def run_command(*arguments: str, env: dict[str, str]) -> tuple[int, str, s
 async def test_help_names_every_command_and_needs_no_settings():
     code, stdout, stderr = await run_command("--help", env=environment())
     assert code == 0 and stderr == ""
-    assert stdout.startswith("usage: python bot.py [-h] [--check | backup PATH | copy-db --to URL]")
-    assert all(word in stdout for word in ("--check", "backup", "copy-db"))
+    assert stdout.startswith(
+        "usage: python bot.py [-h] [--check | backup PATH | copy-db --to URL | import PATH [--dry-run]]")
+    assert all(word in stdout for word in ("--check", "backup", "copy-db", "import"))
+    code, stdout, _ = await run_command("import", "--help", env=environment())
+    assert code == 0 and all(word in stdout for word in ("--dry-run", "--format", "--user ID"))
     code, stdout, _ = await run_command("copy-db", "--help", env=environment())
     assert code == 0 and "--to URL" in stdout
 
@@ -239,6 +242,8 @@ async def test_help_names_every_command_and_needs_no_settings():
     (["backup"], "PATH"),
     (["backup", "a.db", "b.db"], "unrecognized arguments: b.db"),
     (["copy-db"], "--to"),
+    (["import"], "PATH"),
+    (["import", "x.pkl", "--format", "csv"], "invalid choice: 'csv'"),
     (["--check", "backup", "a.db"], "--check takes no command"),
     (["--chek"], "unrecognized arguments: --chek"),
 ])

@@ -69,6 +69,10 @@ REPOSITORY_TABLES = {
     "memory.store.event_rows": {"memory_events"},
     "memory.store.user_rows": {"users", "messages"},  # /profile counts the user's messages
     # The one repository that spans memory's tables: /export reads them all, /forget deletes them all at once.
+    # An import writes a user's row, session and facts (with their history) in one transaction; an export read
+    # back writes every table the export read (account_rows), but the groups'.
+    "memory.store.import_rows": {"users", "messages", "facts", "fact_history", "topics", "reminders",
+                                 "memory_events"},
     "memory.store.account_rows": {"users", "messages", "facts", "fact_history", "topics", "reminders", "members",
                                   "memory_events", "usage"},
 }

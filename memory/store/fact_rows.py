@@ -99,68 +99,78 @@ class FactQueries(Rows):
         `via` names where the facts came from when not their own source ("page": typed on the memory page); each
         fact learned, corrected or replaced is recorded as such (memory/store/event_rows.py).
         """
-        stamp = _iso(now)
-        saved: list[Fact] = []
         async with self._transaction() as db:
             if self._dialect.lock_user:  # another machine's turn or extraction pass merges after this one
                 await db.execute(self._dialect.lock_user, (user_id,))
             if forgets_seen is not None and await self._forget_count(db, user_id) != forgets_seen:
                 return []
-            known = {fact.key: fact for fact in await self._facts(db, user_id)}
-            corrected = await self._correct(db, user_id, extraction.corrections, known, stamp, plan)
-            saved += corrected
-            for fact in corrected:
-                await record_events(db, user_id, CORRECTED, via or fact.source, stamp, event_rows([fact], stamp))
-            await self._end(db, user_id, extraction.endings, known, stamp)
-            for fact in extraction.facts:
-                fact = with_list_merged(known.get(fact.key), fact)
-                family = fact.key.split(":")[0] + ":"
-                siblings = [comparable(f.value) for k, f in known.items()
-                            if ":" in fact.key and k.startswith(family) and f.ended is None]
-                action = merge_action(known.get(fact.key), fact, siblings)
-                due = plan(fact) if plan is not None and action in ("insert", "replace") else None
-                if action == "insert":
-                    [(fact_id,)] = await db.execute_fetchall(
-                        "INSERT INTO facts (user_id, category, key, value, importance, confidence, source,"
-                        " source_message_id, created_at, updated_at, when_at, followup_at)"
-                        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                        (user_id, fact.category, fact.key, fact.value, fact.importance, fact.confidence,
-                         fact.source, fact.source_message_id, stamp, stamp, fact.when, due and _iso(due)),
-                    )
-                    fact = replace(fact, id=fact_id, created_at=now)
-                    await record_events(db, user_id, LEARNED, via or fact.source, stamp, event_rows([fact], stamp))
-                elif action == "touch":
-                    await db.execute(
-                        f"UPDATE facts SET updated_at = ?, importance = {self._dialect.greatest}(importance, ?)"
-                        " WHERE user_id = ? AND key = ?",
-                        (stamp, fact.importance, user_id, fact.key),
-                    )
-                elif action == "replace":
-                    old = known[fact.key]
-                    await self._keep_history(db, user_id, old, stamp)
-                    await db.execute(
-                        "UPDATE facts SET category = ?, value = ?, importance = ?, confidence = ?, source = ?,"
-                        " source_message_id = ?, updated_at = ?, embedding = NULL, when_at = ?, followup_at = ?,"
-                        " ended_at = NULL, ended = NULL, ended_on = NULL WHERE id = ?",
-                        (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
-                         fact.source_message_id, stamp, fact.when, due and _iso(due), old.id),
-                    )
-                    fact = replace(fact, id=old.id)
-                    await record_events(db, user_id, REPLACED, via or fact.source, stamp, event_rows([old], stamp))
-                if action in ("insert", "replace"):
-                    saved.append(fact)
-                    known[fact.key] = fact
-                if fact.key == "name" and action != "skip":
-                    await db.execute("UPDATE users SET name = ? WHERE id = ?", (fact.value, user_id))
-            await self._save_relations(db, user_id, extraction.relations)
-            await self._evict(db, self._dialect, user_id, now, max_facts)
-            if topic is not None and max_topics > 0:
-                await save_topic(db, user_id, topic, max_topics)
-            if extracted_upto is not None:
-                await db.execute(
-                    f"UPDATE users SET extracted_upto = {self._dialect.greatest}(extracted_upto, ?) WHERE id = ?",
-                    (extracted_upto, user_id),
+            return await self.merge_facts(db, user_id, extraction, now, max_facts, extracted_upto, plan, topic,
+                                          max_topics, via)
+
+    async def merge_facts(
+        self, db: Session, user_id: int, extraction: Extraction, now: datetime, max_facts: int,
+        extracted_upto: int | None = None, plan: Callable[[Fact], datetime | None] | None = None,
+        topic: Topic | None = None, max_topics: int = 30, via: str | None = None,
+    ) -> list[Fact]:
+        """Merge as save_facts does, inside the caller's transaction `db` (which has locked the user where the
+        engine needs it): an import writes a user's messages and facts in one transaction (importing/)."""
+        stamp = _iso(now)
+        saved: list[Fact] = []
+        known = {fact.key: fact for fact in await self._facts(db, user_id)}
+        corrected = await self._correct(db, user_id, extraction.corrections, known, stamp, plan)
+        saved += corrected
+        for fact in corrected:
+            await record_events(db, user_id, CORRECTED, via or fact.source, stamp, event_rows([fact], stamp))
+        await self._end(db, user_id, extraction.endings, known, stamp)
+        for fact in extraction.facts:
+            fact = with_list_merged(known.get(fact.key), fact)
+            family = fact.key.split(":")[0] + ":"
+            siblings = [comparable(f.value) for k, f in known.items()
+                        if ":" in fact.key and k.startswith(family) and f.ended is None]
+            action = merge_action(known.get(fact.key), fact, siblings)
+            due = plan(fact) if plan is not None and action in ("insert", "replace") else None
+            if action == "insert":
+                [(fact_id,)] = await db.execute_fetchall(
+                    "INSERT INTO facts (user_id, category, key, value, importance, confidence, source,"
+                    " source_message_id, created_at, updated_at, when_at, followup_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (user_id, fact.category, fact.key, fact.value, fact.importance, fact.confidence,
+                     fact.source, fact.source_message_id, stamp, stamp, fact.when, due and _iso(due)),
                 )
+                fact = replace(fact, id=fact_id, created_at=now)
+                await record_events(db, user_id, LEARNED, via or fact.source, stamp, event_rows([fact], stamp))
+            elif action == "touch":
+                await db.execute(
+                    f"UPDATE facts SET updated_at = ?, importance = {self._dialect.greatest}(importance, ?)"
+                    " WHERE user_id = ? AND key = ?",
+                    (stamp, fact.importance, user_id, fact.key),
+                )
+            elif action == "replace":
+                old = known[fact.key]
+                await self._keep_history(db, user_id, old, stamp)
+                await db.execute(
+                    "UPDATE facts SET category = ?, value = ?, importance = ?, confidence = ?, source = ?,"
+                    " source_message_id = ?, updated_at = ?, embedding = NULL, when_at = ?, followup_at = ?,"
+                    " ended_at = NULL, ended = NULL, ended_on = NULL WHERE id = ?",
+                    (fact.category, fact.value, fact.importance, fact.confidence, fact.source,
+                     fact.source_message_id, stamp, fact.when, due and _iso(due), old.id),
+                )
+                fact = replace(fact, id=old.id)
+                await record_events(db, user_id, REPLACED, via or fact.source, stamp, event_rows([old], stamp))
+            if action in ("insert", "replace"):
+                saved.append(fact)
+                known[fact.key] = fact
+            if fact.key == "name" and action != "skip":
+                await db.execute("UPDATE users SET name = ? WHERE id = ?", (fact.value, user_id))
+        await self._save_relations(db, user_id, extraction.relations)
+        await self._evict(db, self._dialect, user_id, now, max_facts)
+        if topic is not None and max_topics > 0:
+            await save_topic(db, user_id, topic, max_topics)
+        if extracted_upto is not None:
+            await db.execute(
+                f"UPDATE users SET extracted_upto = {self._dialect.greatest}(extracted_upto, ?) WHERE id = ?",
+                (extracted_upto, user_id),
+            )
         return saved
 
     async def forget_count(self, user_id: int) -> int:
@@ -320,6 +330,11 @@ class FactQueries(Rows):
                 (_iso(idle_since),),
             )
         return [row[0] for row in rows]
+
+    @staticmethod
+    async def facts_in(db: Session, user_id: int) -> list[Fact]:
+        """Return all of the user's facts, oldest first, inside the caller's transaction `db`."""
+        return await FactQueries._facts(db, user_id)
 
     @staticmethod
     async def _facts(db: Session, user_id: int) -> list[Fact]:

@@ -18,6 +18,7 @@ from memory.store.edit_rows import EditQueries
 from memory.store.event_rows import EventQueries
 from memory.store.fact_rows import FactQueries
 from memory.store.forget_rows import ForgetQueries
+from memory.store.import_rows import ImportRows
 from memory.store.migrations import LATEST_VERSION
 from memory.store.outreach_rows import ProactiveQueries
 from memory.store.postgres_backend import PostgresBackend
@@ -49,6 +50,7 @@ class Store:
     events: EventQueries
     users: UserRows
     accounts: AccountRows  # /export and /forget: the one repository that spans the tables
+    imports: ImportRows  # `bot.py import` and an export sent to the bot: a user's memory written at once
 
     @classmethod
     def over(cls, backend: Backend) -> "Store":
@@ -58,7 +60,7 @@ class Store:
             forgetting=ForgetQueries(backend), outreach=ProactiveQueries(backend), topics=TopicQueries(backend),
             claims=ClaimQueries(backend), edits=EditQueries(backend), reminders=ReminderQueries(backend),
             scopes=ScopeQueries(backend), events=EventQueries(backend), users=UserRows(backend),
-            accounts=AccountRows(backend),
+            accounts=AccountRows(backend), imports=ImportRows(backend),
         )
 
     @classmethod

@@ -246,6 +246,8 @@ class BotApiMethods:
             fields["entities"] = entities
         if markup:
             fields["reply_markup"] = markup
+        if reply_id is not None and (chat_id, reply_id) in self._messages:  # as Telegram: the message answered
+            fields["reply_to_message"] = dict(self._messages[(chat_id, reply_id)])
         message = self._new_bot_message(chat_id, fields)
         self.sent.append(dict(p, chat_id=chat_id, message_id=message["message_id"],
                               visible_text=text, at=time.monotonic()))
