@@ -8,7 +8,7 @@ added up, turn by turn:
   SQLite statements, BEGIN and COMMIT;
 - python-telegram-bot's parsing: `Update.de_json` of the incoming update and `Message.de_json` of
   sendMessage's answer (Bot.send_message parses it; nested calls are counted once);
-- the rules: facts, style wishes and events from the user's words (`Companion._rule_facts`), and what the
+- the rules: facts, style wishes and events from the user's words (`Companion.rule_facts`), and what the
   user says has ended, is wrong or is to be forgotten (`Companion._plan`);
 - fitting the prompt to the model's budget (`fit_with_carried_lines`, which builds system message zero).
 
@@ -96,7 +96,7 @@ def wrap(app, tally: Tally) -> None:
     for cls in (telegram.Update, telegram.Message):
         cls.de_json = classmethod(tally.timed(PARSING, cls.de_json.__func__))
     companion = app.bot_data.companion
-    companion._rule_facts = tally.timed(RULES, companion._rule_facts)
+    companion.rule_facts = tally.timed(RULES, companion.rule_facts)
     companion._plan = tally.timed(RULES, companion._plan)
     services.companion.fit_with_carried_lines = tally.timed(PROMPT, services.companion.fit_with_carried_lines)
 

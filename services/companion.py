@@ -156,7 +156,7 @@ class Companion:
             return Plan()
 
     @staticmethod
-    def _rule_facts(text: str, local_now: datetime) -> Extraction:
+    def rule_facts(text: str, local_now: datetime) -> Extraction:
         """Return what the rules find (dated plans against the user's own clock); a bug in a rule costs a fact,
         never the reply."""
         try:
@@ -245,7 +245,7 @@ class Companion:
             return Answer("", turn.unread, limited=Limited(over_limit, next_reset(now, zone), notice))
         # With /memory off nothing new is learned; what is already known is still used.
         learns = memory_enabled(turn.settings) and heeds
-        found = self._rule_facts(text, now.astimezone(zone)) if learns else Extraction()
+        found = self.rule_facts(text, now.astimezone(zone)) if learns else Extraction()
         known, name, learned = turn.facts, turn.name, []
         if found.facts or (learns and (plan.endings or plan.corrections)):
             learned = await self._save_found(scope.key, turn.message_id, found, now, zone, plan)
@@ -322,7 +322,7 @@ class Companion:
             return []
         now = self.clock()
         zone = local_zone(settings, known, self.config.timezone)
-        rules = self._rule_facts(text, now.astimezone(zone))
+        rules = self.rule_facts(text, now.astimezone(zone))
         learned = await self._save_found(key, message_id, rules, now, zone)
         stated = {(fact.key, fact.value.casefold()) for fact in rules.facts}
         unsaid = [fact.id for fact in await self.facts.facts(key) if fact.id is not None and fact.source == "rule"

@@ -101,7 +101,7 @@ def line_facts(line: str, local_now: datetime) -> tuple[Extraction, str | None]:
     or no facts and the reason it is refused."""
     masked = mask_secrets(line)
     # Companion's rules, as a turn runs them (a rule's bug costs a fact, never the import).
-    found = Companion._rule_facts(masked, local_now)
+    found = Companion.rule_facts(masked, local_now)
     facts = [fact for fact in found.facts if not contains_secret(fact.value)]
     if facts:
         return Extraction(facts, found.relations), None
@@ -237,7 +237,7 @@ def plan_conversations(user_id: int, found: list[Conversation], zone: ZoneInfo) 
             masked = mask_secrets(words)
             messages.append((role, masked, when))
             if role == "user":
-                rules = Companion._rule_facts(masked, when.astimezone(zone))
+                rules = Companion.rule_facts(masked, when.astimezone(zone))
                 facts += [fact for fact in rules.facts if not contains_secret(fact.value)]
                 relations += rules.relations
         line = parse_topics(item.title) if item.title else None

@@ -22,11 +22,11 @@ from llm.client import ChatModel, ModelUnavailable, Tally
 from memory.extract.extractor_answer import ExtractionError, first_json
 from memory.recall.ranking import terms
 from memory.reminder import ACTIVE, CANCELLED, PENDING, Reminder
-from memory.reminders.typed_answers import read_answer
 from memory.reminders.kinds import AskReminder, CancelReminder, MoveReminder, SetReminder, TooOften, Unclear
 from memory.reminders.repeat import Repeat, local
 from memory.reminders.requests import read_request
 from memory.reminders.times import MAX_AHEAD
+from memory.reminders.typed_answers import read_answer
 from memory.store.fact_rows import FactQueries
 from memory.store.reminder_rows import ReminderQueries
 from memory.store.user_rows import UserRows
