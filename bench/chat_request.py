@@ -13,7 +13,9 @@ server's client (llm/servers.py) in each way, and takes the CPU (utime + stime) 
 - post: `client.post("/chat/completions", cast_to=httpx2.Response, content=orjson bytes)`, as llm/client.py sends
   an unstreamed request;
 - post stream: the same with stream=True and the SDK's AsyncStream, its `response` read whole, as llm/client.py
-  sends a streamed one.
+  sends a streamed one;
+- aiohttp alone: the same bytes POSTed on an aiohttp session like the SDK's (llm/servers.py `model_session`),
+  without the SDK and httpx2 above it: what the SDK's layers add to a request is `post` less this.
 
     .venv/bin/python bench/chat_request.py
 """
@@ -35,7 +37,7 @@ from aiohttp import web
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from llm.gate import Gate  # noqa: E402 - after the path that finds them
 from llm.server import ServerFeatures  # noqa: E402
-from llm.servers import ModelServer  # noqa: E402
+from llm.servers import ModelServer, model_session  # noqa: E402
 
 ANSWER = orjson.dumps({"id": "c", "object": "chat.completion", "created": 1, "model": "m", "choices": [
     {"index": 0, "message": {"role": "assistant", "content": "hello " * 50}, "finish_reason": "stop"}],
@@ -70,6 +72,18 @@ async def post(client: openai.AsyncOpenAI, stream: bool) -> bytes:
         await chunks.close()
 
 
+def aiohttp_alone(url: str):
+    session = model_session(1)
+    content = orjson.dumps({"model": "m", "messages": MESSAGES, **OPTIONS})
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-bench"}
+
+    async def send(client: openai.AsyncOpenAI, stream: bool) -> bytes:
+        async with session.post(f"{url}/chat/completions", data=content, headers=headers) as response:
+            return await response.read()
+
+    return session, send
+
+
 async def main(rounds: int, requests: int) -> None:
     async def answer(request: web.Request) -> web.Response:
         await request.read()
@@ -83,8 +97,9 @@ async def main(rounds: int, requests: int) -> None:
     await site.start()
     port = runner.addresses[0][1]
     server = ModelServer.open(f"http://127.0.0.1:{port}/v1", "sk-bench", 10.0, Gate(None), ServerFeatures())
+    session, alone = aiohttp_alone(f"http://127.0.0.1:{port}/v1")
     ways = {"create": (create, False), "create stream": (create, True), "post": (post, False),
-            "post stream": (post, True)}
+            "post stream": (post, True), "aiohttp alone": (alone, False)}
     try:
         for name, (send, stream) in ways.items():
             for _ in range(20):  # warm up: the connection opened, the SDK's caches filled
@@ -98,6 +113,7 @@ async def main(rounds: int, requests: int) -> None:
             print(f"{name:<14} {statistics.median(costs):.3f} ms a request")
     finally:
         await server.close()
+        await session.close()
         await runner.cleanup()
 
 
