@@ -47,23 +47,33 @@ class ImportRows(Rows):
         async with self._transaction() as db:
             if self._dialect.lock_user:
                 await db.execute(self._dialect.lock_user, (user_id,))
-            await db.execute(
-                "INSERT INTO users (id, first_seen, last_seen) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE"
-                f" SET last_seen = {self._dialect.greatest}(users.last_seen, excluded.last_seen)",
-                (user_id, stamp, stamp),
-            )
+            await self._seen(db, user_id, stamp, stamp)
             added = await self._add_messages(db, user_id, [(role, content, stamp) for role, content in messages], read)
-            fact_rows = FactQueries(self._backend)
-            known = {fact.key: fact for fact in await fact_rows.facts_in(db, user_id)}
-            newer = [fact for fact in facts.facts if not self._heard_since(known.get(fact.key), at)]
-            history = 0
-            for fact in facts.facts:
-                old = known.get(fact.key)
-                if self._heard_since(old, at) and old is not None and comparable(old.value) != comparable(fact.value):
-                    history += await self._keep_older(db, user_id, old, fact, stamp)
-            saved = await fact_rows.merge_facts(db, user_id, Extraction(newer, facts.relations), at, max_facts,
-                                                via=via)
-        return Imported(added, len(saved), history)
+            saved, history = await self._merge_as_of(db, user_id, facts, at, max_facts, via)
+        return Imported(added, saved, history)
+
+    async def _seen(self, db: Session, user_id: int, first: str, last: str) -> None:
+        """Make the user's row, or move its "last talked" to `last` where that is later."""
+        await db.execute(
+            "INSERT INTO users (id, first_seen, last_seen) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE"
+            f" SET last_seen = {self._dialect.greatest}(users.last_seen, excluded.last_seen)",
+            (user_id, first, last),
+        )
+
+    async def _merge_as_of(self, db: Session, user_id: int, facts: Extraction, at: datetime, max_facts: int,
+                           via: str) -> tuple[int, int]:
+        """Merge `facts`, heard at `at`, as a message's would; a fact the bot heard since wins, and an imported value
+        unlike it goes to its history. Return how many facts were saved and how many went to history."""
+        known = {fact.key: fact for fact in await FactQueries.facts_in(db, user_id)}
+        newer = [fact for fact in facts.facts if not self._heard_since(known.get(fact.key), at)]
+        history = 0
+        for fact in facts.facts:
+            old = known.get(fact.key)
+            if self._heard_since(old, at) and old is not None and comparable(old.value) != comparable(fact.value):
+                history += await self._keep_older(db, user_id, old, fact, _iso(at))
+        saved = await FactQueries(self._backend).merge_facts(db, user_id, Extraction(newer, facts.relations), at,
+                                                             max_facts, via=via)
+        return len(saved), history
 
     @staticmethod
     def _heard_since(old: Fact | None, at: datetime) -> bool:
@@ -83,28 +93,16 @@ class ImportRows(Rows):
         async with self._transaction() as db:
             if self._dialect.lock_user:
                 await db.execute(self._dialect.lock_user, (user_id,))
-            first = min(when for _, _, when in messages)
-            await db.execute(
-                "INSERT INTO users (id, first_seen, last_seen) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE"
-                f" SET last_seen = {self._dialect.greatest}(users.last_seen, excluded.last_seen)",
-                (user_id, _iso(first), _iso(at)))
+            await self._seen(db, user_id, _iso(min(when for _, _, when in messages)), _iso(at))
             added = await self._add_messages(
                 db, user_id, [(role, content, _iso(when)) for role, content, when in messages], read=False)
-            known = {fact.key: fact for fact in await FactQueries.facts_in(db, user_id)}
-            newer = [fact for fact in facts.facts if not self._heard_since(known.get(fact.key), at)]
-            history = 0
-            for fact in facts.facts:
-                old = known.get(fact.key)
-                if self._heard_since(old, at) and old is not None and comparable(old.value) != comparable(fact.value):
-                    history += await self._keep_older(db, user_id, old, fact, _iso(at))
-            saved = await FactQueries(self._backend).merge_facts(db, user_id, Extraction(newer, facts.relations), at,
-                                                                 max_facts, via=via)
+            saved, history = await self._merge_as_of(db, user_id, facts, at, max_facts, via)
             for topic in topics:
                 if not await db.execute_fetchall(
                         "SELECT 1 FROM topics WHERE user_id = ? AND text = ? AND started_at = ?",
                         (user_id, topic.text, _iso(topic.started_at))):
                     await save_topic(db, user_id, topic, max_topics)
-        return Imported(added, len(saved), history)
+        return Imported(added, saved, history)
 
     async def _add_messages(self, db: Session, user_id: int, messages: list[tuple[str, str, str]], read: bool) -> int:
         """Store the (role, content, stamp) messages not stored yet; mark them read when `read` and nothing else of
