@@ -70,6 +70,7 @@ from memory.text.prefilter import expect_learning, learn_patterns
 from memory.time import zones
 from metrics import Metrics, PrometheusMetrics
 from prompts import load_prompt
+from prompts.character_card import PersonaError, Personas, describe
 from prompts.outreach_prompt import write_first_tasks
 from services.companion import Companion, CompanionSettings
 from services.forgetting import Forgetter
@@ -121,6 +122,8 @@ async def build_application(
     the one clock every service is given (tests and benchmarks pass a fake one); `resolve` finds where the model
     server's host is, for MODEL_CONCURRENCY's default (tests place a double on the public internet with it).
     """
+    personas = Personas.load(config.persona_file, config.personas_dir)  # a bad file stops start-up before anything
+    log.info("persona: %s", describe((personas.default, *personas.offered)))
     # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
     database = await open_database(config.database)
     store, meter = Store.over(database), UsageMeter(database)
@@ -145,7 +148,7 @@ async def build_application(
             request=request or BotApiRequest(connection_pool_size=256),
             rate_limiter=SendGate(budget, outage),
         )
-        services = await build_services(config, clock, bot, store, transport, meter, inbox, resolve)
+        services = await build_services(config, clock, bot, store, transport, meter, inbox, personas, resolve)
     except BaseException:
         await store.close()
         raise
@@ -172,7 +175,7 @@ def build_metrics(config: Config, transport: TransportStore) -> Metrics:
 
 
 async def build_services(config: Config, clock: Callable[[], datetime], bot: InboxBot, store: Store,
-                         transport: TransportStore, meter: UsageMeter, inbox: Inbox,
+                         transport: TransportStore, meter: UsageMeter, inbox: Inbox, personas: Personas,
                          resolve: Resolver = resolve_host) -> Services:
     """Return every service, each built once with the settings, clients and senders it needs; what each model
     server can do, and how many requests the chat's takes at once, is asked (and logged) on the way."""
@@ -205,7 +208,6 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         listener = Listener(store.turns, store.users, store.facts, transcriber, config.subset(LimitSettings), clock,
                             meter=meter)
     recaller = FactRecaller(store.facts, embedder, config.subset(RecallSettings))
-    persona = load_prompt("persona.md")
     forgetter = Forgetter(store.accounts, store.facts, store.forgetting, store.reminders, store.topics, store.users,
                           clock)
     why = Why(store.facts, store.reminders, store.scopes, store.topics, store.turns, forgetter)
@@ -217,8 +219,9 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
     return Services(
         config=config, clock=clock, store=store, transport=transport, meter=meter, metrics=metrics, inbox=inbox,
         model=model,
+        personas=personas,
         companion=Companion(store.edits, store.facts, store.outreach, store.scopes, store.turns, store.users, model,
-                            config.subset(CompanionSettings), persona, recaller, clock, forgetter, meter=meter,
+                            config.subset(CompanionSettings), personas, recaller, clock, forgetter, meter=meter,
                             metrics=metrics),
         keeper=MemoryKeeper(
             store.claims, store.facts, store.scopes, store.topics, store.users, extractor,
@@ -229,7 +232,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         listener=listener,
         drafts=Drafts(config.stream_replies, config.stream_interval_s),
         outreach=Outreach(store.claims, store.facts, store.outreach, store.topics, model,
-                          config.subset(OutreachSettings), persona, outreach_sender(bot), clock, meter=meter,
+                          config.subset(OutreachSettings), personas, outreach_sender(bot), clock, meter=meter,
                           metrics=metrics),
         reminders=Reminders(store.facts, store.reminders, store.users, model, config.subset(ReminderSettings), clock,
                             load_prompt("reminder.md"), reminder_sender(bot, store.users), metrics=metrics),
@@ -397,7 +400,7 @@ def run(config: Config) -> int:
     except database_errors() as error:
         print(f"error: cannot open {config.database_name}: {error}", file=sys.stderr)
         return 2
-    except (EmbedderUnavailable, AnotherPoller, CannotListen) as error:
+    except (EmbedderUnavailable, AnotherPoller, CannotListen, PersonaError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
@@ -569,11 +572,18 @@ def check(config: Config) -> int:
                 print(f"error: {info.name} cannot be imported: {error}", file=sys.stderr)
                 return 2
             modules.append(info.name)
-    load_prompt("persona.md")
+    try:
+        personas = Personas.load(config.persona_file, config.personas_dir)
+    except PersonaError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     for instructions in ("extract_facts.md", "extract_facts_brief.md"):
         build_extraction_messages(load_prompt(instructions), [], [])
     write_first_tasks()
     print(f"ok: settings valid, {len(modules)} modules imported, prompts rendered (model {config.openai_model})")
+    print(f"persona: {describe((personas.default,))}")
+    if personas.offered:
+        print(f"personas offered with /persona: {describe(personas.offered)}")
     return 0
 
 

@@ -416,6 +416,13 @@ class Config:
     prompt_max_tokens: int = setting(
         "PROMPT_MAX_TOKENS", 1500, whole(0, 1_000_000), "the most a completion's prompt may hold: system message"
         " zero, then the newest of those messages that fit (the newest always goes); `0` = no limit")
+    persona_file: Path | None = setting(
+        "PERSONA_FILE", None, PATH, "the companion's character: a Markdown file, or a SillyTavern character card"
+        " (JSON V2/V3, or PNG); the bot's own rules stay whatever it says ([docs/persona.md](docs/persona.md))",
+        shown="empty = the built-in character")
+    personas_dir: Path | None = setting(
+        "PERSONAS_DIR", None, PATH, "a folder of such files (`.md`, `.txt`, `.json`, `.png`) each user may choose"
+        " from with /persona, in their private chat; each persona keeps its own session", shown="empty = none")
     allowed_user_ids: frozenset[int] = setting(
         "ALLOWED_USER_IDS", "", USER_IDS, "the Telegram users who may talk; anyone else gets a polite refusal and"
         " nothing of theirs is stored", shown="empty = everyone",

@@ -52,6 +52,7 @@ from memory.store.memory_store import Store  # noqa: E402
 from memory.store.meter import UsageMeter  # noqa: E402
 from memory.store.outreach_rows import DUE_QUERY  # noqa: E402
 from memory.time.schedule import plan_followup  # noqa: E402
+from prompts.character_card import Persona, Personas, built_in  # noqa: E402
 from services.outreach import Outreach, OutreachSettings  # noqa: E402
 from services.outreach_policy import decide, recurrence  # noqa: E402
 
@@ -116,7 +117,7 @@ async def fresh(base: Path, config) -> tuple[Store, Outreach]:
     await store.outreach.due_items(SWEEP_NOW, 1000)
     repos = store
     return store, Outreach(repos.claims, repos.facts, repos.outreach, repos.topics,
-                           None, config.subset(OutreachSettings), "", None,  # type: ignore[arg-type]
+                           None, config.subset(OutreachSettings), Personas(built_in(), ""), None,  # type: ignore[arg-type]
                            clock=lambda: SWEEP_NOW, meter=UsageMeter(store.backend))
 
 
@@ -259,7 +260,8 @@ async def simulate(folder: Path, seed: int, users: int, days: int, start: dateti
         return "blocked" if person.blocked(clock[0]) else "sent"
     repos = store
     outreach = Outreach(repos.claims, repos.facts, repos.outreach, repos.topics, fake_model(counter),
-                        config.subset(OutreachSettings), "You are a warm companion.", send,
+                        config.subset(OutreachSettings),
+                        Personas(Persona("", "You are a warm companion.", framed=False), ""), send,
                         clock=lambda: clock[0], meter=UsageMeter(store.backend))
 
     def planner(zone: ZoneInfo, at: datetime):  # plan_followup as the bot calls it, counting what it schedules

@@ -270,10 +270,10 @@ def prompt_sizes(samples: list[dict]) -> list[dict]:
 
     from memory.facts import Fact
     from memory.recall.recaller import fact_text
-    from prompts import load_prompt
+    from prompts.character_card import default_prompt
     from prompts.system import build_system_message
 
-    persona = load_prompt("persona.md")
+    persona = default_prompt()
     now = datetime.now(timezone.utc)
     zone = ZoneInfo("UTC")
     rows = []

@@ -37,7 +37,8 @@ def corpora() -> dict[str, list[str]]:
         sample = json.loads(LOCOMO.read_text())[0]["conversation"]
         texts["locomo turns"] = [turn["text"] for key, turns in sample.items()
                                  if key.startswith("session_") and isinstance(turns, list) for turn in turns][:400]
-    texts["prompts"] = [(ROOT / "prompts" / name).read_text() for name in ("extract_facts.md", "persona.md")]
+    texts["prompts"] = [(ROOT / "prompts" / name).read_text()
+                        for name in ("extract_facts.md", "character.md", "rules.md")]
     texts["degenerate output"] = DEGENERATE
     return texts
 

@@ -17,6 +17,7 @@ from memory.extract.keeper import MemoryKeeper
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from metrics import Metrics
+from prompts.character_card import Personas
 from services.companion import Companion
 from services.forgetting import Forgetter
 from services.importer import Importer
@@ -45,6 +46,7 @@ class Services:
     metrics: Metrics  # what /metrics serves (metrics.py): records nothing with METRICS=off
     inbox: Inbox
     model: ChatModel
+    personas: Personas  # the owner's default character and those /persona offers
     companion: Companion
     keeper: MemoryKeeper
     forgetter: Forgetter  # every way to forget, its Undo and its purge

@@ -31,6 +31,7 @@ from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
 from metrics import Metrics
 from prompts.budget import fit_with_carried_lines
+from prompts.character_card import Persona, Personas
 from prompts.echo import echo_free_draft, strip_echo, without_speaker_tag
 from prompts.system import REMINDER_LINES, beyond_core, build_system_message, said_by
 from services.forgetting import Forgetter, Unlearned
@@ -104,7 +105,7 @@ class Companion:
         users: UserRows,
         model: ChatModel,
         config: CompanionSettings,
-        persona: str,
+        personas: Personas,
         recaller: FactRecaller,
         clock: Callable[[], datetime],
         forgetter: Forgetter,
@@ -124,7 +125,7 @@ class Companion:
         self.users = users
         self.model = model
         self.config = config
-        self.persona = persona
+        self.personas = personas  # the character each user talks with, and the bot's rules that go with it
         self.clock = clock
 
     @property
@@ -205,6 +206,7 @@ class Companion:
         """
         scope = scope or private_scope(speaker.id)
         now = self.clock()
+        persona = await self.persona_of(scope)
         forwarded = heard.forwarded_from is not None or kind == FORWARD
         kept = session_text(kind, text)
         if heard.forwarded_from is not None:
@@ -224,6 +226,7 @@ class Companion:
             checkin_at=now + timedelta(hours=self.config.checkin_after_hours),
             chat_message_id=chat_message_id,
             payer=scope.owner,
+            persona=persona.key,
         )
         if turn is None:
             return None
@@ -238,7 +241,8 @@ class Companion:
         plan = self._plan(text, now.astimezone(zone), turn) if heeds else Plan()
         if plan.forgets:  # done at once, past a daily limit or with /memory off too; nothing is learned from it
             return await self._forget(speaker, turn, text, plan, now, zone, on_text if not over_limit else None,
-                                      answers=not over_limit, reminders=reminders, scope=scope, shared=shared)
+                                      answers=not over_limit, reminders=reminders, scope=scope, shared=shared,
+                                      persona=persona)
         if over_limit:
             local_day = now.astimezone(zone).date().isoformat()
             notice = await self.users.claim_limit_notice(scope.owner, local_day, over_limit)
@@ -255,9 +259,16 @@ class Companion:
                 zone = self._zone(scope, turn.settings, visible_in_group(known, shared))  # they may have named a city
         turn, known, name = await self._seen_from(scope, turn, known, name, shared)
         answer, seen, reply_id = await self._answer(speaker, turn, text, known, name, now, zone, image, on_text,
-                                                    reminders, scope)
+                                                    reminders, scope, persona)
         return Answer(answer, turn.unread, learned, bool(turn.settings.get("notify")), kind == "photo" and not seen,
                       reply_id=reply_id)
+
+    async def persona_of(self, scope: Scope) -> Persona:
+        """Return the persona the turn speaks as: in a private chat the one the user chose with /persona, in a group
+        (and wherever PERSONAS_DIR offers none: no query) the owner's default."""
+        if not scope.private or not self.personas.offered:
+            return self.personas.default
+        return self.personas.chosen(await self.users.settings(scope.owner))
 
     def _zone(self, scope: Scope, settings: dict, facts: list[Fact]) -> ZoneInfo:
         """Return the zone of the turn: the user's own in private; in a group only what the group may know (a city
@@ -334,11 +345,14 @@ class Companion:
     async def _answer(
         self, speaker: Speaker, turn: Turn, text: str, known: list[Fact], name: str | None, now: datetime,
         zone: ZoneInfo, image: str | None, on_text: Callable[[DraftReader], float | None] | None,
-        reminders: ForTurn = NO_REMINDERS, scope: Scope | None = None,
+        reminders: ForTurn = NO_REMINDERS, scope: Scope | None = None, persona: Persona | None = None,
     ) -> tuple[str, bool, int]:
-        """Complete the turn with system message zero rebuilt, store the reply with what the prompt held of memory;
-        return it, whether the model saw the image, and the reply's id."""
+        """Complete the turn with system message zero rebuilt, store the reply with what the prompt held of memory
+        in `persona`'s session (the default's unless given); return it, whether the model saw the image, and the
+        reply's id."""
         scope = scope or private_scope(speaker.id)
+        persona = persona or self.personas.default
+        opening = self.personas.prompt(persona, name, speaker.first_name)
         # The most important facts always, then what recall adds for this message: the prompt's start stays
         # the same from message to message, for servers that reuse a prompt's prefix.
         facts = choose_for_prompt(known, now, self.config.memory_prompt_facts)
@@ -347,7 +361,7 @@ class Companion:
 
         def system_with(topics: list[Topic]) -> dict:
             message = build_system_message(
-                self.persona,
+                opening,
                 name,
                 facts,
                 now=now,
@@ -378,28 +392,29 @@ class Companion:
             answer = without_speaker_tag(answer)
         reply_id = await self.turns.add_reply(
             scope.key, answer, self.clock(), self.config.history_limit, reply_to=turn.message_id, tokens=tally.tokens,
-            used=used.to_json(), payer=scope.owner,
+            used=used.to_json(), payer=scope.owner, persona=persona.key,
         )
         return answer, seen, reply_id
 
     async def _forget(
         self, speaker: Speaker, turn: Turn, text: str, plan: Plan, now: datetime, zone: ZoneInfo,
         on_text: Callable[[DraftReader], float | None] | None, answers: bool, reminders: ForTurn = NO_REMINDERS,
-        scope: Scope | None = None, shared: list[Fact] | None = None,
+        scope: Scope | None = None, shared: list[Fact] | None = None, persona: Persona | None = None,
     ) -> Answer:
         """Carry out a forget request (in a group: of what that group's memory holds of them); when `answers`, the
         model answers what else the message says ("…, как дела?"), and only that."""
         scope = scope or private_scope(speaker.id)
+        persona = persona or self.personas.default
         unlearned = await self.forgetter.forget_said(turn, text, plan)
         answer, reply_id = "", None
         if unlearned.rest and answers:
             if unlearned.forgotten is not None:  # the session as it is now: scrubbed, the request as its mark
-                history = await self.outreach.timed_history(scope.key, self.config.history_limit)
+                history = await self.outreach.timed_history(scope.key, self.config.history_limit, persona.key)
                 turn = replace(turn, history=[{"role": role, "content": content} for role, content, _ in history],
                                times=[at for _, _, at in history], facts=await self.facts.facts(scope.key))
             seen_turn, known, name = await self._seen_from(scope, turn, turn.facts, turn.name, shared or [])
             answer, _, reply_id = await self._answer(speaker, seen_turn, unlearned.rest, known, name, now, zone, None,
-                                                     on_text, reminders, scope)
+                                                     on_text, reminders, scope, persona)
         return Answer(answer, turn.unread, unlearned=unlearned, reply_id=reply_id)
 
     def _earlier(self, turn: Turn, first: int = 0) -> list[Topic]:

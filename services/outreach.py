@@ -27,6 +27,7 @@ from memory.store.topic_rows import TopicQueries
 from memory.time.schedule import parse_when, user_zone
 from memory.usage import next_reset
 from metrics import Metrics
+from prompts.character_card import Personas
 from prompts.outreach_prompt import build_outreach_messages
 from services.limits import LimitSettings, limit_reached
 from services.outreach_policy import Manners, decide, recurrence, talked_about
@@ -92,7 +93,7 @@ class Outreach:
 
     def __init__(
         self, claims: ClaimQueries, facts: FactQueries, outreach: ProactiveQueries, topics: TopicQueries,
-        model: ChatModel, config: OutreachSettings, persona: str, send: Sender, clock: Callable[[], datetime], *,
+        model: ChatModel, config: OutreachSettings, personas: Personas, send: Sender, clock: Callable[[], datetime], *,
         meter: UsageMeter, metrics: Metrics | None = None,
     ) -> None:
         self.claims = claims
@@ -102,7 +103,7 @@ class Outreach:
         self.meter = meter  # counts the tokens each message costs, and says when a user's day is spent
         self.model = model
         self.config = config
-        self.persona = persona
+        self.personas = personas  # a user who chose a persona hears from it, in its own session
         self.clock = clock
         self.manners = Manners(config.quiet_hours, config.proactive_daily_max, config.followup_after_hours)
         self.send = send
@@ -140,7 +141,8 @@ class Outreach:
     async def write(self, item: DueItem) -> bool:
         """Write one due item with the model, claim it and send it; return True if Telegram took it."""
         zone = self.zone(item)
-        history = await self.outreach.timed_history(item.user_id, self.config.history_limit)
+        persona = self.personas.chosen(item.settings)
+        history = await self.outreach.timed_history(item.user_id, self.config.history_limit, persona.key)
         next_due = recurrence(item, zone)
         if item.kind == "followup" and self._already_told(item, history, zone):
             await self.outreach.move_items([(item, None)])
@@ -155,7 +157,8 @@ class Outreach:
         chosen = choose_for_prompt(facts, now, self.config.memory_prompt_facts)
         previous = next((at for role, _content, at in reversed(history) if role == "user"), None)
         messages = build_outreach_messages(
-            self.persona, item, [*chosen, *(f for f in facts if f.key == "name" or is_style(f))],
+            self.personas.prompt(persona, next((f.value for f in facts if f.key == "name"), None), None), item,
+            [*chosen, *(f for f in facts if f.key == "name" or is_style(f))],
             [{"role": role, "content": content} for role, content, _at in history],
             now, zone, previous, self.config.prompt_max_tokens,
             recalled_topics(await self.topics.topics(item.user_id, 6), None, self._first_said(history), timedelta(0)),
@@ -175,7 +178,7 @@ class Outreach:
             await self.outreach.move_items([(item, later.at)])
             return False
         message_id = await self.outreach.claim_item(
-            item, text, now, now.astimezone(zone).date().isoformat(), next_due, self.config.history_limit
+            item, text, now, now.astimezone(zone).date().isoformat(), next_due, self.config.history_limit, persona.key
         )
         if message_id is None:  # they wrote meanwhile, or the fact changed: nothing to send
             return False

@@ -7,7 +7,7 @@ import pytest
 
 from memory.continuity import Topic
 from memory.facts import Fact
-from prompts import load_prompt
+from prompts.character_card import default_prompt
 from prompts.echo import ECHO_MIN_CHARS, echo_free_draft, strip_echo
 from prompts.system import build_system_message
 
@@ -24,7 +24,7 @@ FACTS = [
 
 def system(persona: str | None = None, **overrides) -> str:
     arguments = dict(
-        persona=load_prompt("persona.md") if persona is None else persona, name="Анна", facts=FACTS, now=NOW,
+        persona=default_prompt() if persona is None else persona, name="Анна", facts=FACTS, now=NOW,
         previous=NOW - timedelta(days=3), timezone=MOSCOW,
         wishes=[Fact("style", "style:tone", "тёплый, без официоза")],
         topics=[Topic("переезд в Казань и поиск квартиры рядом с парком", NOW - timedelta(days=3, hours=1),

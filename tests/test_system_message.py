@@ -164,7 +164,7 @@ def test_zone_hemisphere(zone, hemisphere):
 
 
 def test_persona_file_is_loaded():
-    assert "companion" in load_prompt("persona.md")
+    assert "companion" in load_prompt("character.md") and "Never invent memories" in load_prompt("rules.md")
 
 
 def wish(aspect, value, minutes=0):

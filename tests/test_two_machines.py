@@ -11,6 +11,7 @@ from memory.extract.keeper import KeeperSettings, MemoryKeeper
 from memory.facts import Extraction, Fact
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
+from prompts.character_card import Persona, Personas
 from services.outreach import Outreach, OutreachSettings
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -94,7 +95,7 @@ async def test_a_message_written_first_is_written_and_sent_by_one_machine(pg_url
         for store in (first, second):
             repos = store
             machines.append(Outreach(repos.claims, repos.facts, repos.outreach, repos.topics, model,
-                                     CONFIG.subset(OutreachSettings), "persona", send,
+                                     CONFIG.subset(OutreachSettings), Personas(Persona("", "persona"), "rules"), send,
                                      clock=lambda: T0 + timedelta(hours=2), meter=UsageMeter(store.backend)))
         counts = await asyncio.gather(*(outreach.sweep() for outreach in machines))
         assert sorted(counts) == [0, 1] and model.calls == 1 and len(sent) == 1

@@ -315,6 +315,15 @@ MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX memory_events_by_learned ON memory_events(learned_at)",
         ),
     ),
+    (
+        15,
+        "each persona keeps its own session",
+        (
+            # Whose voice a message of the session is in: "" for the owner's default persona, else the file name
+            # (without its suffix) of the persona of PERSONAS_DIR the user chose; each keeps its own session.
+            "ALTER TABLE messages ADD COLUMN persona TEXT NOT NULL DEFAULT ''",
+        ),
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

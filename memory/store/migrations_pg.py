@@ -276,6 +276,13 @@ PG_MIGRATIONS: list[tuple[int, str, tuple[str, ...]]] = [
             "CREATE INDEX memory_events_by_learned ON memory_events(learned_at)",
         ),
     ),
+    (
+        15,
+        "each persona keeps its own session",
+        (
+            "ALTER TABLE messages ADD COLUMN persona TEXT NOT NULL DEFAULT ''",
+        ),
+    ),
 ]
 
 # Checked at import (not with assert, which python -O drops): both backends must agree on every version.

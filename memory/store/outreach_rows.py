@@ -71,13 +71,15 @@ class ProactiveQueries(Rows):
             )
 
     async def claim_item(
-        self, item: DueItem, text: str, now: datetime, local_day: str, next_due: datetime | None, history_limit: int
+        self, item: DueItem, text: str, now: datetime, local_day: str, next_due: datetime | None, history_limit: int,
+        persona: str = "",
     ) -> int | None:
         """Take a due item for sending and put `text` in the session as the companion's; return its message id.
 
         None when the item is no longer due as read (the user wrote meanwhile, the fact changed or went, or
-        another sweep took it). Any message written first also cancels the pending check-in: after it, only
-        the user's next message arms one again. `next_due` is the item's next time (a birthday's next year).
+        another sweep took it); it joins `persona`'s session. Any message written first also cancels the pending
+        check-in: after it, only the user's next message arms one again. `next_due` is the item's next time (a
+        birthday's next year).
         """
         async with self._transaction() as db:
             if item.kind == "checkin":
@@ -99,11 +101,11 @@ class ProactiveQueries(Rows):
                 (local_day, local_day, item.user_id),
             )
             [(message_id,)] = await db.execute_fetchall(
-                "INSERT INTO messages (user_id, role, content, created_at, kind) VALUES (?, 'assistant', ?, ?, ?)"
-                " RETURNING id",
-                (item.user_id, text, _iso(now), item.kind),
+                "INSERT INTO messages (user_id, role, content, created_at, kind, persona)"
+                " VALUES (?, 'assistant', ?, ?, ?, ?) RETURNING id",
+                (item.user_id, text, _iso(now), item.kind, persona),
             )
-            await TurnQueries._prune(db, item.user_id, history_limit)
+            await TurnQueries._prune(db, item.user_id, history_limit, persona)
         return message_id
 
     async def mark_blocked(self, user_id: int, message_id: int | None, now: datetime, first: bool = False) -> None:
@@ -128,11 +130,13 @@ class ProactiveQueries(Rows):
         async with self._transaction() as db:
             await db.execute("UPDATE users SET blocked_at = ?, checkin_at = NULL WHERE id = ?", (_iso(now), user_id))
 
-    async def timed_history(self, user_id: int, limit: int) -> list[tuple[str, str, datetime]]:
-        """Return the user's last `limit` messages, oldest first, as (role, content, created_at)."""
+    async def timed_history(self, user_id: int, limit: int, persona: str = "") -> list[tuple[str, str, datetime]]:
+        """Return the user's last `limit` messages of `persona`'s session (the default's: ""), oldest first, as
+        (role, content, created_at)."""
         async with self._session() as db:
             rows = await db.execute_fetchall(
-                "SELECT role, content, created_at FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?",
-                (user_id, limit),
+                "SELECT role, content, created_at FROM messages WHERE user_id = ? AND persona = ?"
+                " ORDER BY id DESC LIMIT ?",
+                (user_id, persona, limit),
             )
         return [(role, content, datetime.fromisoformat(at)) for role, content, at in reversed(rows)]

@@ -23,7 +23,8 @@ TOPICS_READ = 6  # topic lines read with each turn: enough for 3 once those of t
 _FACTS_JSON = f"SELECT json_agg(json_build_array({FACT_COLUMNS}) ORDER BY id) FROM facts WHERE user_id = users.id"
 _SESSION_JSON = (
     "SELECT json_agg(json_build_array(id, role, content, created_at) ORDER BY id DESC) FROM ("
-    "SELECT id, role, content, created_at FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT ?) AS s"
+    "SELECT id, role, content, created_at FROM messages WHERE user_id = ? AND persona = ?"
+    " ORDER BY id DESC LIMIT ?) AS s"
 )
 _UNREAD = "SELECT COUNT(*) FROM messages WHERE user_id = ? AND role = 'user' AND id > ?"
 
@@ -95,6 +96,7 @@ class TurnQueries(Rows):
         checkin_at: datetime | None = None,
         chat_message_id: int | None = None,
         payer: int | None = None,
+        persona: str = "",
     ) -> Turn | None:
         """Record the user's message and return the turn; None if the update id is another user's message's.
 
@@ -103,16 +105,18 @@ class TurnQueries(Rows):
         'sticker', 'forward'). A message in their private chat unblocks them and moves their check-in to
         `checkin_at`. `chat_message_id` is Telegram's id of the message in its chat, by which an edit finds it.
         The message counts toward `payer`'s day (the user by default; a member's memory in a group charges them).
+        `persona`: the key of the persona the user talks with ("" the owner's default); the message joins its
+        session, and the turn's history is that session alone.
         """
         return await self._run(self._begin_turn(
             user_id, first_name, language_code, text, now, update_id, history_limit, kind, private, checkin_at,
-            chat_message_id, user_id if payer is None else payer,
+            chat_message_id, user_id if payer is None else payer, persona,
         ))
 
     def _begin_turn(
         self, user_id: int, first_name: str | None, language_code: str | None, text: str, now: datetime,
         update_id: int | None, history_limit: int, kind: str, private: bool, checkin_at: datetime | None,
-        chat_message_id: int | None, payer: int,
+        chat_message_id: int | None, payer: int, persona: str = "",
     ) -> Script[Turn | None]:
         stamp = _iso(now)
         # One transaction on SQLite, a statement at a time. On PostgreSQL each statement commits on its own, in an
@@ -148,8 +152,8 @@ class TurnQueries(Rows):
         )
         facts = (_facts_from_json(rows[0][5]) if rows else []) if fused else None
         insert = (
-            "INSERT INTO messages (user_id, role, content, created_at, update_id, kind, chat_message_id)"
-            " VALUES (?, 'user', ?, ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING RETURNING id"
+            "INSERT INTO messages (user_id, role, content, created_at, update_id, kind, chat_message_id, persona)"
+            " VALUES (?, 'user', ?, ?, ?, ?, ?, ?) ON CONFLICT(update_id) DO NOTHING RETURNING id"
         )
         count = "INSERT INTO usage (user_id, at, messages) "  # once, with the message: for the daily limit and /stats
         session: list | None = None  # (id, role, content, created_at) of the newest messages, newest first
@@ -157,15 +161,15 @@ class TurnQueries(Rows):
             inserted = yield (
                 f"WITH message AS ({insert}), counted AS ({count} SELECT ?, ?, 1 FROM message)"
                 f" SELECT id, ({_SESSION_JSON}), ({_UNREAD}) FROM message",
-                (user_id, text, stamp, update_id, kind, chat_message_id, payer, stamp,
-                 user_id, max(history_limit - 1, 0), user_id, read_upto),
+                (user_id, text, stamp, update_id, kind, chat_message_id, persona, payer, stamp,
+                 user_id, persona, max(history_limit - 1, 0), user_id, read_upto),
             )
             if inserted:  # the session before this message, which the statement could not see yet
                 message_id, before, unread = inserted[0]
                 session = [(message_id, "user", text, stamp), *map(tuple, json.loads(before or "[]"))]
                 session, unread = session[:history_limit], int(unread) + 1
         else:
-            inserted = yield insert, (user_id, text, stamp, update_id, kind, chat_message_id)
+            inserted = yield insert, (user_id, text, stamp, update_id, kind, chat_message_id, persona)
             if inserted:
                 yield count + "VALUES (?, ?, 1)", (payer, stamp)
         message_id, stored_reply = next((row[0] for row in inserted), 0), None
@@ -183,9 +187,9 @@ class TurnQueries(Rows):
             # The session, and on each row the count of the user's unread messages (some may be older than
             # the session); the subquery does not depend on the row, so SQLite runs it once.
             rows = yield (
-                f"SELECT id, role, content, created_at, ({_UNREAD}) FROM messages WHERE user_id = ?"
+                f"SELECT id, role, content, created_at, ({_UNREAD}) FROM messages WHERE user_id = ? AND persona = ?"
                 " ORDER BY id DESC LIMIT ?",
-                (user_id, read_upto, user_id, history_limit),
+                (user_id, read_upto, user_id, persona, history_limit),
             )
             session, unread = [row[:4] for row in rows], int(rows[0][4]) if rows else 0
         if facts is None:
@@ -209,26 +213,27 @@ class TurnQueries(Rows):
 
     async def add_reply(
         self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None = None,
-        tokens: int = 0, used: str | None = None, payer: int | None = None,
+        tokens: int = 0, used: str | None = None, payer: int | None = None, persona: str = "",
     ) -> int:
         """Store the assistant's reply to message `reply_to`, what its prompt held of memory (`used`, JSON: see
         services/why.py), the `tokens` it cost (charged to `payer`, the user by default), and prune the session to
-        `history_limit` messages; return the reply's id."""
+        `history_limit` messages (the session of `persona`, the key of the persona that answered); return the
+        reply's id."""
         return await self._run(self._add_reply(user_id, text, now, history_limit, reply_to, tokens, used,
-                                               user_id if payer is None else payer))
+                                               user_id if payer is None else payer, persona))
 
     def _add_reply(
         self, user_id: int, text: str, now: datetime, history_limit: int, reply_to: int | None, tokens: int,
-        used: str | None, payer: int,
+        used: str | None, payer: int, persona: str = "",
     ) -> Script[int]:
         insert = (
-            "INSERT INTO messages (user_id, role, content, created_at, reply_to, used)"
-            " VALUES (?, 'assistant', ?, ?, ?, ?) RETURNING id"
+            "INSERT INTO messages (user_id, role, content, created_at, reply_to, used, persona)"
+            " VALUES (?, 'assistant', ?, ?, ?, ?, ?) RETURNING id"
         )
         count = "INSERT INTO usage (user_id, at, tokens) VALUES (?, ?, ?)"
-        inserted, counted = (user_id, text, _iso(now), reply_to, used), (payer, _iso(now), tokens)
+        inserted, counted = (user_id, text, _iso(now), reply_to, used, persona), (payer, _iso(now), tokens)
         if self._dialect.writes_in_with:  # one round trip; the prune reads the session as it was before the reply
-            prune, pruned = TurnQueries._prune_statement(user_id, history_limit, written=1)
+            prune, pruned = TurnQueries._prune_statement(user_id, history_limit, written=1, persona=persona)
             also = f", counted AS ({count})" if tokens else ""
             rows = yield (f"WITH reply AS ({insert}){also}, pruned AS ({prune}) SELECT id FROM reply",
                           (*inserted, *(counted if tokens else ()), *pruned))
@@ -236,7 +241,7 @@ class TurnQueries(Rows):
         rows = yield insert, inserted
         if tokens:
             yield count, counted
-        yield TurnQueries._prune_statement(user_id, history_limit)
+        yield TurnQueries._prune_statement(user_id, history_limit, persona=persona)
         return int(rows[0][0])
 
     async def mark_sent(self, user_id: int, reply_id: int, chat_message_id: int) -> None:
@@ -283,21 +288,23 @@ class TurnQueries(Rows):
         return [_stored_reply(row) for row in rows]
 
     @staticmethod
-    async def _prune(db: Session, user_id: int, keep: int) -> None:
-        await db.execute(*TurnQueries._prune_statement(user_id, keep))
+    async def _prune(db: Session, user_id: int, keep: int, persona: str = "") -> None:
+        await db.execute(*TurnQueries._prune_statement(user_id, keep, persona=persona))
 
     @staticmethod
-    def _prune_statement(user_id: int, keep: int, written: int = 0) -> tuple[str, tuple]:
+    def _prune_statement(user_id: int, keep: int, written: int = 0, persona: str = "") -> tuple[str, tuple]:
         # Keeps the newest `keep` messages, and older ones the fact extractor has not read yet
         # (up to a hard cap). Update ids of pruned messages go with them, which is fine:
         # Telegram never redelivers an update that old. `written`: newer messages this statement cannot see
-        # yet (written in its WITH clause), which count among the `keep`.
+        # yet (written in its WITH clause), which count among the `keep`. Each persona's session is kept on its
+        # own (`persona`): talking with one never prunes another's.
         return (
-            "DELETE FROM messages WHERE user_id = ? AND id <= ("
-            " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
+            "DELETE FROM messages WHERE user_id = ? AND persona = ? AND id <= ("
+            " SELECT id FROM messages WHERE user_id = ? AND persona = ? ORDER BY id DESC LIMIT 1 OFFSET ?)"
             " AND (id <= (SELECT extracted_upto FROM users WHERE id = ?) OR id <= ("
-            " SELECT id FROM messages WHERE user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?))",
-            (user_id, user_id, max(keep - written, 0), user_id, user_id, max(keep * UNREAD_CAP - written, 0)),
+            " SELECT id FROM messages WHERE user_id = ? AND persona = ? ORDER BY id DESC LIMIT 1 OFFSET ?))",
+            (user_id, persona, user_id, persona, max(keep - written, 0), user_id, user_id, persona,
+             max(keep * UNREAD_CAP - written, 0)),
         )
 
     async def message_for_update(self, user_id: int, update_id: int) -> str | None:
