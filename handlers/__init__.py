@@ -22,6 +22,7 @@ from handlers.forget_commands import FORGET_ALL, FORGET_CANCEL, FORGET_MATCHING,
 from handlers.import_file import import_button, on_export_file
 from handlers.media_messages import on_other, on_photo, on_sticker, on_voice
 from handlers.notes import undo_button
+from handlers.persona_commands import persona_button, persona_command
 from handlers.privacy import export, memory_command, profile, profile_button, stale_button
 from handlers.reminder_commands import reminder_button, reminders_command
 from handlers.settings import checkins_command, timezone_command
@@ -40,7 +41,7 @@ VOICE = filters.VOICE | filters.AUDIO | filters.VIDEO_NOTE
 # Photos, and pictures sent as files in a format the chat model takes.
 PICTURE = reduce(operator.or_, (filters.Document.MimeType(mime) for mime in IMAGE_MIME_TYPES), filters.PHOTO)
 # What is remembered about someone is shown, exported or erased only in their private chat with the bot.
-MEMORY_COMMANDS = ("profile", "forget", "memory", "export", "timezone", "checkins", "usage", "reminders")
+MEMORY_COMMANDS = ("profile", "forget", "memory", "export", "timezone", "checkins", "usage", "reminders", "persona")
 
 
 def register(app: Application) -> None:
@@ -56,6 +57,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("checkins", checkins_command, filters=PRIVATE))
     app.add_handler(CommandHandler("usage", usage_command, filters=PRIVATE))
     app.add_handler(CommandHandler("reminders", reminders_command, filters=PRIVATE))
+    app.add_handler(CommandHandler("persona", persona_command, filters=PRIVATE))
     app.add_handler(CommandHandler("stats", stats_command, filters=COMMANDS))  # admins only; others: unknown
     app.add_handler(CommandHandler("why", why_command, filters=COMMANDS))  # in a group: only what the group may see
     app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=COMMANDS & ~filters.ChatType.PRIVATE))
@@ -67,6 +69,7 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(reminder_button, pattern="^rm:"))
     app.add_handler(CallbackQueryHandler(why_button, pattern="^wy:"))
     app.add_handler(CallbackQueryHandler(import_button, pattern="^ix:"))
+    app.add_handler(CallbackQueryHandler(persona_button, pattern="^ps:"))
     # A user's own /export sent back: read only in their private chat, where their memory is theirs to change.
     app.add_handler(MessageHandler(PRIVATE & filters.Document.FileExtension("json"), on_export_file))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & (~filters.COMMAND | PASSED_ON), on_text))

@@ -30,6 +30,9 @@ async def _profile_page(context: Context, user_id: int, language: str | None, pa
         return None
     zone, origin = zone_and_origin(settings, facts, config.timezone, language)
     zone_line = text("profile_zone", language, zone=zone, origin=origin)
+    personas = context.bot_data.personas
+    if personas.offered:  # the character they talk with, when there is a choice
+        zone_line += "\n" + text("profile_persona", language, name=personas.chosen(settings).label())
     return render_profile(
         name, facts, relations, memory_enabled(settings), page, ZoneInfo(zone), language, zone_line, topics
     )

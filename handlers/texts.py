@@ -170,6 +170,21 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "What I remember about you stays between us: send me this command in a private chat.",
         "ru": "То, что я о тебе помню, — только между нами: отправь эту команду мне в личном чате.",
     },
+    "start_memory": {
+        "en": "(I remember what you tell me about yourself between our chats. See what I know with /profile, erase it"
+        " with /forget, stop me learning with /memory off.)",
+        "ru": "(Я помню то, что ты рассказываешь о себе, между нашими разговорами. Что я знаю — /profile, стереть —"
+        " /forget, перестать запоминать — /memory off.)",
+    },
+    "persona_list": {
+        "en": "Who I am with you: {current}. Choose another — your memory stays the same, and each keeps its own"
+        " conversation:",
+        "ru": "Кто я для тебя сейчас: {current}. Выбери другого — память о тебе останется той же, а разговор у"
+        " каждого свой:",
+    },
+    "persona_only": {"en": "I have one character here: {current}.", "ru": "У меня здесь один характер: {current}."},
+    "persona_set": {"en": "Now you talk with {name}.", "ru": "Теперь ты говоришь с: {name}."},
+    "profile_persona": {"en": "Talking with: {name} (/persona)", "ru": "Собеседник: {name} (/persona)"},
     "profile_empty": {
         "en": "I don't know anything about you yet. I remember what you tell me about yourself, "
         "and you can erase it any time with /forget.",
@@ -460,6 +475,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Everything I keep, as a file"),
         ("timezone", "Your time zone"),
         ("checkins", "May I write first"),
+        ("persona", "Who I am with you"),
         ("reminders", "Your reminders"),
         ("usage", "What you used today"),
     ],
@@ -473,6 +489,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Всё, что я храню, файлом"),
         ("timezone", "Твой часовой пояс"),
         ("checkins", "Можно ли мне писать первым"),
+        ("persona", "Кто я для тебя"),
         ("reminders", "Твои напоминания"),
         ("usage", "Сколько ты потратил(а) сегодня"),
     ],

@@ -153,9 +153,10 @@ def card_persona(card: dict, key: str = BUILT_IN_KEY, source: str = "") -> Perso
     name = " ".join(_field(fields, "name").split())[:NAME_MAX_CHARS]
     if not name:
         raise PersonaError("the card has no name")
-    parts = [_field(fields, "description"), _field(fields, "personality")]
-    scenario = _field(fields, "scenario")
-    character = "\n\n".join(part for part in [*parts, f"Scenario: {scenario}" if scenario else ""] if part)
+    personality, scenario = _field(fields, "personality"), _field(fields, "scenario")
+    parts = [_field(fields, "description"), f"Personality: {personality}" if personality else "",
+             f"Scenario: {scenario}" if scenario else ""]
+    character = "\n\n".join(part for part in parts if part)
     if not character:
         raise PersonaError("the card has no description, personality or scenario")
     greeting = _field(fields, "first_mes")[:GREETING_MAX_CHARS] or None

@@ -159,7 +159,11 @@ class MemoryApi(Api):
 
     async def get(self) -> web.StreamResponse:
         snapshot = await self.page.snapshot(self.user.id)
-        return self.answer(page_json(snapshot, self.user.language_code, self.config.timezone, self.config.proactive))
+        personas = self.app.bot_data.personas
+        current = personas.chosen(snapshot.settings)
+        persona = current.label() if personas.offered or current.name else None
+        return self.answer(page_json(snapshot, self.user.language_code, self.config.timezone, self.config.proactive,
+                                     persona))
 
 
 class FactApi(Api):

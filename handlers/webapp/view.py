@@ -64,13 +64,16 @@ def settings_json(settings: dict, facts: list[Fact], default_zone: str, proactiv
     }
 
 
-def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, proactive: bool) -> dict:
-    """Return everything the page shows of one user, in their language (English or Russian)."""
+def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, proactive: bool,
+              persona: str | None = None) -> dict:
+    """Return everything the page shows of one user, in their language (English or Russian); `persona` names the
+    character they talk with (None: the built-in one, with nothing to choose)."""
     language = language_of(language_code)
     ids = {fact.key: fact.id for fact in snapshot.facts}
     return {
         "language": language,
         "name": snapshot.name,
+        "persona": persona,
         "category_names": CATEGORY_NAMES[language],
         "categories": list(HAND_CATEGORIES),
         "facts": [fact_json(fact) for fact in snapshot.facts if not is_style(fact)],

@@ -515,6 +515,7 @@ function settingsSection() {
   return h("section", { id: "settings", class: "card" },
     h("h2", { text: T.settings }),
     h("p", { class: "label", text: T.zone }),
+    h("p", { id: "persona", hidden: true }),
     h("p", { id: "zone" }),
     h("form", { id: "zone-form", class: "row", onsubmit: (e) => { e.preventDefault(); saveZone(); } },
       h("input", { id: "zone-input", type: "text", placeholder: T.zoneHint, autocomplete: "off", "aria-label": T.zone }),
@@ -528,6 +529,8 @@ function settingsSection() {
 
 function updateSettings() {
   const s = S.data.settings;
+  $("#persona").hidden = !S.data.persona;
+  $("#persona").textContent = S.data.persona ? S.T.persona(S.data.persona) : "";
   $("#zone").textContent = (s.timezone || S.T.zoneUnset) + (s.zone_origin ? ` (${s.zone_origin})` : "");
   $("#zone-auto").hidden = s.zone_chosen === false; // already automatic: nothing to put back
   const checkins = $("#checkins"), memory = $("#memory");
