@@ -123,7 +123,8 @@ async def build_application(
     server's host is, for MODEL_CONCURRENCY's default (tests place a double on the public internet with it).
     """
     personas = Personas.load(config.persona_file, config.personas_dir)  # a bad file stops start-up before anything
-    log.info("persona: %s", describe((personas.default, *personas.offered)))
+    if config.persona_file or config.personas_dir:
+        log.info("persona: %s", describe((personas.default, *personas.offered)))
     # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
     database = await open_database(config.database)
     store, meter = Store.over(database), UsageMeter(database)
