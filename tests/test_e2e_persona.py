@@ -18,7 +18,7 @@ from prompts.png_text import png_with_text
 from tests import test_e2e_memory as memory_suite
 from tests import test_e2e_proactive as proactive_suite
 from tests import test_e2e_style as style_suite
-from tests.harness import make_config, running_bot
+from tests.harness import ProcessedUpdates, make_config, running_bot
 from tests.test_e2e_memory import chat_requests, system_zero
 from tests.test_e2e_privacy import buttons_of, last_call, tables_mentioning
 
@@ -228,3 +228,30 @@ async def test_a_check_in_is_written_in_the_cards_voice(telegram, model, tmp_pat
         telegram, model, config, clock)
     request = proactive_suite.outreach_requests(model)[0]
     assert "Your name here is Captain Mira." in request["messages"][0]["content"]
+
+
+async def test_a_check_in_comes_from_the_persona_the_user_chose_and_joins_its_session(telegram, model, tmp_path):
+    folder = tmp_path / "personas"
+    folder.mkdir()
+    shutil.copy(CARDS / "luna.json", folder / "luna.json")
+    config = make_config(
+        telegram, model, tmp_path / "bot.db", timezone="Europe/Moscow", proactive_sweep_s=0.1,
+        checkin_after_hours=1, followup_after_hours=3, memory_extract_delay_s=0.2, stream_replies=False,
+        personas_dir=folder)
+    clock = proactive_suite.FakeClock(datetime(2026, 11, 30, 12, 0, tzinfo=proactive_suite.MOSCOW))
+    model.reply = proactive_suite.companion_reply("How is Murka doing?")
+    async with running_bot(config, clock=clock) as app:
+        sweeps, processed = proactive_suite.attach(app, clock), ProcessedUpdates(app)
+        await proactive_suite.say(telegram, processed, ANN, "/persona")
+        [menu] = telegram.sent_to(ANN)
+        telegram.push_callback(ANN, "ps:1", menu["message_id"])
+        await telegram.wait_for_call("editMessageText", 1)
+        await proactive_suite.say(telegram, processed, ANN, "I have a cat named Murka")
+        clock.set("2026-11-30T13:01")
+        await telegram.wait_for_sent(ANN, 3)
+        await sweeps.wait()
+        await proactive_suite.say(telegram, processed, ANN, "She sleeps all day")
+    [written] = proactive_suite.outreach_requests(model)
+    assert "Your name here is Luna." in system_zero(written)
+    answer = [r for r in chat_requests(model) if r["messages"][-1]["content"] == "She sleeps all day"][-1]
+    assert any("How is Murka doing?" in words for words in conversation(answer))  # the check-in is Luna's
