@@ -5,8 +5,8 @@ from __future__ import annotations
 from telegram import Update
 
 from handlers.context import Context
-from handlers.persona_commands import greeting
 from handlers.texts import text
+from services.companion import Speaker
 
 
 async def start(update: Update, context: Context) -> None:
@@ -16,7 +16,7 @@ async def start(update: Update, context: Context) -> None:
     if user is None or message is None:
         return
     private = message.chat.type == "private"
-    hello = await greeting(context, user.id, user.first_name) if private else None
+    hello = await context.bot_data.companion.greet(Speaker(user.id, user.first_name)) if private else None
     if hello:
         await message.reply_text(f"{hello}\n\n{text('start_memory', user.language_code)}")
         return

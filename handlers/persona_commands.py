@@ -10,7 +10,8 @@ from telegram import Update
 from handlers.context import Context
 from handlers.texts import text
 from memory.scopes import private_scope
-from prompts.character_card import Persona, greeting_of, user_word
+from prompts.character_card import Persona
+from services.companion import Speaker
 from transport.replies import keyboard, own_button
 
 PERSONA_BUTTON = re.compile(r"ps:(?P<index>[0-9]{1,3})")  # the persona's place in Personas.choices()
@@ -19,16 +20,6 @@ PERSONA_BUTTON = re.compile(r"ps:(?P<index>[0-9]{1,3})")  # the persona's place 
 async def persona_of(context: Context, user_id: int) -> Persona:
     """Return the persona the user talks with in their private chat."""
     return await context.bot_data.companion.persona_of(private_scope(user_id))
-
-
-async def greeting(context: Context, user_id: int, first_name: str | None) -> str | None:
-    """Return the greeting of the user's persona, its {{user}} filled with what they are called, or None when the
-    persona has none (the built-in companion's /start line is the bot's own)."""
-    persona = await persona_of(context, user_id)
-    if persona.greeting is None:
-        return None
-    name = await context.bot_data.store.users.user_name(user_id)
-    return greeting_of(persona, user_word(name, first_name))
 
 
 async def persona_command(update: Update, context: Context) -> None:
@@ -64,5 +55,5 @@ async def persona_button(update: Update, context: Context) -> None:
                                                    context.bot_data.clock())
     await query.answer()
     said = text("persona_set", language, name=chosen.label())
-    hello = await greeting(context, query.from_user.id, query.from_user.first_name)
+    hello = await context.bot_data.companion.greet(Speaker(query.from_user.id, query.from_user.first_name))
     await query.edit_message_text(f"{said}\n\n{hello}" if hello else said)

@@ -31,7 +31,7 @@ from memory.unlearn.plan import Plan, plan_changes
 from memory.usage import next_reset
 from metrics import Metrics
 from prompts.budget import fit_with_carried_lines
-from prompts.character_card import Persona, Personas
+from prompts.character_card import Persona, Personas, greeting_of, user_word
 from prompts.echo import echo_free_draft, strip_echo, without_speaker_tag
 from prompts.system import REMINDER_LINES, beyond_core, build_system_message, said_by
 from services.forgetting import Forgetter, Unlearned
@@ -269,6 +269,21 @@ class Companion:
         if not scope.private or not self.personas.offered:
             return self.personas.default
         return self.personas.chosen(await self.users.settings(scope.owner))
+
+    async def greet(self, speaker: Speaker) -> str | None:
+        """Return the greeting of the persona the speaker talks with in private (a card's first message, its
+        {{user}} what they are called), or None when it has none. As in SillyTavern, it opens the persona's session:
+        it is kept there as the companion's first message, when that session is still empty, so the reply to
+        "what brings you here?" has its question."""
+        persona = await self.persona_of(private_scope(speaker.id))
+        if persona.greeting is None:
+            return None
+        greeting = greeting_of(persona, user_word(await self.users.user_name(speaker.id), speaker.first_name))
+        if not await self.outreach.timed_history(speaker.id, 1, persona.key):
+            now = self.clock()
+            await self.users.meet_user(speaker.id, now)
+            await self.turns.add_reply(speaker.id, greeting, now, self.config.history_limit, persona=persona.key)
+        return greeting
 
     def _zone(self, scope: Scope, settings: dict, facts: list[Fact]) -> ZoneInfo:
         """Return the zone of the turn: the user's own in private; in a group only what the group may know (a city

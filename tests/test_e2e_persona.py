@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import bot
+from memory.store.memory_store import Store
 from prompts.character_card import CHARACTER_FRAME, RULES_HEADER
 from prompts.png_text import png_with_text
 from tests import test_e2e_memory as memory_suite
@@ -44,10 +45,17 @@ async def test_a_cards_greeting_answers_start_and_its_name_and_rules_reach_the_p
         [hello] = await telegram.wait_for_sent(ANN, 1)
         telegram.push_text(ANN, "Привет! Я живу в Казани.", language_code="ru")
         await telegram.wait_for_sent(ANN, 2)
+        telegram.push_text(ANN, "/start")
+        await telegram.wait_for_sent(ANN, 3)
+    store = await Store.open(config.database_path)
+    kept = [content for _role, content, _at in await store.outreach.timed_history(ANN, 20)]
+    await store.close()
+    assert [words for words in kept if words.startswith("Ahoy")] == [hello["visible_text"].split("\n\n")[0]]
     assert hello["visible_text"].startswith("Ahoy, Ann! Captain Mira here. Stow your bag")
     assert "/forget" in hello["visible_text"]  # the bot's own line on memory still follows
     prompt = system_zero(chat_requests(model)[0])
     assert "Your name here is Captain Mira." in prompt and "calls Ann \"deckhand\"" in prompt  # {{user}} filled
+    assert "What you (the assistant) said earlier in this chat:\nAhoy, Ann!" in prompt  # the greeting opened it
     assert prompt.index(CHARACTER_FRAME) < prompt.index(RULES_HEADER) < prompt.index("Never invent memories")
     assert prompt.index("Never invent memories") < prompt.index(ABOUT) < prompt.index('city: "Казань"')
 
@@ -106,12 +114,14 @@ async def test_persona_switching_keeps_a_session_per_persona_and_one_memory(tele
     first, with_luna, back = chat_requests(model)
     assert "Your name here is Luna." in system_zero(with_luna)
     assert 'city: "Казань"' in system_zero(with_luna)  # the memory is the user's, whoever they talk with
-    assert conversation(with_luna) == ["How are you?"]  # none of the default's session
+    assert conversation(with_luna) == ["How are you?"]  # none of the default's session...
+    assert "Oh, hello Ann! Luna here" in system_zero(with_luna)  # ...but Luna's greeting, which opened hers
+    assert "Luna here" not in json.dumps(back)
     assert "Your name here" not in system_zero(back) and 'city: "Казань"' in system_zero(back)
     assert conversation(back)[0] == "Привет! Я живу в Казани." and "How are you?" not in conversation(back)
     assert conversation(back)[-1] == "And the weather?"
     assert after["messages"] == 0 and all(count == 0 for count in after.values()), after  # every persona's session
-    assert "messages: 6" in last_call(telegram, "editMessageText")["text"]
+    assert "messages: 7" in last_call(telegram, "editMessageText")["text"]  # three exchanges and the greeting
 
 
 async def test_without_personas_dir_persona_names_the_one_there_is(telegram, model, config):
