@@ -279,6 +279,8 @@ class Companion:
         if persona.greeting is None:
             return None
         greeting = greeting_of(persona, user_word(await self.users.user_name(speaker.id), speaker.first_name))
+        if greeting is None:
+            return None
         if not await self.outreach.timed_history(speaker.id, 1, persona.key):
             now = self.clock()
             await self.users.meet_user(speaker.id, now)
