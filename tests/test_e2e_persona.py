@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 import bot
@@ -17,9 +18,11 @@ from memory.store.memory_store import Store
 from prompts.character_card import CHARACTER_FRAME, RULES_HEADER
 from prompts.png_text import png_with_text
 from tests import test_e2e_memory as memory_suite
+from tests import test_e2e_memory_page as memory_page_suite
 from tests import test_e2e_proactive as proactive_suite
 from tests import test_e2e_style as style_suite
 from tests.harness import ProcessedUpdates, make_config, running_bot
+from tests.pg import free_port
 from tests.test_e2e_memory import chat_requests, system_zero
 from tests.test_e2e_privacy import buttons_of, last_call, tables_mentioning
 
@@ -265,3 +268,22 @@ async def test_a_check_in_comes_from_the_persona_the_user_chose_and_joins_its_se
     assert "Your name here is Luna." in system_zero(written)
     answer = [r for r in chat_requests(model) if r["messages"][-1]["content"] == "She sleeps all day"][-1]
     assert any("How is Murka doing?" in words for words in conversation(answer))  # the check-in is Luna's
+
+
+async def test_the_memory_page_names_the_persona_the_user_talks_with(telegram, model, tmp_path):
+    folder = tmp_path / "personas"
+    folder.mkdir()
+    shutil.copy(CARDS / "luna.json", folder / "luna.json")
+    config = make_config(telegram, model, tmp_path / "bot.db", webapp_url=memory_page_suite.PAGE,
+                         port=free_port(), personas_dir=folder)
+    async with running_bot(config), aiohttp.ClientSession() as http:
+        page = memory_page_suite.Page(http, config.port, telegram.token, ANN)
+        telegram.push_text(ANN, "hello")
+        await telegram.wait_for_sent(ANN, 1)
+        before = (await page.call("GET", "api/memory"))[1]["persona"]
+        telegram.push_text(ANN, "/persona")
+        [*_, menu] = await telegram.wait_for_sent(ANN, 2)
+        telegram.push_callback(ANN, "ps:1", menu["message_id"])
+        await telegram.wait_for_call("editMessageText", 1)
+        after = (await page.call("GET", "api/memory"))[1]["persona"]
+    assert (before, after) == ("default", "Luna")
