@@ -4,6 +4,7 @@ and the style, memory and proactive suites' key checks with a card loaded."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from dataclasses import replace
@@ -25,6 +26,8 @@ from tests.harness import ProcessedUpdates, make_config, running_bot
 from tests.pg import free_port
 from tests.test_e2e_memory import chat_requests, system_zero
 from tests.test_e2e_privacy import buttons_of, last_call, tables_mentioning
+from tests.test_process import environment, start_bot
+from tests.timeouts import scaled
 
 ANN = 1001
 CARDS = Path(__file__).parent / "fixtures" / "cards"
@@ -184,12 +187,16 @@ def test_an_empty_personas_dir_stops_start_up_and_check_names_what_loaded(tmp_pa
     assert "personas offered with /persona: Luna" in out and "Professor Quill" in out
 
 
-def test_the_running_bot_refuses_a_bad_card_the_same_way(tmp_path, capsys, telegram, model):
+async def test_the_running_bot_refuses_a_bad_card_the_same_way(tmp_path, telegram, model):
     card = tmp_path / "card.json"
     card.write_text("[]", encoding="utf-8")
-    config = make_config(telegram, model, tmp_path / "bot.db", persona_file=card)
-    assert bot.run(config) == 2
-    assert capsys.readouterr().err == f"error: {card}: the card is not a JSON object\n"
+    env = environment(TELEGRAM_BOT_TOKEN=telegram.token, OPENAI_API_KEY="sk-test", OPENAI_BASE_URL=model.base_url,
+                      TELEGRAM_API_BASE_URL=telegram.base_url, DATABASE_PATH=str(tmp_path / "bot.db"),
+                      PERSONA_FILE=str(card))
+    process = await start_bot(env)
+    _, stderr = await asyncio.wait_for(process.communicate(), scaled(30))
+    assert process.returncode == 2
+    assert stderr.decode() == f"error: {card}: the card is not a JSON object\n"
     assert not (tmp_path / "bot.db").exists()  # refused before the database is opened
 
 
