@@ -1,0 +1,116 @@
+"""Spoken replies from a real engine: Piper 1.8.0 with en_US-joe-medium, behind OpenAI's speech endpoint.
+
+The shim (tests/real_tts/shim.py) runs in the venv .ci/real_tts makes; the openai SDK asks it for speech through
+its public API, as the bot does. What comes back must be a voice note Telegram plays: one valid Ogg/Opus stream
+(tests/ogg_opus.py, written from the RFCs), whose length two independent decoders in that venv agree on (FFmpeg's
+through PyAV, libsndfile's through soundfile). Skipped when the engine is not installed, except under CI=true.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import httpx
+import openai
+import pytest
+from openai import AsyncOpenAI
+
+from tests.ogg_opus import read_ogg_opus
+from tests.real_tts import PYTHON, REPLY_300, real_tts_server, require_real_tts
+
+pytestmark = [pytest.mark.real_tts, pytest.mark.timeout(300)]
+# Both decoders count the samples they give back, after pre-skip and any end trimming.
+DECODE = """
+import json, sys
+import av, soundfile
+with av.open(sys.argv[1]) as container:
+    stream = container.streams.audio[0]
+    ffmpeg = sum(frame.samples for frame in container.decode(stream)), stream.codec_context.name, stream.rate
+info = soundfile.info(sys.argv[1])
+print(json.dumps({"ffmpeg": ffmpeg, "libsndfile": [info.frames, info.format, info.subtype, info.samplerate]}))
+"""
+
+
+@pytest.fixture(scope="module")
+def tts(tmp_path_factory):
+    require_real_tts()
+    with real_tts_server(tmp_path_factory.mktemp("real-tts") / "shim.log") as server:
+        yield server
+
+
+@pytest.fixture
+async def client(tts):
+    async with AsyncOpenAI(base_url=tts.base_url, api_key="x", max_retries=0, timeout=120) as sdk:
+        yield sdk
+
+
+async def test_a_300_character_reply_comes_back_as_a_voice_note_telegram_plays(tts, client, tmp_path):
+    assert len(REPLY_300) == 300
+    timings = []
+    for _ in range(2):  # the first request after start-up, then one on a warm engine
+        began = time.perf_counter()
+        response = await client.audio.speech.create(model=tts.model, voice=tts.voice, input=REPLY_300,
+                                                    response_format="opus")
+        audio = response.content
+        timings.append(time.perf_counter() - began)
+    assert response.response.headers["content-type"] == "audio/ogg"
+    stream = read_ogg_opus(audio)
+    assert stream.channels == 1 and stream.input_sample_rate == 48000
+    # 300 characters read aloud at 10–25 characters a second (Piper's joe: about 17).
+    assert 12 < stream.duration_s < 30, stream.duration_s
+
+    path = tmp_path / "reply.ogg"
+    path.write_bytes(audio)
+    decoded = json.loads(subprocess.run([str(PYTHON), "-c", DECODE, str(path)], capture_output=True, text=True,
+                                        check=True, timeout=60).stdout)
+    samples, codec, rate = decoded["ffmpeg"]
+    assert (codec, rate) == ("opus", 48000)
+    frames, container, subtype, sndfile_rate = decoded["libsndfile"]
+    assert (container, subtype, sndfile_rate) == ("OGG", "OPUS", 48000)
+    assert samples == frames == stream.final_granule - stream.pre_skip, (samples, frames, stream)
+    print(f"\nreal TTS, Piper en_US-joe-medium: {len(REPLY_300)} characters → {stream.duration_s:.2f} s of Ogg/Opus "
+          f"({len(audio)} bytes); time to the audio {timings[0]:.2f} s cold, {timings[1]:.2f} s warm")
+
+
+async def test_wav_is_served_too(tts, client):
+    response = await client.audio.speech.create(model="tts-1", voice="nova", input="Hello, Anna.",
+                                                response_format="wav")
+    audio = response.content
+    assert response.response.headers["content-type"] == "audio/wav"
+    assert audio[:4] == b"RIFF" and audio[8:16] == b"WAVEfmt " and len(audio) > 44 + 24000 // 2
+
+
+async def test_an_input_over_4096_characters_is_refused_as_openai_refuses_it(client, tts):
+    with pytest.raises(openai.BadRequestError) as refused:
+        await client.audio.speech.create(model=tts.model, voice=tts.voice, input="a" * 4097, response_format="opus")
+    assert refused.value.status_code == 400
+    assert (refused.value.code, refused.value.param, refused.value.type) == (
+        "string_above_max_length", "input", "invalid_request_error")
+
+
+async def test_the_model_list_names_the_engine(client, tts):
+    assert tts.model in [model.id async for model in client.models.list()]
+
+
+@pytest.mark.parametrize(("body", "status", "param"), [
+    ({"input": "Hi", "voice": "alloy"}, 400, "model"),
+    ({"model": "tts-1", "voice": "alloy"}, 400, "input"),
+    ({"model": "tts-1", "input": "Hi"}, 400, "voice"),
+    ({"model": "tts-1", "input": "Hi", "voice": "robot"}, 400, "voice"),
+    ({"model": "tts-1", "input": "Hi", "voice": "alloy", "response_format": "ogg"}, 400, "response_format"),
+    ({"model": "tts-1", "input": "Hi", "voice": "alloy", "speed": 5}, 400, "speed"),
+    ({"model": "tts-1", "input": "", "voice": "alloy"}, 400, "input"),
+    ({"model": "no-such-model", "input": "Hi", "voice": "alloy"}, 404, None),
+])
+async def test_a_malformed_request_gets_openai_s_error_shape(tts, body, status, param):
+    async with httpx.AsyncClient(base_url=tts.base_url, headers={"Authorization": "Bearer x"}) as http:
+        response = await http.post("/audio/speech", json=body)
+        assert response.status_code == status
+        error = response.json()["error"]
+        assert error["param"] == param and error["type"] == "invalid_request_error" and error["message"]
+        not_json = await http.post("/audio/speech", content=b"{", headers={"Content-Type": "application/json"})
+        assert not_json.status_code == 400
+        anonymous = await http.post("/audio/speech", json=body, headers={"Authorization": ""})
+        assert anonymous.status_code == 401
