@@ -4,7 +4,8 @@ The shim of tests/real_tts (in the venv .ci/real_tts makes) is started once with
 would be; each run then asks it through the openai SDK's `audio.speech.create` for the 300-character reply the
 test uses, as Ogg/Opus, and times the request until the whole voice note is in hand: what the bot waits for
 before its sendVoice. The first run after start-up is shown on its own; the median is of the others. The
-machine's load average and cores are printed beside the figures, since Piper uses every core it finds.
+machine's load average and cores are printed beside the figures, since Piper uses every core it finds; the
+shim's log splits the median into Piper's synthesis and the resampling and encoding.
 
     .venv/bin/python bench/tts_first_voice.py             # 1 + 7 runs, about half a minute
     .venv/bin/python bench/tts_first_voice.py --runs 15 --log /tmp/tts.log
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import re
 import statistics
 import sys
 import tempfile
@@ -62,6 +64,12 @@ async def main() -> None:
         print(f"next {arguments.runs}: median {statistics.median(timings):.2f} s "
               f"(min {min(timings):.2f}, max {max(timings):.2f}); real-time factor "
               f"{statistics.median(timings) / length:.2f}; load average now {os.getloadavg()[0]:.2f}")
+    # The shim logs each request's parts: Piper's synthesis, then the resampling and Opus encoding.
+    parts = [(float(synthesis), float(encoding)) for synthesis, encoding in
+             re.findall(r"synthesis ([\d.]+) s, opus encoding ([\d.]+) s", log.read_text())][1:]
+    if parts:
+        print(f"of which, median: Piper's synthesis {statistics.median(p[0] for p in parts):.2f} s, "
+              f"resampling and Opus encoding {statistics.median(p[1] for p in parts):.3f} s")
 
 
 if __name__ == "__main__":
