@@ -1,7 +1,7 @@
 """A real speech engine for the tests: Piper behind OpenAI's /v1/audio/speech (shim.py), as .ci/real_tts made it.
 
 `real_tts_server()` starts the shim on a free loopback port and gives its base URL; a test of the bot's spoken
-replies points TTS_BASE_URL at it:
+replies points TTS_BASE_URL at it, for example (the names of the settings the bot side of issue 60 adds):
 
     with real_tts_server(tmp_path / "tts.log") as tts:
         config = make_config(..., tts_base_url=tts.base_url, tts_model=tts.model, tts_voice=tts.voice)
