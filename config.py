@@ -473,6 +473,19 @@ class Config:
     voice_max_seconds: int = setting(
         "VOICE_MAX_SECONDS", 300, whole(1, 86_400), "longer recordings are refused before they are downloaded (files"
         " over 20 MB always are: the Bot API serves no bigger)")
+    tts_model: str = setting(
+        "TTS_MODEL", "", TEXT, "model for spoken replies (`audio.speech`, Opus): e.g. `gpt-4o-mini-tts` or `tts-1`"
+        " on OpenAI, `kokoro` on Kokoro-FastAPI; each user chooses with `/voice` (off, every reply, or voice answers"
+        " voice: the default). See \"Spoken replies\" in [docs/behaviour.md](docs/behaviour.md)",
+        shown="empty = off", empty_is_set=True)
+    tts_voice: str = setting(
+        "TTS_VOICE", "alloy", TEXT, "the voice spoken replies use (OpenAI: `alloy`, `nova`, `onyx`, …; Kokoro:"
+        " `af_heart`, …)")
+    tts_base_url: str | None = setting(
+        "TTS_BASE_URL", None, URL, "a speech server of its own (Kokoro-FastAPI, openedai-speech, LocalAI)",
+        shown="`OPENAI_BASE_URL`")
+    tts_api_key: str | None = setting(
+        "TTS_API_KEY", None, TEXT, "key for `TTS_BASE_URL`", shown="`OPENAI_API_KEY`", secret=True)
     vision: bool = setting(
         "VISION", "auto", one_of("auto", "off"), "`auto`: photos go to the chat model with their turn (until the"
         " server refuses image input); `off`: only the caption does", then=lambda word: word == "auto")
@@ -559,6 +572,7 @@ class Config:
     extract_max_tokens: int = 3072
     recall_timeout_s: float = 2.0  # the message's embedding; past it, facts go by importance
     transcription_timeout_s: float = 60.0  # one voice message's transcription, retries included
+    tts_timeout_s: float = 30.0  # one part of a spoken reply's synthesis, retries included
 
     @property
     def database(self) -> Path | str:
