@@ -17,7 +17,8 @@ VOICE = (Path(__file__).parent / "fixtures" / "voice.ogg").read_bytes()
 
 @pytest.mark.parametrize(("reply", "spoken"), [
     ("Hello there!", "Hello there!"),
-    ("This is **bold**, *italic*, __strong__, _slanted_ and ~~gone~~.", "This is bold, italic, strong, slanted and gone."),
+    ("This is **bold**, *italic*, __strong__, _slanted_ and ~~gone~~.",
+     "This is bold, italic, strong, slanted and gone."),
     ("Call `fetch()` now", "Call fetch() now"),
     ("snake_case_name stays one word, 2 * 3 loses its star", "snake_case_name stays one word, 2 3 loses its star"),
     ("# Title\nText", "Title.\nText"),
@@ -42,8 +43,8 @@ def test_speakable_reads_words_not_symbols(reply, spoken):
     assert speakable(reply) == spoken
 
 
-@pytest.mark.parametrize("reply", ["", "   \n\n ", "😀😂👍🏽🇷🇺", "https://example.com/only", "**", "---", "```\ncode\n```",
-                                   "\x00\x01", "* * *"])
+@pytest.mark.parametrize("reply", ["", "   \n\n ", "😀😂👍🏽🇷🇺", "https://example.com/only", "**", "---",
+                                   "```\ncode\n```", "\x00\x01", "* * *"])
 def test_nothing_to_say_gives_empty_text(reply):
     assert speakable(reply) == ""
 
