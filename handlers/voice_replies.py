@@ -85,7 +85,11 @@ async def speak_reply(
     (`spoke`: they sent a voice message); "recording voice…" shows meanwhile. A failure leaves the text alone."""
     if spoken is None or not reply.strip() or not await spoken.wanted(user_id, spoke):
         return
-    async with typing_indicator(bot, chat_id, interval, after=0, action=ChatAction.RECORD_VOICE):
+    try:  # at once, not after a second as "typing…" does: a synthesis takes seconds, and the text is already read
+        await bot.send_chat_action(chat_id, ChatAction.RECORD_VOICE)
+    except TelegramError as error:
+        log.debug("the recording indicator failed: %s", error)
+    async with typing_indicator(bot, chat_id, interval, after=interval, action=ChatAction.RECORD_VOICE):
         async for audio in spoken.voice_notes(user_id, reply):
             try:
                 await bot.send_voice(chat_id, audio, filename="reply.ogg")
