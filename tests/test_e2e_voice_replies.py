@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from services.ogg_audio import opus_seconds
+from tests.doubles import OpenAIDouble
 from tests.harness import ProcessedUpdates, make_config, running_bot
 
 ANN, GROUP = 1001, -100500
@@ -181,3 +182,19 @@ async def test_without_tts_model_voice_explains_and_nothing_is_spoken(telegram, 
     assert "not configured" in explained and "TTS_MODEL" in explained
     assert answered == "echo: transcribed speech"
     assert model.speech_requests == [] and telegram.voices_to(ANN) == []
+
+
+async def test_tts_base_url_and_key_name_a_speech_server_of_its_own(telegram, model, config):
+    speech = OpenAIDouble(api_key="sk-speech")
+    await speech.start()
+    try:
+        own = replace(config, tts_base_url=speech.base_url, tts_api_key="sk-speech")
+        async with running_bot(own) as app:
+            processed = ProcessedUpdates(app)
+            await processed.wait(telegram.push_text(ANN, "/voice on"))
+            await processed.wait(telegram.push_text(ANN, "hello"))
+    finally:
+        await speech.close()
+    assert [r["input"] for r in speech.speech_requests] == ["echo: hello"]
+    assert model.speech_requests == []  # the chat server was not asked
+    assert len(telegram.voices_to(ANN)) == 1
