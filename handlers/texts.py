@@ -207,6 +207,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Spoken replies: {choice}.\nI speak only in our private chat, and the text always comes too.",
         "ru": "Ответы голосом: {choice}.\nГолосом я отвечаю только в личном чате, и текст всегда приходит тоже.",
     },
+    "profile_voice": {"en": "Spoken replies: {choice} (/voice)", "ru": "Ответы голосом: {choice} (/voice)"},
     "voice_choice_off": {"en": "off, text only", "ru": "выключены, только текст"},
     "voice_choice_on": {"en": "every reply", "ru": "на каждый ответ"},
     "voice_choice_auto": {"en": "when you speak (voice answers voice)", "ru": "когда ты говоришь (голос на голос)"},

@@ -42,6 +42,12 @@ class SpeechSettings:
     model_backoff_s: float
 
 
+def voice_choice(settings: dict) -> str:
+    """Return the choice the user's settings hold: "off", "on" or "auto" (the default, for none or a stray value)."""
+    chosen = settings.get(SETTING)
+    return chosen if chosen in VOICE_CHOICES else DEFAULT_CHOICE
+
+
 class Synthesizer:
     """Turns text into an Ogg/Opus recording on the speech server; a server without the endpoint is asked once."""
 
@@ -122,8 +128,7 @@ class SpokenReplies:
 
     async def choice(self, user_id: int) -> str:
         """Return the user's choice: "off", "on" (every reply) or "auto" (a voice message's reply, the default)."""
-        chosen = (await self.users.settings(user_id)).get(SETTING)
-        return chosen if chosen in VOICE_CHOICES else DEFAULT_CHOICE
+        return voice_choice(await self.users.settings(user_id))
 
     async def choose(self, user_id: int, chosen: str) -> None:
         """Keep the user's choice (one of VOICE_CHOICES)."""

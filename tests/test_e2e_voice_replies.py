@@ -60,6 +60,10 @@ async def test_voice_shows_the_choice_with_buttons_and_each_choice_is_kept(teleg
         assert "Ответы голосом: когда ты говоришь" in telegram.sent_to(ANN)[-1]["visible_text"]
         await processed.wait(telegram.push_text(ANN, "/voice loudly"))
         assert "/voice on" in telegram.sent_to(ANN)[-1]["visible_text"]
+        await processed.wait(telegram.push_text(ANN, "My name is Anna."))  # typed: no voice while "when I speak"
+        await processed.wait(telegram.push_text(ANN, "/profile"))
+        profile = telegram.sent_to(ANN)[-1]["visible_text"]
+        assert "Spoken replies: when you speak (voice answers voice) (/voice)" in profile
     assert spoken["content"] == VOICE
     assert [r["input"] for r in model.speech_requests] == ["echo: hello"]  # off: the voice note got text only
     assert model.speech_requests[0]["voice"] == "nova" and model.speech_requests[0]["response_format"] == "opus"
