@@ -431,7 +431,8 @@ class Config:
         " messages written first, as the server reports them in `usage` (estimated where it reports none)",
         shown="`0` = none")
     daily_voice_seconds: int = setting(
-        "DAILY_VOICE_SECONDS", 0, whole(0, 86_400), "seconds of voice per user per local day that are transcribed",
+        "DAILY_VOICE_SECONDS", 0, whole(0, 86_400), "seconds of voice per user per local day, heard (transcribed)"
+        " and spoken (spoken replies) together; past it, voice notes are not transcribed and replies are text only",
         shown="`0` = none")
     memory_extract_delay_s: float = setting(
         "MEMORY_EXTRACT_DELAY_SECONDS", 30, whole(0, 86_400), "the LLM reads a user's new messages once they have"
