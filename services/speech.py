@@ -58,8 +58,9 @@ class Synthesizer:
         self.available = True  # cleared, for the rest of the process, when the server cannot speak
 
     async def synthesize(self, text: str) -> bytes | None:
-        """Return `text` spoken, as Ogg/Opus bytes; None when the server failed past the budget (TTS_TIMEOUT),
-        refused, or cannot speak at all. Each failure is one WARNING in the log; nothing is raised."""
+        """Return `text` spoken, as Ogg/Opus bytes; None when the server failed past the budget (`tts_timeout_s`,
+        retries included), refused, or cannot speak at all. Each failure is one WARNING in the log; nothing is
+        raised."""
         if not self.available or not text.strip():
             return None
         try:
@@ -99,8 +100,8 @@ class Synthesizer:
         if isinstance(error, openai.APIStatusError) and error.status_code in NO_ENDPOINT_STATUS:
             self.available = False
             log.warning(
-                "the speech server has no audio.speech endpoint (HTTP %d for model %r); replies are text only until"
-                " restart (set TTS_MODEL= to turn spoken replies off)", error.status_code, self.config.tts_model,
+                "the speech server has no audio.speech endpoint, or no model %r (HTTP %d); replies are text only"
+                " until restart (set TTS_MODEL= to turn spoken replies off)", self.config.tts_model, error.status_code,
             )
             return
         log.warning("a spoken reply was not synthesised (%s); the text reply stands", describe(error))

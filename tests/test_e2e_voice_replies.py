@@ -202,3 +202,16 @@ async def test_tts_base_url_and_key_name_a_speech_server_of_its_own(telegram, mo
     assert [r["input"] for r in speech.speech_requests] == ["echo: hello"]
     assert model.speech_requests == []  # the chat server was not asked
     assert len(telegram.voices_to(ANN)) == 1
+
+
+async def test_a_user_who_forbids_voice_messages_keeps_the_text_and_hears_no_apology(telegram, model, config, caplog):
+    caplog.set_level(logging.WARNING)
+    telegram.fail_next("sendVoice", 400, "Bad Request: VOICE_MESSAGES_FORBIDDEN")  # their privacy settings
+    async with running_bot(config) as app:
+        processed = ProcessedUpdates(app)
+        await processed.wait(telegram.push_message(ANN, {"voice": telegram.voice(3, content=VOICE)}))
+        await processed.wait(telegram.push_text(ANN, "still there?"))
+    assert [m["visible_text"] for m in telegram.sent_to(ANN)] == ["echo: transcribed speech", "echo: still there?"]
+    assert telegram.voices_to(ANN) == []
+    [warning] = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "did not take a spoken reply" in warning.getMessage()
