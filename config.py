@@ -487,6 +487,10 @@ class Config:
         shown="`OPENAI_BASE_URL`")
     tts_api_key: str | None = setting(
         "TTS_API_KEY", None, TEXT, "key for `TTS_BASE_URL`", shown="`OPENAI_API_KEY`", secret=True)
+    tts_timeout_s: float = setting(
+        "TTS_TIMEOUT_SECONDS", 30, number(1, 3600), "how long one part of a spoken reply (at most 4,096 characters)"
+        " may take to synthesise, retries included; past it the reply stays text only. Raise it for a slow local"
+        " engine")
     vision: bool = setting(
         "VISION", "auto", one_of("auto", "off"), "`auto`: photos go to the chat model with their turn (until the"
         " server refuses image input); `off`: only the caption does", then=lambda word: word == "auto")
@@ -573,7 +577,6 @@ class Config:
     extract_max_tokens: int = 3072
     recall_timeout_s: float = 2.0  # the message's embedding; past it, facts go by importance
     transcription_timeout_s: float = 60.0  # one voice message's transcription, retries included
-    tts_timeout_s: float = 30.0  # one part of a spoken reply's synthesis, retries included
 
     @property
     def database(self) -> Path | str:
