@@ -33,6 +33,7 @@ MARKUP_LEFT = str.maketrans({"*": " ", "#": " ", "`": " ", "|": ", ", "~": " ", 
 # format characters (zero-width joiners), enclosing marks (keycaps), private use and lone surrogates.
 UNSPOKEN = frozenset({"So", "Sk", "Cf", "Me", "Co", "Cs", "Cc"})
 VARIATION_SELECTORS = range(0xFE00, 0xFE10)
+SPACE_BEFORE_MARK = re.compile(r" +([,.!?;:…])")  # where an emoji or a URL stood before it
 SENTENCE_END = re.compile(r"(?<=[.!?…。！？;])[\"'»”)\]]*\s+|\n+")
 ENDS_SENTENCE = re.compile(r"[.!?…:;,。！？]$")
 
@@ -54,7 +55,7 @@ def speakable(reply: str) -> str:
     for pattern in EMPHASIS:
         text = pattern.sub(lambda match: match.group(match.lastindex or 1), text)
     text = "".join(char for char in text if char == "\n" or _spoken(char)).translate(MARKUP_LEFT)
-    lines = [" ".join(line.split()).strip(" ,") for line in text.split("\n")]
+    lines = [SPACE_BEFORE_MARK.sub(r"\1", " ".join(line.split())).strip(" ,") for line in text.split("\n")]
     lines = [line for line in lines if any(char.isalnum() for char in line)]
     # A list item or a heading is a line of its own: ended, so that it is read as a sentence, not run on.
     return "\n".join(_as_sentence(line) if index < len(lines) - 1 else line for index, line in enumerate(lines))

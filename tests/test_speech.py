@@ -121,7 +121,7 @@ async def test_each_part_is_spoken_in_order_and_its_seconds_counted(store, synth
     reply = "**First** sentence here. Second one, [linked](https://x.dev). Third 🎉!"
     notes = [audio async for audio in spoken.voice_notes(ANN, reply)]
     assert notes == [VOICE, VOICE]
-    assert [r["input"] for r in model.speech_requests] == ["First sentence here.", "Second one, linked. Third !"]
+    assert [r["input"] for r in model.speech_requests] == ["First sentence here.", "Second one, linked. Third!"]
     spent = await UsageMeter(store.backend).spent_since(ANN, datetime(2000, 1, 1, tzinfo=timezone.utc))
     assert spent.voice_seconds == pytest.approx(2 * (opus_seconds(VOICE) or 0))
 
