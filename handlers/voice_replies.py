@@ -13,6 +13,7 @@ from handlers.context import Context
 from handlers.texts import text
 from services.speech import VOICE_CHOICES, SpokenReplies
 from transport.replies import keyboard, own_button, typing_indicator
+from transport.sending import SendPostponed
 
 log = logging.getLogger(__name__)
 VOICE_BUTTON = re.compile(r"vc:(off|on|auto)")
@@ -93,6 +94,8 @@ async def speak_reply(
         async for audio in spoken.voice_notes(user_id, reply):
             try:
                 await bot.send_voice(chat_id, audio, filename="reply.ogg")
+            except SendPostponed:  # Telegram is down: the update is handled again later, as for any other send
+                raise
             except TelegramError as error:
                 log.warning("Telegram did not take a spoken reply: %s", error)
                 return
