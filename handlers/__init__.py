@@ -27,6 +27,7 @@ from handlers.reminder_commands import reminder_button, reminders_command
 from handlers.settings import checkins_command, timezone_command
 from handlers.talk import on_edit, on_text, try_again
 from handlers.usage_commands import stats_command, usage_command
+from handlers.voice_replies import voice_button, voice_command
 from handlers.why_commands import why_button, why_command
 from services.media import IMAGE_MIME_TYPES
 
@@ -56,6 +57,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("checkins", checkins_command, filters=PRIVATE))
     app.add_handler(CommandHandler("usage", usage_command, filters=PRIVATE))
     app.add_handler(CommandHandler("reminders", reminders_command, filters=PRIVATE))
+    app.add_handler(CommandHandler("voice", voice_command, filters=COMMANDS))  # in a group: where it works
     app.add_handler(CommandHandler("stats", stats_command, filters=COMMANDS))  # admins only; others: unknown
     app.add_handler(CommandHandler("why", why_command, filters=COMMANDS))  # in a group: only what the group may see
     app.add_handler(CommandHandler(MEMORY_COMMANDS, private_only, filters=COMMANDS & ~filters.ChatType.PRIVATE))
@@ -67,6 +69,7 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(reminder_button, pattern="^rm:"))
     app.add_handler(CallbackQueryHandler(why_button, pattern="^wy:"))
     app.add_handler(CallbackQueryHandler(import_button, pattern="^ix:"))
+    app.add_handler(CallbackQueryHandler(voice_button, pattern="^vc:"))
     # A user's own /export sent back: read only in their private chat, where their memory is theirs to change.
     app.add_handler(MessageHandler(PRIVATE & filters.Document.FileExtension("json"), on_export_file))
     app.add_handler(MessageHandler(NEW_MESSAGES & filters.TEXT & (~filters.COMMAND | PASSED_ON), on_text))

@@ -159,7 +159,8 @@ class MemoryApi(Api):
 
     async def get(self) -> web.StreamResponse:
         snapshot = await self.page.snapshot(self.user.id)
-        return self.answer(page_json(snapshot, self.user.language_code, self.config.timezone, self.config.proactive))
+        return self.answer(page_json(snapshot, self.user.language_code, self.config.timezone, self.config.proactive,
+                                     speaks=bool(self.config.tts_model)))
 
 
 class FactApi(Api):
@@ -211,7 +212,7 @@ class SettingsApi(Api):
     async def patch(self) -> web.StreamResponse:
         settings, facts = await self.page.change_settings(self.user.id, self.body())
         return self.answer({"settings": settings_json(settings, facts, self.config.timezone, self.config.proactive,
-                                                      self.user.language_code)})
+                                                      self.user.language_code, speaks=bool(self.config.tts_model))})
 
 
 class ForgetApi(Api):
