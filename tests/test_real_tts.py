@@ -11,16 +11,19 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from pathlib import Path
 
 import httpx
 import openai
 import pytest
 from openai import AsyncOpenAI
 
+from tests.harness import ProcessedUpdates, make_config, running_bot
 from tests.ogg_opus import read_ogg_opus
 from tests.real_tts import PYTHON, REPLY_300, real_tts_server, require_real_tts
 
 pytestmark = [pytest.mark.real_tts, pytest.mark.timeout(300)]
+ANN = 1001
 # Both decoders count the samples they give back, after pre-skip and any end trimming.
 DECODE = """
 import json, sys
@@ -74,6 +77,32 @@ async def test_a_300_character_reply_comes_back_as_a_voice_note_telegram_plays(t
     record_property("time_to_audio_s", timings)
     print(f"\nreal TTS, Piper en_US-joe-medium: {len(REPLY_300)} characters → {stream.duration_s:.2f} s of Ogg/Opus "
           f"({len(audio)} bytes); time to the audio {timings[0]:.2f} s cold, {timings[1]:.2f} s warm")
+
+
+async def test_the_bot_answers_a_voice_note_with_a_voice_note_the_real_engine_spoke(tts, telegram, model, tmp_path,
+                                                                                    record_property):
+    """Through the real Application: a voice note in, the transcript answered with a 300-character reply, which
+    arrives as text and then as a voice note synthesised by Piper, sent to Telegram as valid Ogg/Opus."""
+    model.transcript = "Good evening! What do you remember about my week?"
+    model.reply = lambda body: REPLY_300
+    config = make_config(telegram, model, tmp_path / "bot.db", stream_replies=False, proactive=False,
+                         tts_model=tts.model, tts_voice=tts.voice, tts_base_url=tts.base_url, tts_api_key="x",
+                         tts_timeout_s=120.0)
+    voice_note = (Path(__file__).parent / "fixtures" / "voice.ogg").read_bytes()
+    async with running_bot(config) as app:
+        processed = ProcessedUpdates(app)
+        began = time.monotonic()
+        await processed.wait(telegram.push_message(ANN, {"voice": telegram.voice(3, content=voice_note)}))
+        [spoken] = await telegram.wait_for_voice(ANN, 1, timeout=120)
+        to_voice = time.monotonic() - began
+    [text] = telegram.sent_to(ANN)
+    assert text["visible_text"] == REPLY_300  # the words arrive as text first, whatever happens to playback
+    stream = read_ogg_opus(spoken["content"])
+    assert stream.channels == 1 and stream.input_sample_rate == 48000
+    assert 12 < stream.duration_s < 30, stream.duration_s
+    assert [request["input"] for request in model.speech_requests] == []  # the chat server was never asked to speak
+    record_property("time_to_voice_note_s", round(to_voice, 3))
+    print(f"\nthe bot, voice note in → Piper's voice note out: {to_voice:.2f} s, {stream.duration_s:.2f} s of audio")
 
 
 async def test_wav_is_served_too(tts, client):
