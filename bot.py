@@ -80,6 +80,7 @@ from services.memory_page import MemoryPage, PageSettings
 from services.memory_quality import MemoryQuality
 from services.outreach import Outreach, OutreachSettings
 from services.reminders import Reminders, ReminderSettings
+from services.speech import SpeechSettings, SpokenReplies, Synthesizer
 from services.transcriber import Transcriber
 from services.voice import Listener
 from services.why import Why
@@ -194,7 +195,11 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         await describe_server(upkeep.client, upkeep.base_url, config.extract_model or config.openai_model,
                               upkeep.features)
     embedding = chat.or_another(config.embedding_base_url, config.embedding_api_key, config.model_attempt_timeout_s)
-    servers = [chat] + [server for server in (upkeep, embedding) if server is not chat]
+    # Spoken replies (TTS_MODEL): the chat server's client unless TTS_BASE_URL or TTS_API_KEY names another.
+    speech = chat
+    if config.tts_model:
+        speech = chat.or_another(config.tts_base_url, config.tts_api_key, config.tts_timeout_s)
+    servers = [chat] + [server for server in (upkeep, embedding, speech) if server is not chat]
     try:
         embedder = make_embedder(config.embeddings, embedding.client, config.embedding_model, embedding.features,
                                  embedding.gate)
@@ -208,6 +213,11 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         transcriber = Transcriber(model, config.transcription_model, config.transcription_timeout_s)
         listener = Listener(store.turns, store.users, store.facts, transcriber, config.subset(LimitSettings), clock,
                             meter=meter)
+    spoken = None
+    if config.tts_model:
+        spoken = SpokenReplies(store.users, store.facts,
+                               Synthesizer(speech.client, speech.gate, config.subset(SpeechSettings)),
+                               config.subset(LimitSettings), clock, meter=meter)
     recaller = FactRecaller(store.facts, embedder, config.subset(RecallSettings))
     forgetter = Forgetter(store.accounts, store.facts, store.forgetting, store.reminders, store.topics, store.users,
                           clock)
@@ -231,6 +241,7 @@ async def build_services(config: Config, clock: Callable[[], datetime], bot: Inb
         ),
         forgetter=forgetter,
         listener=listener,
+        spoken=spoken,
         drafts=Drafts(config.stream_replies, config.stream_interval_s),
         outreach=Outreach(store.claims, store.facts, store.outreach, store.topics, model,
                           config.subset(OutreachSettings), personas, outreach_sender(bot), clock, meter=meter,

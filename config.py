@@ -438,7 +438,8 @@ class Config:
         " messages written first, as the server reports them in `usage` (estimated where it reports none)",
         shown="`0` = none")
     daily_voice_seconds: int = setting(
-        "DAILY_VOICE_SECONDS", 0, whole(0, 86_400), "seconds of voice per user per local day that are transcribed",
+        "DAILY_VOICE_SECONDS", 0, whole(0, 86_400), "seconds of voice per user per local day, heard (transcribed)"
+        " and spoken (spoken replies) together; past it, voice notes are not transcribed and replies are text only",
         shown="`0` = none")
     memory_extract_delay_s: float = setting(
         "MEMORY_EXTRACT_DELAY_SECONDS", 30, whole(0, 86_400), "the LLM reads a user's new messages once they have"
@@ -480,6 +481,23 @@ class Config:
     voice_max_seconds: int = setting(
         "VOICE_MAX_SECONDS", 300, whole(1, 86_400), "longer recordings are refused before they are downloaded (files"
         " over 20 MB always are: the Bot API serves no bigger)")
+    tts_model: str = setting(
+        "TTS_MODEL", "", TEXT, "model for spoken replies (`audio.speech`, Opus): e.g. `gpt-4o-mini-tts` or `tts-1`"
+        " on OpenAI, `kokoro` on Kokoro-FastAPI; each user chooses with `/voice` (off, every reply, or voice answers"
+        " voice: the default). See \"Spoken replies\" in [docs/behaviour.md](docs/behaviour.md)",
+        shown="empty = off", empty_is_set=True)
+    tts_voice: str = setting(
+        "TTS_VOICE", "alloy", TEXT, "the voice spoken replies use (OpenAI: `alloy`, `nova`, `onyx`, …; Kokoro:"
+        " `af_heart`, …)")
+    tts_base_url: str | None = setting(
+        "TTS_BASE_URL", None, URL, "a speech server of its own (Kokoro-FastAPI, openedai-speech, LocalAI)",
+        shown="`OPENAI_BASE_URL`")
+    tts_api_key: str | None = setting(
+        "TTS_API_KEY", None, TEXT, "key for `TTS_BASE_URL`", shown="`OPENAI_API_KEY`", secret=True)
+    tts_timeout_s: float = setting(
+        "TTS_TIMEOUT_SECONDS", 30, number(1, 3600), "how long one part of a spoken reply (at most 4,096 characters)"
+        " may take to synthesise, retries included; past it the reply stays text only. Raise it for a slow local"
+        " engine")
     vision: bool = setting(
         "VISION", "auto", one_of("auto", "off"), "`auto`: photos go to the chat model with their turn (until the"
         " server refuses image input); `off`: only the caption does", then=lambda word: word == "auto")

@@ -19,6 +19,12 @@ are ordinary chat lines, some of which the rules learn a fact from (then a fact 
 3. unstreamed: the same reply with STREAM_REPLIES=off; the double answers it whole after the same 2.5 s.
 4. voice: a voice note (tests/fixtures/voice.ogg, Ogg/Opus): getFile, the download, the double's transcript;
    then the short reply of phase 1, unstreamed, so that phase 4 less phase 1 is what the voice adds.
+5. spoken: phase 4 with TTS_MODEL=tts-1, so that each reply is spoken too ("when I speak", the default choice):
+   "recording voice…", the double's `audio.speech` (the fixture's Ogg/Opus bytes, at once: synthesis runs on the
+   speech server, not in the bot) and sendVoice; the next message waits for the voice note. Phase 5 less phase 4
+   is what a spoken reply adds in the bot process; "after the reply's text" is the p50 from the reply's text to
+   its voice note, "after the push" from the voice note's push to it. A tree from before spoken replies cannot
+   run it (leave it out of `--phases` with `--against` such a tree).
 
 Per phase: the process's CPU (the run time of all its threads in nanoseconds, /proc/<pid>/task/*/schedstat;
 where the kernel keeps no schedstat, utime + stime from /proc/<pid>/stat, in 10 ms ticks) over the phase, less its CPU
@@ -113,10 +119,11 @@ class Phase:
     streamed: bool  # STREAM_REPLIES
     tokens: int  # the reply's length; 0: the short one
     voice: bool = False
+    spoken: bool = False  # TTS_MODEL set: the reply to a voice note is spoken too
 
 
 PHASES = (Phase("short", False, 0), Phase("streamed", True, 100), Phase("unstreamed", False, 100),
-          Phase("voice", False, 0, voice=True))
+          Phase("voice", False, 0, voice=True), Phase("spoken", False, 0, voice=True, spoken=True))
 
 
 @dataclass
@@ -178,10 +185,10 @@ def python_of(tree: Path) -> str:
 
 @contextlib.asynccontextmanager
 async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = ROOT, profile: Path | None = None,
-                      metrics: bool = False):
+                      metrics: bool = False, spoken: bool = False):
     """Start `python bot.py` of `tree` against fresh doubles, yield it once ready, then stop it with SIGTERM;
     with `profile`, under py-spy, which writes a flame graph there; with `metrics`, METRICS=on on a port of its
-    own."""
+    own; with `spoken`, TTS_MODEL=tts-1 (spoken replies)."""
     telegram, model = TaggedReplies(), OpenAIDouble()
     await telegram.start()
     await model.start()
@@ -190,7 +197,7 @@ async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = RO
                       TELEGRAM_API_BASE_URL=telegram.base_url, DATABASE_PATH=str(database), EMBEDDINGS="hashing",
                       MEMORY_EXTRACT_DELAY_SECONDS="86400", MEMORY_EXTRACT_EVERY="1000", PROACTIVE="off",
                       STREAM_REPLIES="on" if streamed else "off", METRICS="on" if metrics else "off",
-                      METRICS_PORT=str(metrics_port or ""))
+                      METRICS_PORT=str(metrics_port or ""), TTS_MODEL="tts-1" if spoken else "")
     started = time.monotonic()
     with log.open("ab") as out:
         command = [python_of(tree), "bot.py"]
@@ -227,8 +234,10 @@ async def settle(pid: int, quiet: float = 0.02, limit: float = 120.0) -> None:
             return
 
 
-async def send(bot: Bot, phase: Phase, count: int, numbers) -> list[float]:
-    """Send `count` messages one at a time, round-robin over USERS; return each one's push-to-reply seconds."""
+async def send(bot: Bot, phase: Phase, count: int, numbers, spoken: list[tuple[float, float]] | None = None
+               ) -> list[float]:
+    """Send `count` messages one at a time, round-robin over USERS; return each one's push-to-reply seconds. In a
+    spoken phase each waits for its voice note too, and (push to voice note, reply to voice note) go to `spoken`."""
     walls = []
     for _ in range(count):
         number = next(numbers)
@@ -242,8 +251,13 @@ async def send(bot: Bot, phase: Phase, count: int, numbers) -> list[float]:
             bot.telegram.push_message(user, {"voice": bot.telegram.voice(content=VOICE)})
         else:
             bot.telegram.push_text(user, text)
+        voices = len(bot.telegram.voices_to(user))
         await asyncio.wait_for(waiter, 60)
         walls.append(bot.telegram.arrived[-1][2] - pushed)
+        if phase.spoken:
+            await bot.telegram.wait_for_voice(user, voices + 1, timeout=60)
+            voiced = time.perf_counter()
+            (spoken if spoken is not None else []).append((voiced - pushed, voiced - bot.telegram.arrived[-1][2]))
         await asyncio.sleep(PAUSE_S)
     return walls
 
@@ -253,7 +267,8 @@ def requests_so_far(bot: Bot) -> collections.Counter:
     counts = collections.Counter(method for method, _ in bot.telegram.calls)
     counts.update({"file download": len(bot.telegram.downloads), "chat completions": len(bot.model.requests),
                    "embeddings": len(bot.model.embedding_requests),
-                   "transcriptions": len(bot.model.transcription_requests)})
+                   "transcriptions": len(bot.model.transcription_requests),
+                   "speech": len(bot.model.speech_requests)})
     return counts
 
 
@@ -300,7 +315,7 @@ async def measure_phase(phase: Phase, folder: Path, messages: int, tree: Path = 
     METRICS=on and its /metrics is scraped at the end and compared with the bench's counts (lines to `checks`, any
     difference to `problems`)."""
     async with running_bot(folder / f"{phase.name}.db", phase.streamed, folder / "bot.log", tree, profile,
-                           metrics) as bot:
+                           metrics, phase.spoken) as bot:
         pid = bot.pid
         bot.model.reply = answer(phase.tokens)
         bot.model.stream_chunk_chars, bot.model.stream_chunk_interval = 4, 1 / RATE
@@ -313,7 +328,8 @@ async def measure_phase(phase: Phase, folder: Path, messages: int, tree: Path = 
         idle_cpu, idle_wall = cpu_seconds(pid) - idle_cpu, time.monotonic() - idle_started
         before, cpu, started = requests_so_far(bot), cpu_seconds(pid), time.monotonic()
         kernel = cpu_seconds(pid, kernel_only=True)
-        walls = await send(bot, phase, messages, numbers)
+        spoken: list[tuple[float, float]] = []
+        walls = await send(bot, phase, messages, numbers, spoken)
         await asyncio.sleep(TAIL_S)
         cpu, wall = cpu_seconds(pid) - cpu, time.monotonic() - started
         kernel = cpu_seconds(pid, kernel_only=True) - kernel
@@ -327,6 +343,8 @@ async def measure_phase(phase: Phase, folder: Path, messages: int, tree: Path = 
                 "wall_p50": statistics.median(walls),
                 "kernel_share": kernel / cpu if cpu else 0.0,
                 "rss": rss_mib(pid), "idle_ms_s": idle_cpu / idle_wall * 1000,
+                **({"first_voice_p50": statistics.median(first for first, _ in spoken),
+                    "voice_after_text_p50": statistics.median(after for _, after in spoken)} if spoken else {}),
                 **{method: n / messages for method, n in requests.items()}}
 
 
@@ -377,8 +395,15 @@ def report(phases: dict[str, dict[str, dict]], starts: dict[str, dict[int, dict]
                   f"{p['idle_ms_s']:>7.2f} ms/s")
     columns = [(tree, name) for name in args.phases for tree in phases]
     figures = [phases[tree][name] for tree, name in columns]
+    for name in args.phases:
+        for tree, figures_of in phases.items():
+            p = figures_of[name]
+            if "first_voice_p50" in p:
+                print(f"{name:<12}{tree:<8}first voice note p50 {p['first_voice_p50']:.3f} s after the push,"
+                      f" {p['voice_after_text_p50']:.3f} s after the reply's text")
     methods = sorted({key for p in figures for key in p}
-                     - {"cpu_ms", "raw_ms", "kernel_share", "wall_p50", "rss", "idle_ms_s"})
+                     - {"cpu_ms", "raw_ms", "kernel_share", "wall_p50", "rss", "idle_ms_s", "first_voice_p50",
+                        "voice_after_text_p50"})
     print(f"\n{'requests per message':<22}" + "".join(f"{name[:8] + ' ' + tree[:3]:>13}" for tree, name in columns))
     for method in methods:
         if any(p.get(method) for p in figures):

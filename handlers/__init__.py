@@ -28,6 +28,7 @@ from handlers.reminder_commands import reminder_button, reminders_command
 from handlers.settings import checkins_command, timezone_command
 from handlers.talk import on_edit, on_text, try_again
 from handlers.usage_commands import stats_command, usage_command
+from handlers.voice_replies import voice_button, voice_command
 from handlers.why_commands import why_button, why_command
 from services.media import IMAGE_MIME_TYPES
 
@@ -57,6 +58,7 @@ def register(app: Application) -> None:
     app.add_handler(CommandHandler("checkins", checkins_command, filters=PRIVATE))
     app.add_handler(CommandHandler("usage", usage_command, filters=PRIVATE))
     app.add_handler(CommandHandler("reminders", reminders_command, filters=PRIVATE))
+    app.add_handler(CommandHandler("voice", voice_command, filters=COMMANDS))  # in a group: where it works
     app.add_handler(CommandHandler("persona", persona_command, filters=PRIVATE))
     app.add_handler(CommandHandler("stats", stats_command, filters=COMMANDS))  # admins only; others: unknown
     app.add_handler(CommandHandler("why", why_command, filters=COMMANDS))  # in a group: only what the group may see
@@ -69,6 +71,7 @@ def register(app: Application) -> None:
     app.add_handler(CallbackQueryHandler(reminder_button, pattern="^rm:"))
     app.add_handler(CallbackQueryHandler(why_button, pattern="^wy:"))
     app.add_handler(CallbackQueryHandler(import_button, pattern="^ix:"))
+    app.add_handler(CallbackQueryHandler(voice_button, pattern="^vc:"))
     app.add_handler(CallbackQueryHandler(persona_button, pattern="^ps:"))
     # A user's own /export sent back: read only in their private chat, where their memory is theirs to change.
     app.add_handler(MessageHandler(PRIVATE & filters.Document.FileExtension("json"), on_export_file))

@@ -25,6 +25,7 @@ from services.memory_page import MemoryPage
 from services.memory_quality import MemoryQuality
 from services.outreach import Outreach
 from services.reminders import Reminders
+from services.speech import SpokenReplies
 from services.voice import Listener
 from services.why import Why
 from transport.inbox import Inbox
@@ -51,6 +52,7 @@ class Services:
     keeper: MemoryKeeper
     forgetter: Forgetter  # every way to forget, its Undo and its purge
     listener: Listener | None  # None: TRANSCRIPTION_MODEL is empty, voice is off
+    spoken: SpokenReplies | None  # None: TTS_MODEL is empty, replies are text only
     drafts: Drafts
     outreach: Outreach  # writes first: follow-ups, birthdays, check-ins
     reminders: Reminders  # the reminders users ask for: set within the turn, delivered on time

@@ -13,6 +13,7 @@ from handlers.profile_view import TOPICS_SHOWN, render_profile
 from handlers.settings import zone_and_origin
 from handlers.texts import text
 from memory.facts import memory_enabled
+from services.speech import voice_choice
 from transport.replies import keyboard, own_button
 
 # "pf:pg:<page>", "pf:del:<fact id>:<page>" or "pf:tp:<topic id>:<page>". ASCII digits only (str.isdigit()
@@ -30,6 +31,9 @@ async def _profile_page(context: Context, user_id: int, language: str | None, pa
         return None
     zone, origin = zone_and_origin(settings, facts, config.timezone, language)
     zone_line = text("profile_zone", language, zone=zone, origin=origin)
+    if context.bot_data.spoken is not None:  # the settings' lines: the zone, then when replies are spoken
+        choice = text(f"voice_choice_{voice_choice(settings)}", language)
+        zone_line += "\n" + text("profile_voice", language, choice=choice)
     personas = context.bot_data.personas
     if personas.offered:  # the character they talk with, when there is a choice
         zone_line += "\n" + text("profile_persona", language, name=personas.chosen(settings).label())

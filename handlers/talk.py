@@ -17,6 +17,7 @@ from handlers.reminder_commands import hear_reminders
 from handlers.senders import heard_of, speaker_of
 from handlers.texts import text
 from handlers.usage_commands import limit_line
+from handlers.voice_replies import speak_reply
 from llm.client import ModelUnavailable
 from memory.heard import OWN_WORDS, Heard
 from memory.scopes import Scope
@@ -203,6 +204,9 @@ async def _run_turn(
             reply += "\n\n" + note_text(confirmed, language)
         await _send_reply(context, chat.id, reply, scope, answer.reply_id)
         first_words()
+        if private:  # spoken only in the user's private chat (docs/behaviour.md, "Spoken replies")
+            await speak_reply(context.bot, services.spoken, chat.id, speaker.id, answer.text, spoke=kind == "voice",
+                              interval=services.config.typing_interval_s)
         if confirmed and private:
             await send_note(context.bot, chat.id, confirmed, language)
         after_turn(services, context.job_queue, scope.key, answer.unread, bool(answer.learned))

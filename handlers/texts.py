@@ -21,6 +21,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "/export – everything I keep about you, as a file\n"
         "/timezone – your time zone (/timezone Europe/Moscow or your city)\n"
         "/checkins – may I write first (off or on)\n"
+        "/voice – replies spoken aloud (off, on, or when you speak)\n"
         "/reminders – your reminders (ask: \"remind me tomorrow at 9 to…\")\n"
         "/usage – what you used today\n"
         "/why – what my last reply had in mind (or send it in reply to one of mine)\n"
@@ -32,6 +33,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "/export – всё, что я о тебе храню, файлом\n"
         "/timezone – твой часовой пояс (/timezone Europe/Moscow или твой город)\n"
         "/checkins – можно ли мне писать первым (off или on)\n"
+        "/voice – ответы голосом (off, on или когда ты говоришь)\n"
         "/reminders – твои напоминания (попроси: «напомни завтра в 9 …»)\n"
         "/usage – сколько ты потратил(а) сегодня\n"
         "/why – что было у меня в памяти для последнего ответа (или ответь так на любой мой)\n"
@@ -216,6 +218,31 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "forget_cancelled": {"en": "Okay, I keep everything as it was.", "ru": "Хорошо, всё остаётся как было."},
     "button_expired": {"en": "This button has expired.", "ru": "Эта кнопка устарела."},
+    "voice_status": {
+        "en": "Spoken replies: {choice}.\nI speak only in our private chat, and the text always comes too.",
+        "ru": "Ответы голосом: {choice}.\nГолосом я отвечаю только в личном чате, и текст всегда приходит тоже.",
+    },
+    "profile_voice": {"en": "Spoken replies: {choice} (/voice)", "ru": "Ответы голосом: {choice} (/voice)"},
+    "voice_choice_off": {"en": "off, text only", "ru": "выключены, только текст"},
+    "voice_choice_on": {"en": "every reply", "ru": "на каждый ответ"},
+    "voice_choice_auto": {"en": "when you speak (voice answers voice)", "ru": "когда ты говоришь (голос на голос)"},
+    "voice_usage": {
+        "en": "/voice on – every reply aloud\n/voice auto – when you send a voice message\n/voice off – text only",
+        "ru": "/voice on – каждый ответ голосом\n/voice auto – когда ты присылаешь голосовое\n/voice off – только"
+        " текст",
+    },
+    "voice_not_configured": {
+        "en": "Spoken replies are not configured on this bot: its owner has not set a speech model (TTS_MODEL).",
+        "ru": "Ответы голосом у этого бота не настроены: владелец не указал модель речи (TTS_MODEL).",
+    },
+    "voice_unavailable_now": {
+        "en": "(The speech server cannot speak right now, so replies come as text until the bot restarts.)",
+        "ru": "(Сервер речи сейчас не умеет говорить, поэтому до перезапуска бота ответы приходят текстом.)",
+    },
+    "voice_private_only": {
+        "en": "I speak my replies only in our private chat: send me /voice there.",
+        "ru": "Голосом я отвечаю только в личном чате: отправь мне /voice там.",
+    },
     "profile_title": {"en": "What I remember about you", "ru": "Что я о тебе помню"},
     "profile_page": {"en": "page {page} of {pages}", "ru": "стр. {page} из {pages}"},
     "profile_name": {"en": "Name: {name}", "ru": "Имя: {name}"},
@@ -475,6 +502,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Everything I keep, as a file"),
         ("timezone", "Your time zone"),
         ("checkins", "May I write first"),
+        ("voice", "Replies spoken aloud"),
         ("persona", "Who I am with you"),
         ("reminders", "Your reminders"),
         ("usage", "What you used today"),
@@ -489,6 +517,7 @@ COMMANDS: dict[str, list[tuple[str, str]]] = {
         ("export", "Всё, что я храню, файлом"),
         ("timezone", "Твой часовой пояс"),
         ("checkins", "Можно ли мне писать первым"),
+        ("voice", "Ответы голосом"),
         ("persona", "Кто я для тебя"),
         ("reminders", "Твои напоминания"),
         ("usage", "Сколько ты потратил(а) сегодня"),

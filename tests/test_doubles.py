@@ -581,3 +581,57 @@ async def test_a_stream_cut_by_eof_ends_without_finish_reason(oai, client):
     assert whole[-1].choices[0].finish_reason == "stop"
     with pytest.raises(ValueError):
         oai.cut_stream_next(1, mode="later")
+
+
+async def test_speech_answers_ogg_opus_and_is_strict_like_openai(oai, client):
+    spoken = await client.audio.speech.create(model="tts-1", voice="alloy", input="Hello!", response_format="opus")
+    assert spoken.content == VOICE and spoken.content[:4] == b"OggS"
+    [record] = await oai.wait_for_request(endpoint="speech", timeout=0.1)
+    assert (record["model"], record["voice"], record["input"], record["response_format"]) == (
+        "tts-1", "alloy", "Hello!", "opus")
+    assert (await client.audio.speech.create(model="tts-1", voice="alloy", input="Hi")).content[:3] == b"ID3"
+    with pytest.raises(openai.BadRequestError, match="maximum length 4096") as caught:
+        await client.audio.speech.create(model="tts-1", voice="alloy", input="x" * 4097)
+    assert caught.value.body["param"] == "input"
+    assert (await client.audio.speech.create(model="tts-1", voice="alloy", input="x" * 4096)).content
+    for missing in ("model", "voice", "input"):
+        body = {"model": "tts-1", "voice": "alloy", "input": "Hi"}
+        del body[missing]
+        with pytest.raises(openai.BadRequestError, match=f"'{missing}'"):
+            await client.post("/audio/speech", body=body, cast_to=httpx.Response)
+    with pytest.raises(openai.BadRequestError, match="Invalid value"):
+        await client.post("/audio/speech", body={"model": "tts-1", "voice": "alloy", "input": "Hi",
+                                                 "response_format": "ogg"}, cast_to=httpx.Response)
+    assert len(oai.speech_requests) == 8
+
+
+async def test_speech_fails_hangs_and_is_missing_on_demand(oai, client):
+    oai.fail_next(500, endpoint="speech")
+    with pytest.raises(openai.InternalServerError):
+        await client.audio.speech.create(model="tts-1", voice="alloy", input="Hi")
+    oai.hang_next(endpoint="speech")
+    with pytest.raises(openai.APITimeoutError):
+        await client.with_options(timeout=0.2).audio.speech.create(model="tts-1", voice="alloy", input="Hi")
+    oai.speech_supported = False
+    with pytest.raises(openai.NotFoundError):
+        await client.audio.speech.create(model="tts-1", voice="alloy", input="Hi")
+    assert len(oai.speech_requests) == 3
+
+
+async def test_send_voice_takes_ogg_opus_only_and_checks_its_caption(tg, bot):
+    tg.push_text(ANN, "hi")
+    message = await bot.send_voice(ANN, VOICE, filename="reply.ogg", caption="<b>said</b>", parse_mode="HTML")
+    assert message.voice is not None and message.caption == "said"
+    [sent] = tg.voices_to(ANN)
+    assert sent["content"] == VOICE and sent["visible_caption"] == "said"
+    with pytest.raises(BadRequest, match="(?i)voice_file_invalid"):
+        await bot.send_voice(ANN, b"ID3" + bytes(100), filename="reply.mp3")
+    with pytest.raises(BadRequest, match="(?i)voice_file_invalid"):
+        await bot.send_voice(ANN, VOICE.replace(b"OpusHead", b"OpusHeat"), filename="reply.ogg")
+    with pytest.raises(BadRequest, match="caption is too long"):
+        await bot.send_voice(ANN, VOICE, filename="reply.ogg", caption="x" * 1025)
+    with pytest.raises(BadRequest, match="(?i)can't parse entities"):
+        await bot.send_voice(ANN, VOICE, filename="reply.ogg", caption="<b>open", parse_mode="HTML")
+    again = await bot.send_voice(ANN, message.voice.file_id)
+    assert again.voice is not None and len(tg.voices_to(ANN)) == 2
+    assert await bot.send_chat_action(ANN, "record_voice") is True

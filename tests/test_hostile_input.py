@@ -249,12 +249,13 @@ async def test_rejected_updates_store_nothing_and_get_at_most_a_refusal(bot, cas
 
 # ----- 3. commands with junk arguments, and button presses with junk or forged data -----------------------------
 
-COMMANDS = ["start", "help", "profile", "forget", "memory", "export", "nonsense", "start@other_bot", "memory@",
-            "forget@companion_test_bot"]
+COMMANDS = ["start", "help", "profile", "forget", "memory", "export", "voice", "nonsense", "start@other_bot",
+            "memory@", "forget@companion_test_bot"]
 CALLBACK_DATA = st.one_of(
     st.sampled_from(["forget:all", "forget:match", "forget:no", "pf:pg:0", "pf:pg:1", "pf:del:1:0", "pf:del:2:0",
                      "pf:del:3:0", "pf:pg:²", "pf:del:¹:0", "pf:del:٣:0", "pf:pg:99999999999999999999",
-                     "pf:del:99999999999999999999999:0", "pf:del:-1:0", "pf:pg:", "pf:", "pf:del:1:0:0", ":", ""]),
+                     "pf:del:99999999999999999999999:0", "pf:del:-1:0", "pf:pg:", "pf:", "pf:del:1:0:0", ":", "",
+                     "vc:on", "vc:loud", "vc:"]),
     st.text(alphabet=st.characters(exclude_categories=("Cs",)), min_size=1, max_size=20).map(lambda t: "pf:" + t),
     JUNK.filter(lambda t: 0 < len(t.encode()) <= 64),
 )

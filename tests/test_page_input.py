@@ -133,11 +133,18 @@ def test_the_page_json_splits_wishes_from_facts_marks_the_past_and_links_by_id()
     assert page["relations"] == [{"source": 1, "target": 2, "relation": "owns"}]  # one end unknown: left out
     assert page["topics"] == [{"id": 9, "text": "exam stress", "ended_at": NOW.isoformat()}]
     assert page["settings"] == {"timezone": "Europe/Moscow", "zone_origin": page["settings"]["zone_origin"],
-                                "zone_chosen": False, "checkins": False, "checkins_available": True, "memory": True}
+                                "zone_chosen": False, "checkins": False, "checkins_available": True, "memory": True,
+                                "voice": None}  # no TTS_MODEL: no spoken replies to show
     assert "Kazan" in page["settings"]["zone_origin"]
     assert page["texts"]["forget_yes"] == "Да, стереть" and page["category_names"]["pets"] == "Питомцы"
     assert "style" not in page["categories"]
     assert page["reminders"] == []
+
+
+def test_the_page_shows_when_replies_are_spoken_once_tts_is_set():
+    shown = [page_json(Snapshot("Ann", [], [], [], settings), language, "UTC", True, speaks=True)["settings"]["voice"]
+             for settings, language in (({}, "en"), ({"voice": "on"}, "en"), ({"voice": "off"}, "ru"))]
+    assert shown == ["when you speak (voice answers voice)", "every reply", "выключены, только текст"]
 
 
 def test_the_page_json_gives_each_reminder_its_local_time_in_its_own_zone_and_its_rule():

@@ -34,7 +34,8 @@ def optional(hint: object) -> bool:
 def test_services_are_frozen_and_only_voice_may_be_missing():
     hints = typing.get_type_hints(Services)
     assert Services.__dataclass_params__.frozen
-    assert [name for name, hint in hints.items() if optional(hint)] == ["listener"]  # None: voice is off
+    # None: voice is off (TRANSCRIPTION_MODEL=), replies are text only (TTS_MODEL empty)
+    assert [name for name, hint in hints.items() if optional(hint)] == ["listener", "spoken"]
     with pytest.raises(TypeError):
         Services()  # type: ignore[call-arg]  # every service is given; none is filled in later
 

@@ -72,17 +72,18 @@ async def send_text(bot: Bot, chat_id: int, text: str, reply_markup: InlineKeybo
 
 @contextlib.asynccontextmanager
 async def typing_indicator(
-    bot: Bot, chat_id: int, interval: float = 4.0, after: float = TYPING_AFTER_S,
+    bot: Bot, chat_id: int, interval: float = 4.0, after: float = TYPING_AFTER_S, action: str = ChatAction.TYPING,
 ) -> AsyncIterator[Callable[[], None]]:
-    """Show 'typing…' in the chat once the block has run `after` seconds, renewed every `interval` seconds
-    while it runs. A block done sooner sends nothing and starts no task: only a timer, cheap to cancel.
+    """Show 'typing…' (or another chat `action`, such as "recording voice…") in the chat once the block has run
+    `after` seconds, renewed every `interval` seconds while it runs. A block done sooner sends nothing and starts
+    no task: only a timer, cheap to cancel.
     Yields `stop`: nothing more is sent once it is called (the reply itself is on the screen, a draft of it),
     and the timer is gone, so a streamed reply is not woken for it."""
 
     async def keep_typing() -> None:
         while True:
             try:
-                await bot.send_chat_action(chat_id, ChatAction.TYPING)
+                await bot.send_chat_action(chat_id, action)
             except TelegramError as error:
                 log.debug("typing indicator failed: %s", error)
             await asyncio.sleep(interval)

@@ -163,7 +163,7 @@ class MemoryApi(Api):
         current = personas.chosen(snapshot.settings)
         persona = current.label() if personas.offered or current.name else None
         return self.answer(page_json(snapshot, self.user.language_code, self.config.timezone, self.config.proactive,
-                                     persona))
+                                     speaks=bool(self.config.tts_model), persona=persona))
 
 
 class FactApi(Api):
@@ -215,7 +215,7 @@ class SettingsApi(Api):
     async def patch(self) -> web.StreamResponse:
         settings, facts = await self.page.change_settings(self.user.id, self.body())
         return self.answer({"settings": settings_json(settings, facts, self.config.timezone, self.config.proactive,
-                                                      self.user.language_code)})
+                                                      self.user.language_code, speaks=bool(self.config.tts_model))})
 
 
 class ForgetApi(Api):

@@ -11,6 +11,7 @@ from memory.facts import Fact, is_style, memory_enabled
 from memory.reminder import Reminder
 from services.memory_page import GroupMemory, Snapshot
 from services.page_input import HAND_CATEGORIES
+from services.speech import voice_choice
 from services.why import Explanation
 
 REPLY_CHARS = 200  # of an earlier reply, the page shows its opening
@@ -54,18 +55,21 @@ def reminder_json(reminder: Reminder) -> dict:
             "zone": reminder.zone, "rule": reminder.rule}
 
 
-def settings_json(settings: dict, facts: list[Fact], default_zone: str, proactive: bool, language: str | None) -> dict:
-    """Return the settings the page shows: the zone and where it came from, check-ins, memory on or off."""
+def settings_json(settings: dict, facts: list[Fact], default_zone: str, proactive: bool, language: str | None,
+                  *, speaks: bool = False) -> dict:
+    """Return the settings the page shows: the zone and where it came from, check-ins, memory on or off, and when
+    replies are spoken (`speaks`: TTS_MODEL is set; else None), in the user's words."""
     zone, origin = zone_and_origin(settings, facts, default_zone, language)
     return {
         "timezone": zone, "zone_origin": origin, "zone_chosen": bool(settings.get("timezone")),
         "checkins": settings.get("checkins") != "off", "checkins_available": proactive,
         "memory": memory_enabled(settings),
+        "voice": text(f"voice_choice_{voice_choice(settings)}", language) if speaks else None,
     }
 
 
-def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, proactive: bool,
-              persona: str | None = None) -> dict:
+def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, proactive: bool, *,
+              speaks: bool = False, persona: str | None = None) -> dict:
     """Return everything the page shows of one user, in their language (English or Russian); `persona` names the
     character they talk with (None: the built-in one, with nothing to choose)."""
     language = language_of(language_code)
@@ -85,7 +89,8 @@ def page_json(snapshot: Snapshot, language_code: str | None, default_zone: str, 
         "reminders": [reminder_json(reminder) for reminder in snapshot.reminders],
         "topics": [{"id": topic.id, "text": topic.text, "ended_at": topic.ended_at.isoformat()}
                    for topic in snapshot.topics if topic.id is not None],
-        "settings": settings_json(snapshot.settings, snapshot.facts, default_zone, proactive, language_code),
+        "settings": settings_json(snapshot.settings, snapshot.facts, default_zone, proactive, language_code,
+                                  speaks=speaks),
         "replies": [reply_json(reply) for reply in snapshot.replies],
         "groups": [group_json(group) for group in snapshot.groups],
         "texts": {key: text(key, language_code) for key in ("forget_ask", "forget_yes", "forget_no")},

@@ -1,4 +1,4 @@
-"""Strict local double of the OpenAI HTTP API (chat, embeddings, transcriptions, models)."""
+"""Strict local double of the OpenAI HTTP API (chat, embeddings, transcriptions, speech, models)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import struct
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from aiohttp import web
@@ -31,6 +31,13 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 AUDIO_FORMATS = ["flac", "m4a", "mp3", "mp4", "mpeg", "mpga", "oga", "ogg", "wav", "webm"]
 TRANSCRIPT_FORMATS = ("json", "text")
 IMAGE_DETAILS = ("auto", "low", "high")
+SPEECH_FORMATS = {"mp3": "audio/mpeg", "opus": "audio/ogg", "aac": "audio/aac", "flac": "audio/flac",
+                  "wav": "audio/wav", "pcm": "audio/pcm"}
+SPEECH_MAX_INPUT = 4096  # characters, as OpenAI's audio.speech takes
+# What the double speaks: a real Ogg/Opus recording (3.5 s) for `opus`; for other formats, their magic bytes.
+SPOKEN_OPUS = (Path(__file__).resolve().parent.parent / "fixtures" / "voice.ogg").read_bytes()
+SPOKEN_OTHER = {"mp3": b"ID3\x04" + bytes(200), "aac": b"\xff\xf1" + bytes(200), "flac": b"fLaC" + bytes(200),
+                "wav": b"RIFF" + bytes(4) + b"WAVEfmt " + bytes(200), "pcm": bytes(400)}
 CUT_MODES = ("abort", "eof", "error", "error_event")
 STREAM_ERROR_MESSAGE = "The server had an error while processing your request. Sorry about that!"
 DATA_URL_RE = re.compile(r"data:image/(jpeg|png|webp|gif);base64,(.*)", re.DOTALL)
@@ -197,7 +204,9 @@ class OpenAIDouble:
     """OpenAI API double: records requests, answers with `reply`, injects failures and delays.
 
     Transcriptions answer `transcript` (a str, or a function of the request record);
-    `transcriptions_supported = False` answers them 404 like Ollama (still recorded).
+    `transcriptions_supported = False` answers them 404 like Ollama (still recorded). Speech (`audio.speech`)
+    answers `speech_audio` (a real Ogg/Opus file) for `opus`, recorded in speech_requests; `speech_supported =
+    False` answers 404 like Ollama; fail_next/hang_next with endpoint="speech" make it fail or hang.
     `reject_images = True` plays a text-only model; `report_usage = False` leaves out token usage.
     Streams are paced by stream_first_delay,
     stream_chunk_chars and stream_chunk_interval, and can be cut with cut_stream_next.
@@ -226,6 +235,9 @@ class OpenAIDouble:
         self.reply: Callable[[dict], str | Awaitable[str]] = echo_reply
         self.transcript: str | Callable[[dict], str] = "transcribed speech"
         self.transcriptions_supported = True
+        self.speech_requests: list[dict] = []
+        self.speech_supported = True
+        self.speech_audio = SPOKEN_OPUS
         self.report_usage = True  # False: answers carry no `usage`, like some local servers
         self.usages: list[dict] = []  # each chat completion's `usage` as it was sent (none where none was)
         self.reject_images = False
@@ -258,8 +270,8 @@ class OpenAIDouble:
         self.stream_chunk_interval = 0.0
         self._cuts: deque[tuple[int, str]] = deque()
         self._failures: dict[str, deque] = {"chat": deque(), "embeddings": deque(),
-                                            "transcriptions": deque(), "models": deque()}
-        self._hangs = {"chat": 0, "embeddings": 0, "transcriptions": 0}
+                                            "transcriptions": deque(), "speech": deque(), "models": deque()}
+        self._hangs = {"chat": 0, "embeddings": 0, "transcriptions": 0, "speech": 0}
         self._outage: int | None = None
         self._empty_streams = 0
         self._counter = 0
@@ -295,7 +307,7 @@ class OpenAIDouble:
                   retry_after: float | None = None, endpoint: str = "chat") -> None:
         """Answer the next `times` requests to endpoint with an error.
 
-        endpoint is 'chat', 'embeddings', 'transcriptions' or 'models'.
+        endpoint is 'chat', 'embeddings', 'transcriptions', 'speech' or 'models'.
         """
         self._failures[endpoint].extend(
             OpenAIError(status, message, retry_after=retry_after) for _ in range(times))
@@ -338,10 +350,10 @@ class OpenAIDouble:
                                endpoint: str = "chat") -> list[dict]:
         """Wait until at least count requests to endpoint arrived; return them.
 
-        endpoint is 'chat', 'embeddings' or 'transcriptions'.
+        endpoint is 'chat', 'embeddings', 'transcriptions' or 'speech'.
         """
         recorded = {"chat": self.requests, "embeddings": self.embedding_requests,
-                    "transcriptions": self.transcription_requests}[endpoint]
+                    "transcriptions": self.transcription_requests, "speech": self.speech_requests}[endpoint]
         loop = asyncio.get_running_loop()
         timeout = scaled(timeout)
         deadline = loop.time() + timeout
@@ -375,6 +387,7 @@ class OpenAIDouble:
         routes = {("POST", "/v1/chat/completions"): self._chat_completions,
                   ("POST", "/v1/embeddings"): self._embeddings,
                   ("POST", "/v1/audio/transcriptions"): self._transcriptions,
+                  ("POST", "/v1/audio/speech"): self._speech,
                   ("GET", "/v1/models"): self._models,
                   ("GET", "/props"): self._props}
         try:
@@ -740,6 +753,48 @@ class OpenAIDouble:
             return web.Response(text=text)
         return web.json_response({"text": text})
 
+    async def _speech(self, request: web.Request) -> web.Response:
+        if not self.speech_supported:
+            self._record(self.speech_requests, {})
+            return web.Response(status=404, text="404 page not found")  # Ollama's answer: no such endpoint
+        body = await self._body(request)
+        self._record(self.speech_requests, body)
+        await self._gate(request, "speech")
+        self._validate_speech(body)
+        fmt = body.get("response_format") or "mp3"
+        audio = self.speech_audio if fmt == "opus" else SPOKEN_OTHER[fmt]
+        return web.Response(body=audio, content_type=SPEECH_FORMATS[fmt])
+
+    @staticmethod
+    def _validate_speech(body: dict) -> None:
+        """Reject a speech request the real endpoint rejects."""
+        for name in ("model", "input", "voice"):
+            if body.get(name) is None:
+                raise OpenAIError(400, f"Missing required parameter: '{name}'.", param=name,
+                                  code="missing_required_parameter")
+        if not isinstance(body["model"], str) or not body["model"]:
+            raise OpenAIError(400, "you must provide a model parameter")
+        text = body["input"]
+        if not isinstance(text, str) or not text:
+            raise OpenAIError(400, "Invalid 'input': string too short. Expected a string with minimum length 1,"
+                                   " but got an empty string instead.", param="input", code="string_too_short")
+        if len(text) > SPEECH_MAX_INPUT:
+            raise OpenAIError(400, f"Invalid 'input': string too long. Expected a string with maximum length "
+                                   f"{SPEECH_MAX_INPUT}, but got a string with length {len(text)} instead.",
+                              param="input", code="string_above_max_length")
+        voice = body["voice"]
+        if not (isinstance(voice, str) and voice) and not (isinstance(voice, dict) and voice.get("id")):
+            raise OpenAIError(400, "Invalid 'voice'.", param="voice", code="invalid_value")
+        fmt = body.get("response_format")
+        if fmt is not None and fmt not in SPEECH_FORMATS:
+            raise OpenAIError(400, f"Invalid value: '{fmt}'. Supported values are: {', '.join(SPEECH_FORMATS)}.",
+                              param="response_format", code="invalid_value")
+        speed = body.get("speed")
+        if speed is not None and (isinstance(speed, bool) or not isinstance(speed, (int, float))
+                                  or not 0.25 <= speed <= 4.0):
+            raise OpenAIError(400, "Invalid 'speed': must be between 0.25 and 4.0.", param="speed",
+                              code="invalid_value")
+
     @staticmethod
     async def _transcription_form(request: web.Request) -> dict:
         """The record of a transcription request: its form fields and the uploaded file."""
@@ -794,11 +849,13 @@ class CountingOpenAIDouble(OpenAIDouble):
 
     def __init__(self) -> None:
         super().__init__()
-        self.chats = self.extractions = self.embeddings = 0
+        self.chats = self.extractions = self.embeddings = self.speeches = 0
 
     def _record(self, recorded: list, body: dict) -> None:
         if recorded is self.embedding_requests:
             self.embeddings += 1
+        elif recorded is self.speech_requests:
+            self.speeches += 1
         elif "response_format" in body:
             self.extractions += 1
         else:

@@ -62,6 +62,7 @@ class TelegramDouble(BotApiMethods):
         self.call_times: list[float] = []  # time.monotonic() of each of calls
         self.sent: list[dict] = []
         self.documents: list[dict] = []
+        self.voices: list[dict] = []  # accepted sendVoice calls, each with the file's bytes as `content`
         self.drafts: list[dict] = []
         self.downloads: list[str] = []
         self.commands: list = []
@@ -268,6 +269,15 @@ class TelegramDouble(BotApiMethods):
         """Wait until at least count messages were accepted for chat_id; return them."""
         return await self._wait_for_count(lambda: self.sent_to(chat_id), count, timeout,
                                           f"messages to chat {chat_id}")
+
+    def voices_to(self, chat_id: int) -> list[dict]:
+        """Accepted sendVoice calls for one chat, in order."""
+        return [v for v in self.voices if v["chat_id"] == chat_id]
+
+    async def wait_for_voice(self, chat_id: int, count: int = 1, timeout: float = 10.0) -> list[dict]:
+        """Wait until at least count voice notes were accepted for chat_id; return them."""
+        return await self._wait_for_count(lambda: self.voices_to(chat_id), count, timeout,
+                                          f"voice notes to chat {chat_id}")
 
     def drafts_to(self, chat_id: int) -> list[dict]:
         """Accepted sendMessageDraft calls for one chat, in order."""

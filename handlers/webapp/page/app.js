@@ -524,6 +524,9 @@ function settingsSection() {
     toggle("checkins", T.checkins, onToggle("checkins")),
     h("p", { id: "checkins-note", class: "hint", text: T.checkinsOff, hidden: true }),
     toggle("memory", T.memory, onToggle("memory")),
+    h("p", { id: "voice-label", class: "label", text: T.voice, hidden: true }),
+    h("p", { id: "voice", hidden: true }),
+    h("p", { id: "voice-note", class: "hint", text: T.voiceHint, hidden: true }),
     h("p", { id: "settings-error", class: "error", role: "alert" }));
 }
 
@@ -539,6 +542,9 @@ function updateSettings() {
   $("#checkins-note").hidden = s.checkins_available !== false;
   memory.checked = s.memory !== false;
   memory.disabled = false;
+  const speaks = typeof s.voice === "string"; // null: the owner set no speech model
+  for (const id of ["#voice-label", "#voice", "#voice-note"]) $(id).hidden = !speaks;
+  $("#voice").textContent = speaks ? s.voice : "";
 }
 
 async function patchSettings(body) {
