@@ -123,7 +123,8 @@ async def build_application(
     the one clock every service is given (tests and benchmarks pass a fake one); `resolve` finds where the model
     server's host is, for MODEL_CONCURRENCY's default (tests place a double on the public internet with it).
     """
-    personas = Personas.load(config.persona_file, config.personas_dir)  # a bad file stops start-up before anything
+    # A bad persona file stops start-up before anything is opened.
+    personas = Personas.load(config.persona_file, config.personas_dir, config.prompt_max_tokens)
     if config.persona_file or config.personas_dir:
         log.info("persona: %s", describe((personas.default, *personas.offered)))
     # One database, three owners of its tables: what is remembered, the transport's inbox and rate, the ledger.
@@ -585,7 +586,7 @@ def check(config: Config) -> int:
                 return 2
             modules.append(info.name)
     try:
-        personas = Personas.load(config.persona_file, config.personas_dir)
+        personas = Personas.load(config.persona_file, config.personas_dir, config.prompt_max_tokens)
     except PersonaError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

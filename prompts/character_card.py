@@ -19,8 +19,12 @@ from prompts.budget import shorten
 from prompts.png_text import SIGNATURE, PngError, text_chunks
 
 FILE_MAX_BYTES = 5 * 1024 * 1024  # a card's PNG carries its picture too; more than this is not a character card
-CHARACTER_MAX_TOKENS = 600  # description, personality and scenario together: PROMPT_MAX_TOKENS is 1500 by default
-EXAMPLE_MAX_TOKENS = 150  # the card's example dialogue, as a sample of its style
+# Description, personality and scenario together take at most a fifth of PROMPT_MAX_TOKENS (300 tokens of the
+# default 1,500: system message zero is never dropped, so the character must leave room for the facts and the
+# session), within these bounds; the card's example dialogue a quarter of that.
+CHARACTER_SHARE = 5
+CHARACTER_MIN_TOKENS, CHARACTER_MAX_TOKENS = 100, 2000
+EXAMPLE_SHARE = 4
 GREETING_MAX_CHARS = 3000  # /start's greeting: one Telegram message with the bot's own line after it
 NAME_MAX_CHARS = 64
 SUFFIXES = (".md", ".txt", ".json", ".png")  # what PERSONAS_DIR offers; other files there are not personas
@@ -69,8 +73,16 @@ def built_in() -> Persona:
     return Persona(BUILT_IN_KEY, load_prompt("character.md"), framed=False)
 
 
-def read_persona(path: Path, key: str = BUILT_IN_KEY) -> Persona:
-    """Return the persona in the file at `path`; raise PersonaError (naming the file) when it cannot be used."""
+def character_tokens(prompt_max_tokens: int) -> int:
+    """Return the most tokens a character may take in a prompt of `prompt_max_tokens` (0: no limit)."""
+    if prompt_max_tokens <= 0:
+        return CHARACTER_MAX_TOKENS
+    return max(CHARACTER_MIN_TOKENS, min(CHARACTER_MAX_TOKENS, prompt_max_tokens // CHARACTER_SHARE))
+
+
+def read_persona(path: Path, key: str = BUILT_IN_KEY, tokens: int = CHARACTER_MAX_TOKENS) -> Persona:
+    """Return the persona in the file at `path`, its character cut to `tokens`; raise PersonaError (naming the
+    file) when it cannot be used."""
     try:
         size = path.stat().st_size
         if size > FILE_MAX_BYTES:
@@ -80,12 +92,12 @@ def read_persona(path: Path, key: str = BUILT_IN_KEY) -> Persona:
     except OSError as error:
         raise PersonaError(f"cannot read {path}: {error.strerror or error}") from None
     try:
-        return parse_persona(data, path.suffix.lower(), key, str(path))
+        return parse_persona(data, path.suffix.lower(), key, str(path), tokens)
     except PersonaError as error:
         raise PersonaError(f"{path}: {error}") from None
 
 
-def read_personas(folder: Path) -> list[Persona]:
+def read_personas(folder: Path, tokens: int = CHARACTER_MAX_TOKENS) -> list[Persona]:
     """Return the personas of PERSONAS_DIR, by file name; raise PersonaError when it cannot be read, holds none, or
     one of its files is bad (the owner fixes it rather than have it silently missing)."""
     try:
@@ -95,16 +107,17 @@ def read_personas(folder: Path) -> list[Persona]:
         raise PersonaError(f"cannot read PERSONAS_DIR={folder}: {error.strerror or error}") from None
     if not files:
         raise PersonaError(f"PERSONAS_DIR={folder} holds no persona file ({', '.join(SUFFIXES)})")
-    personas = [read_persona(path, path.stem) for path in files]
+    personas = [read_persona(path, path.stem, tokens) for path in files]
     keys = [persona.key.casefold() for persona in personas]
     if len(set(keys)) < len(keys):
         raise PersonaError(f"PERSONAS_DIR={folder} has two files with one name (say, a.json and a.png)")
     return personas
 
 
-def parse_persona(data: bytes, suffix: str, key: str = BUILT_IN_KEY, source: str = "") -> Persona:
+def parse_persona(data: bytes, suffix: str, key: str = BUILT_IN_KEY, source: str = "",
+                  tokens: int = CHARACTER_MAX_TOKENS) -> Persona:
     """Return the persona in a file's bytes: a PNG card (told by its signature), a JSON card (`.json`, or text that
-    opens with `{`), else Markdown. Raise PersonaError with what is wrong."""
+    opens with `{`), else Markdown; its character cut to `tokens`. Raise PersonaError with what is wrong."""
     if data.startswith(SIGNATURE) or suffix == ".png":
         try:
             chunks = text_chunks(data)
@@ -117,17 +130,17 @@ def parse_persona(data: bytes, suffix: str, key: str = BUILT_IN_KEY, source: str
             data = base64.b64decode(encoded.strip(), validate=True)
         except (binascii.Error, ValueError):
             raise PersonaError("the PNG file's card is not base64") from None
-        return card_persona(_json(data), key, source)
+        return card_persona(_json(data), key, source, tokens)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise PersonaError("not UTF-8 text, a JSON card or a PNG card") from None
     if suffix == ".json" or text.lstrip().startswith("{"):
-        return card_persona(_json(data), key, source)
+        return card_persona(_json(data), key, source, tokens)
     character = _clean(text)
     if not character:
         raise PersonaError("the file is empty")
-    return Persona(key, _capped(character, CHARACTER_MAX_TOKENS), source=source)
+    return Persona(key, _capped(character, tokens), source=source)
 
 
 def _json(data: bytes) -> dict:
@@ -140,10 +153,11 @@ def _json(data: bytes) -> dict:
     return card
 
 
-def card_persona(card: dict, key: str = BUILT_IN_KEY, source: str = "") -> Persona:
+def card_persona(card: dict, key: str = BUILT_IN_KEY, source: str = "", tokens: int = CHARACTER_MAX_TOKENS
+                 ) -> Persona:
     """Return the persona of a character card: V2 or V3 (`data` inside, `spec` chara_card_v2/v3), or V1 (the
-    fields at the top). Uses name, description, personality, scenario, first_mes and mes_example; the rest is
-    ignored (docs/persona.md says which and why)."""
+    fields at the top). Uses name, description, personality, scenario (cut to `tokens` together), first_mes and
+    mes_example (to a quarter of that); the rest is ignored (docs/persona.md says which and why)."""
     spec = card.get("spec")
     if spec is not None and spec not in ("chara_card_v2", "chara_card_v3"):
         raise PersonaError(f"unknown card spec {str(spec)[:40]!r} (chara_card_v2 or chara_card_v3 expected)")
@@ -161,8 +175,7 @@ def card_persona(card: dict, key: str = BUILT_IN_KEY, source: str = "") -> Perso
         raise PersonaError("the card has no description, personality or scenario")
     greeting = _field(fields, "first_mes")[:GREETING_MAX_CHARS] or None
     example = re.sub(r"(?im)^\s*<START>\s*$\n?", "", _field(fields, "mes_example")).strip()
-    return Persona(key, _capped(character, CHARACTER_MAX_TOKENS), name, greeting,
-                   _capped(example, EXAMPLE_MAX_TOKENS), source)
+    return Persona(key, _capped(character, tokens), name, greeting, _capped(example, tokens // EXAMPLE_SHARE), source)
 
 
 def _field(fields: dict, name: str) -> str:
@@ -236,11 +249,13 @@ class Personas:
     offered: tuple[Persona, ...] = ()
 
     @classmethod
-    def load(cls, persona_file: Path | None, personas_dir: Path | None) -> Personas:
-        """Return the personas of PERSONA_FILE (the built-in character without one) and PERSONAS_DIR; raise
-        PersonaError, naming the file, when one cannot be used."""
-        default = read_persona(persona_file) if persona_file else built_in()
-        offered = tuple(read_personas(personas_dir)) if personas_dir else ()
+    def load(cls, persona_file: Path | None, personas_dir: Path | None, prompt_max_tokens: int = 0) -> Personas:
+        """Return the personas of PERSONA_FILE (the built-in character without one) and PERSONAS_DIR, each character
+        within its share of PROMPT_MAX_TOKENS (`character_tokens`); raise PersonaError, naming the file, when one
+        cannot be used."""
+        tokens = character_tokens(prompt_max_tokens)
+        default = read_persona(persona_file, BUILT_IN_KEY, tokens) if persona_file else built_in()
+        offered = tuple(read_personas(personas_dir, tokens)) if personas_dir else ()
         return cls(default, load_prompt("rules.md"), offered)
 
     def choices(self) -> tuple[Persona, ...]:

@@ -16,7 +16,7 @@ from prompts import load_prompt
 from prompts.character_card import (
     CHARACTER_FRAME,
     CHARACTER_MAX_TOKENS,
-    EXAMPLE_MAX_TOKENS,
+    CHARACTER_MIN_TOKENS,
     FILE_MAX_BYTES,
     NEUTRAL_USER,
     RULES_HEADER,
@@ -24,6 +24,7 @@ from prompts.character_card import (
     PersonaError,
     Personas,
     built_in,
+    character_tokens,
     default_prompt,
     fill_macros,
     greeting_of,
@@ -182,13 +183,30 @@ def test_read_persona_names_the_file_and_refuses_a_huge_or_missing_one(tmp_path)
         read_persona(bad)
 
 
-def test_huge_texts_are_cut_to_the_character_cap():
+@pytest.mark.parametrize("tokens", [CHARACTER_MIN_TOKENS, 300, CHARACTER_MAX_TOKENS])
+def test_huge_texts_are_cut_to_the_character_cap(tokens):
     long = " ".join(["word"] * 20_000)
-    persona = parse_persona(json.dumps(card(description=long, mes_example=long, first_mes=long)).encode(), ".json")
-    assert estimate_tokens(persona.character) <= CHARACTER_MAX_TOKENS
-    assert estimate_tokens(persona.example) <= EXAMPLE_MAX_TOKENS
+    data = json.dumps(card(description=long, mes_example=long, first_mes=long)).encode()
+    persona = parse_persona(data, ".json", tokens=tokens)
+    assert tokens - 10 <= estimate_tokens(persona.character) <= tokens
+    assert tokens // 4 - 10 <= estimate_tokens(persona.example) <= tokens // 4
     assert persona.greeting is not None and len(persona.greeting) <= 3000
-    assert estimate_tokens(persona_prompt(persona, "R", "Ann")) < CHARACTER_MAX_TOKENS + EXAMPLE_MAX_TOKENS + 200
+    assert estimate_tokens(persona_prompt(persona, "R", "Ann")) < tokens * 5 // 4 + 200
+
+
+@pytest.mark.parametrize("prompt_max_tokens, tokens", [
+    (1500, 300), (0, CHARACTER_MAX_TOKENS), (200, CHARACTER_MIN_TOKENS), (100_000, CHARACTER_MAX_TOKENS)])
+def test_the_character_takes_a_fifth_of_the_prompt_budget_within_bounds(prompt_max_tokens, tokens):
+    assert character_tokens(prompt_max_tokens) == tokens
+
+
+def test_a_card_loaded_for_the_default_budget_leaves_the_prompt_room(tmp_path):
+    long = " ".join(["word"] * 20_000)
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(card(description=long, mes_example=long)), encoding="utf-8")
+    persona = Personas.load(path, None, 1500).default
+    opening = persona_prompt(persona, load_prompt("rules.md"), "Ann")
+    assert estimate_tokens(opening) < 1000  # the built-in opening is about 470 tokens of the 1,500
 
 
 def test_read_personas_takes_the_cards_of_a_folder_by_name(tmp_path):
