@@ -61,6 +61,7 @@ Figures are medians of `--runs` runs. Other work shares the machine, so they are
     .venv/bin/python bench/process_cpu.py --users 1000             # start-up on 0 and 1,000 users only
     .venv/bin/python bench/process_cpu.py --runs 3 --messages 15 --against /tmp/before   # before and after
     .venv/bin/python bench/process_cpu.py --runs 3 --messages 20 --users "" --metrics both  # metrics off and on
+    .venv/bin/python bench/process_cpu.py --users "" --phases voice,spoken --persona tests/fixtures/cards/mira.png
 """
 
 from __future__ import annotations
@@ -197,7 +198,8 @@ async def running_bot(database: Path, streamed: bool, log: Path, tree: Path = RO
                       TELEGRAM_API_BASE_URL=telegram.base_url, DATABASE_PATH=str(database), EMBEDDINGS="hashing",
                       MEMORY_EXTRACT_DELAY_SECONDS="86400", MEMORY_EXTRACT_EVERY="1000", PROACTIVE="off",
                       STREAM_REPLIES="on" if streamed else "off", METRICS="on" if metrics else "off",
-                      METRICS_PORT=str(metrics_port or ""), TTS_MODEL="tts-1" if spoken else "")
+                      METRICS_PORT=str(metrics_port or ""), TTS_MODEL="tts-1" if spoken else "",
+                      PERSONA_FILE=PERSONA_FILE[0])
     started = time.monotonic()
     with log.open("ab") as out:
         command = [python_of(tree), "bot.py"]
@@ -473,6 +475,9 @@ async def run(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+PERSONA_FILE = [""]  # --persona: the owner's character for every phase's bot (empty: the built-in one)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=30, help="messages a phase")
@@ -487,7 +492,10 @@ def main() -> int:
     parser.add_argument("--metrics", choices=("off", "on", "both"), default="off",
                         help="on: METRICS=on, /metrics scraped after each phase and checked against the bench's counts;"
                              " both: METRICS off and on side by side (in place of --against)")
+    parser.add_argument("--persona", metavar="FILE", default="",
+                        help="PERSONA_FILE for every bot: a Markdown file or a character card (JSON, PNG)")
     args = parser.parse_args()
+    PERSONA_FILE[0] = str(Path(args.persona).resolve()) if args.persona else ""
     if args.metrics != "off" and args.against:
         parser.error("--metrics measures this tree only; leave out --against")
     return asyncio.run(run(args))
