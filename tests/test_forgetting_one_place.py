@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
 import typing
 from pathlib import Path
 
@@ -18,8 +19,9 @@ SERVICE = ROOT / "services" / "forgetting.py"
 FORGETTING = {"forget_user", "forget", "restore_forgotten", "purge_forgotten", "delete_facts", "delete_topic"}
 # What holds them: the store, or the repositories that define them (the Store's fields).
 HOLDERS = {"store", "accounts", "forgetting", "facts", "topics"}
-# Where the store itself lives (its own methods call each other) and what may read the source for tests.
-OUTSIDE = ("memory/store/", "tests/", "bench/", ".venv/", ".real-server/")
+# Where the store itself lives (its own methods call each other) and what may read the source for tests; folders
+# whose name starts with a dot (.venv, .real-server, .real-tts: other projects' code) are never read.
+OUTSIDE = ("memory/store/", "tests/", "bench/")
 
 
 def store_calls(path: Path) -> set[str]:
@@ -37,8 +39,18 @@ def store_calls(path: Path) -> set[str]:
 
 
 def our_sources() -> list[Path]:
-    return [path for path in sorted(ROOT.rglob("*.py"))
-            if not path.relative_to(ROOT).as_posix().startswith(OUTSIDE)]
+    found = []
+    for folder, folders, names in os.walk(ROOT):
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        found += [path for name in names if name.endswith(".py")
+                  and not (path := Path(folder, name)).relative_to(ROOT).as_posix().startswith(OUTSIDE)]
+    return sorted(found)
+
+
+def test_the_sources_read_are_ours_alone():
+    read = {path.relative_to(ROOT).as_posix() for path in our_sources()}
+    assert {"bot.py", "services/forgetting.py", "handlers/talk.py"} <= read
+    assert not any(name.startswith(".") or name.startswith(OUTSIDE) for name in read)
 
 
 def test_only_the_forgetter_calls_the_stores_forgetting():
