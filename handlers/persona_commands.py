@@ -4,6 +4,7 @@ greeting /start gives in the persona's voice."""
 from __future__ import annotations
 
 import re
+import zlib
 
 from telegram import Update
 
@@ -14,7 +15,14 @@ from prompts.character_card import Persona
 from services.companion import Speaker
 from transport.replies import keyboard, own_button
 
-PERSONA_BUTTON = re.compile(r"ps:(?P<index>[0-9]{1,3})")  # the persona's place in Personas.choices()
+# The persona's place in Personas.choices(), and a tag of its key: a menu sent before the owner changed the folder
+# then names no other persona than the one its button showed (callback data holds at most 64 bytes, a file name more).
+PERSONA_BUTTON = re.compile(r"ps:(?P<index>[0-9]{1,3}):(?P<tag>[0-9a-f]{8})")
+
+
+def button_data(index: int, persona: Persona) -> str:
+    """Return the callback data of the button for `persona`, at `index` among the choices."""
+    return f"ps:{index}:{zlib.crc32(persona.key.encode()):08x}"
 
 
 async def persona_of(context: Context, user_id: int) -> Persona:
@@ -33,7 +41,7 @@ async def persona_command(update: Update, context: Context) -> None:
     if not choices:
         await message.reply_text(text("persona_only", user.language_code, current=current.label()))
         return
-    buttons = [[(("✓ " if persona is current else "") + persona.label(), f"ps:{index}")]
+    buttons = [[(("✓ " if persona is current else "") + persona.label(), button_data(index, persona))]
                for index, persona in enumerate(choices)]
     await message.reply_text(text("persona_list", user.language_code, current=current.label()),
                              reply_markup=keyboard(buttons))
@@ -47,10 +55,11 @@ async def persona_button(update: Update, context: Context) -> None:
     language = query.from_user.language_code
     choices = context.bot_data.personas.choices()
     button = PERSONA_BUTTON.fullmatch(query.data or "")
-    if not own_button(query) or button is None or int(button["index"]) >= len(choices):
+    index = int(button["index"]) if button is not None else len(choices)
+    if not own_button(query) or index >= len(choices) or button_data(index, choices[index]) != query.data:
         await query.answer(text("button_expired", language))
         return
-    chosen = choices[int(button["index"])]
+    chosen = choices[index]
     await context.bot_data.store.users.set_setting(query.from_user.id, "persona", chosen.key or None,
                                                    context.bot_data.clock())
     await query.answer()

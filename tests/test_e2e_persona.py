@@ -39,6 +39,11 @@ def config(telegram, model, tmp_path):
     return make_config(telegram, model, tmp_path / "bot.db", stream_replies=False)
 
 
+def data_of(menu: dict, label: str) -> str:
+    """The callback data of /persona's button for the persona called `label` (ticked or not)."""
+    return next(data for shown, data in buttons_of(menu) if shown.removeprefix("✓ ") == label)
+
+
 def conversation(request: dict) -> list[str]:
     """The session's words a chat request carries after system message zero."""
     return [message["content"] for message in request["messages"][1:]]
@@ -98,14 +103,14 @@ async def test_persona_switching_keeps_a_session_per_persona_and_one_memory(tele
         await telegram.wait_for_sent(ANN, 1)
         telegram.push_text(ANN, "/persona")
         [*_, menu] = await telegram.wait_for_sent(ANN, 2)
-        assert buttons_of(menu) == [("✓ default", "ps:0"), ("Luna", "ps:1"), ("Professor Quill", "ps:2")]
-        telegram.push_callback(ANN, "ps:1", menu["message_id"])
+        assert [label for label, _ in buttons_of(menu)] == ["✓ default", "Luna", "Professor Quill"]
+        telegram.push_callback(ANN, data_of(menu, "Luna"), menu["message_id"])
         [switched] = await telegram.wait_for_call("editMessageText", 1)
         telegram.push_text(ANN, "How are you?")
         await telegram.wait_for_sent(ANN, 3)
         telegram.push_text(ANN, "/profile")
         [*_, profile] = await telegram.wait_for_sent(ANN, 4)
-        telegram.push_callback(ANN, "ps:0", menu["message_id"])
+        telegram.push_callback(ANN, data_of(menu, "default"), menu["message_id"])
         await telegram.wait_for_call("editMessageText", 2)
         telegram.push_text(ANN, "And the weather?")
         await telegram.wait_for_sent(ANN, 5)
@@ -137,6 +142,27 @@ async def test_without_personas_dir_persona_names_the_one_there_is(telegram, mod
     assert only["visible_text"] == "I have one character here: Luna."
 
 
+async def test_a_menu_from_before_the_owner_changed_the_folder_picks_no_other_persona(telegram, model, config,
+                                                                                      tmp_path):
+    folder = tmp_path / "personas"
+    folder.mkdir()
+    for name in ("luna.json", "quill.json"):
+        shutil.copy(CARDS / name, folder / name)
+    async with running_bot(replace(config, personas_dir=folder)):
+        telegram.push_text(ANN, "/persona")
+        [menu] = await telegram.wait_for_sent(ANN, 1)
+    (folder / "luna.json").unlink()  # Professor Quill is now where Luna was in the list
+    shutil.copy(CARDS / "mira.png", folder / "mira.png")
+    async with running_bot(replace(config, personas_dir=folder)):
+        telegram.push_callback(ANN, data_of(menu, "Luna"), menu["message_id"])
+        await telegram.wait_for_call("answerCallbackQuery", 1)
+        telegram.push_text(ANN, "Who are you?")
+        await telegram.wait_for_sent(ANN, 2)
+    assert [p for m, p in telegram.calls if m == "answerCallbackQuery"][0]["text"] == "This button has expired."
+    assert not [m for m, _ in telegram.calls if m == "editMessageText"]
+    assert "Your name here is" not in system_zero(chat_requests(model)[-1])  # still the owner's default
+
+
 async def test_a_group_hears_the_owners_default_not_a_users_choice(telegram, model, config, tmp_path):
     folder = tmp_path / "personas"
     folder.mkdir()
@@ -145,7 +171,7 @@ async def test_a_group_hears_the_owners_default_not_a_users_choice(telegram, mod
     async with running_bot(replace(config, personas_dir=folder, persona_file=CARDS / "quill.json")):
         telegram.push_text(ANN, "/persona")
         [menu] = await telegram.wait_for_sent(ANN, 1)
-        telegram.push_callback(ANN, "ps:1", menu["message_id"])
+        telegram.push_callback(ANN, data_of(menu, "Luna"), menu["message_id"])
         await telegram.wait_for_call("editMessageText", 1)
         telegram.push_text(ANN, f"@{telegram.bot_username} hello all", chat_id=group, chat_type="supergroup")
         await telegram.wait_for_sent(group, 1)
@@ -264,7 +290,7 @@ async def test_a_check_in_comes_from_the_persona_the_user_chose_and_joins_its_se
         sweeps, processed = proactive_suite.attach(app, clock), ProcessedUpdates(app)
         await proactive_suite.say(telegram, processed, ANN, "/persona")
         [menu] = telegram.sent_to(ANN)
-        telegram.push_callback(ANN, "ps:1", menu["message_id"])
+        telegram.push_callback(ANN, data_of(menu, "Luna"), menu["message_id"])
         await telegram.wait_for_call("editMessageText", 1)
         await proactive_suite.say(telegram, processed, ANN, "I have a cat named Murka")
         clock.set("2026-11-30T13:01")
@@ -290,7 +316,7 @@ async def test_the_memory_page_names_the_persona_the_user_talks_with(telegram, m
         before = (await page.call("GET", "api/memory"))[1]["persona"]
         telegram.push_text(ANN, "/persona")
         [*_, menu] = await telegram.wait_for_sent(ANN, 2)
-        telegram.push_callback(ANN, "ps:1", menu["message_id"])
+        telegram.push_callback(ANN, data_of(menu, "Luna"), menu["message_id"])
         await telegram.wait_for_call("editMessageText", 1)
         after = (await page.call("GET", "api/memory"))[1]["persona"]
     assert (before, after) == ("default", "Luna")
