@@ -102,6 +102,18 @@ async def test_export_import_export_gives_the_same_file(two_stores):
     assert counts == [(4, 7, 1, 1)]
 
 
+async def test_each_persona_s_session_comes_back_to_it(two_stores):
+    source, target = two_stores
+    said = await talk(source, "Привет!", T0, "Здравствуй, Аня!")
+    await source.turns.add_reply(ANN, "Ahoy! Luna here.", T0 + H, 50, reply_to=said, persona="luna")
+    first = await export_bytes(source)
+    assert [item.get("persona") for item in json.loads(first)["messages"]] == [None, None, "luna"]
+    importer = Importer(target.imports, SETTINGS, Clock(T0 + 3 * H))
+    assert (await importer.import_export(parse_export(first), dry_run=False)).written_messages == 3
+    assert await export_bytes(target) == first
+    assert await fetch(target, "SELECT persona FROM messages ORDER BY id") == [("",), ("",), ("luna",)]
+
+
 async def test_importing_into_a_user_who_talked_since_keeps_the_newer_word(two_stores):
     source, target = two_stores
     await remember_a_life(source)

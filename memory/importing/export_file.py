@@ -29,7 +29,10 @@ ITEMS: dict[str, dict[str, tuple]] = {
     "reminders": {"task": TEXT, "due_at": TEXT, "rule": TEXT + (None,), "zone": TEXT, "state": TEXT,
                   "created_at": TEXT, "delivered_at": TEXT + (None,)},
 }
-OPTIONAL = {"facts": {"shared": FLAG, "ended": TEXT, "ended_at": TEXT, "ended_on": TEXT + (None,)}}
+OPTIONAL: dict[str, dict[str, tuple]] = {
+    "facts": {"shared": FLAG, "ended": TEXT, "ended_at": TEXT, "ended_on": TEXT + (None,)},
+    "messages": {"persona": TEXT},  # a persona's own session (PERSONAS_DIR); none: the default's
+}
 USER = {"id": INTEGER, "first_name": TEXT + (None,), "name": TEXT + (None,), "language_code": TEXT + (None,),
         "first_seen": TEXT, "last_seen": TEXT, "settings": (dict,)}
 MOMENTS = {"facts": ("learned", "updated", "ended_at"), "fact_history": ("valid_from", "valid_until"),

@@ -51,7 +51,7 @@ class AccountRows(Rows):
         relations, the session's messages and the conversations' topic lines."""
         async with self._session() as db:
             messages = await db.execute_fetchall(
-                "SELECT role, kind, content, created_at FROM messages WHERE user_id = ? ORDER BY id", (key,)
+                "SELECT role, kind, content, created_at, persona FROM messages WHERE user_id = ? ORDER BY id", (key,)
             )
             history = await db.execute_fetchall(
                 "SELECT f.key, h.value, h.valid_from, h.valid_until, h.when_at FROM fact_history h"
@@ -76,7 +76,9 @@ class AccountRows(Rows):
             "marked_wrong": [{"value": value, "at": at} for value, at in wrong],
             "relations": [{"source": r.source_key, "target": r.target_key, "relation": r.relation,
                            "strength": r.strength} for r in relations],
-            "messages": [dict(zip(("role", "kind", "content", "at"), row, strict=True)) for row in messages],
+            # A persona's own session (PERSONAS_DIR): its key, where it is not the default's.
+            "messages": [{**dict(zip(("role", "kind", "content", "at"), row[:4], strict=True)),
+                          **({"persona": row[4]} if row[4] else {})} for row in messages],
             "conversations": [{"topics": t.text, "started": _iso(t.started_at), "ended": _iso(t.ended_at)}
                               for t in reversed(topics)],
         }

@@ -156,8 +156,8 @@ class ImportRows(Rows):
             if self._dialect.lock_user:
                 await db.execute(self._dialect.lock_user, (user_id,))
             await self._restore_row(db, user)
-            messages = [(item["role"], item["content"], item["kind"], _iso(_moment(item["at"])))
-                        for item in lists["messages"]]
+            messages = [(item["role"], item["content"], item["kind"], _iso(_moment(item["at"])),
+                         item.get("persona", "")) for item in lists["messages"]]
             added = await self._restore_messages(db, user_id, messages)
             changed, history = await self._restore_facts(db, user_id, facts, via)
             history += await self._restore_history(db, user_id, lists["fact_history"])
@@ -187,21 +187,22 @@ class ImportRows(Rows):
             (user["first_name"], user["name"], user["language_code"], json.dumps(settings, ensure_ascii=False),
              first, first, last, user_id))
 
-    async def _restore_messages(self, db: Session, user_id: int, messages: list[tuple[str, str, str, str]]) -> int:
-        """Store the (role, content, kind, at) messages not stored yet; they count as read unless the user had
-        unread messages of their own."""
+    async def _restore_messages(self, db: Session, user_id: int,
+                                messages: list[tuple[str, str, str, str, str]]) -> int:
+        """Store the (role, content, kind, at, persona) messages not stored yet, each in its persona's session ('':
+        the default's); they count as read unless the user had unread messages of their own."""
         rows = await db.execute_fetchall(
             "SELECT role, content, created_at FROM messages WHERE user_id = ?", (user_id,))
         stored = {(row[0], row[1], row[2]) for row in rows}
         unread = await self._unread(db, user_id)
         last, added = None, 0
-        for role, content, kind, at in messages:
+        for role, content, kind, at, persona in messages:
             if (role, content, at) in stored:
                 continue
             stored.add((role, content, at))
             [(last,)] = await db.execute_fetchall(
-                "INSERT INTO messages (user_id, role, content, created_at, kind) VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (user_id, role, content, at, kind))
+                "INSERT INTO messages (user_id, role, content, created_at, kind, persona) VALUES (?, ?, ?, ?, ?, ?)"
+                " RETURNING id", (user_id, role, content, at, kind, persona))
             added += 1
         if last is not None and not unread:
             await db.execute(
