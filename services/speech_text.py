@@ -79,43 +79,34 @@ def speech_parts(text: str, limit: int = SPEECH_MAX_CHARS) -> list[str]:
     text = text.strip()
     if len(text) <= limit:
         return [text] if text else []
-    parts: list[str] = []
-    current = ""
-    for sentence in _pieces(text, limit):
-        joined = f"{current} {sentence}" if current else sentence
-        if len(joined) <= limit:
-            current = joined
-        else:
-            parts.append(current)
-            current = sentence
-    if current:
-        parts.append(current)
-    return parts
+    return _packed(_pieces(text, limit), limit)
 
 
 def _pieces(text: str, limit: int) -> list[str]:
     """Return the sentences of `text`, each at most `limit` characters (a longer one cut at spaces)."""
     pieces = []
     for sentence in (piece.strip() for piece in SENTENCE_END.split(text)):
-        if not sentence:
-            continue
         if len(sentence) <= limit:
-            pieces.append(sentence)
+            pieces += [sentence] if sentence else []
             continue
-        current = ""
-        for word in sentence.split():
-            while len(word) > limit:  # no word: nothing better than a cut
-                if current:
-                    pieces.append(current)
-                    current = ""
-                pieces.append(word[:limit])
-                word = word[limit:]
-            joined = f"{current} {word}" if current else word
-            if len(joined) <= limit:
-                current = joined
-            else:
-                pieces.append(current)
-                current = word
-        if current:
-            pieces.append(current)
+        # No word is longer than `limit`: a longer run of letters is none, and nothing better than a cut is left.
+        words = [word[start:start + limit] for word in sentence.split() for start in range(0, len(word), limit)]
+        pieces += _packed(words, limit)
     return pieces
+
+
+def _packed(pieces: list[str], limit: int) -> list[str]:
+    """Return `pieces` (each at most `limit` characters) joined with spaces into as few runs of at most `limit`
+    characters as they fill, in order."""
+    packed: list[str] = []
+    current = ""
+    for piece in pieces:
+        joined = f"{current} {piece}" if current else piece
+        if len(joined) <= limit:
+            current = joined
+        else:
+            packed.append(current)
+            current = piece
+    if current:
+        packed.append(current)
+    return packed
