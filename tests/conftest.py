@@ -1,6 +1,7 @@
 import os
 
 import hypothesis
+import openai
 import pytest
 
 # bot.py opts in to python-telegram-bot's timedelta durations; tests that import the
@@ -74,6 +75,14 @@ async def model():
     await double.start()
     yield double
     await double.close()
+
+
+@pytest.fixture
+async def client(model):
+    """The openai SDK's client on the OpenAI double, without the SDK's own retries (a module may have its own)."""
+    sdk = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0)
+    yield sdk
+    await sdk.close()
 
 
 # PostgreSQL: one throwaway server per session (or TEST_DATABASE_URL), a fresh schema per test.

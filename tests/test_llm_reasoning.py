@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import openai
 import pytest
 
 from llm.client import AnswerCut, ChatModel, ModelUnavailable, Tally
@@ -15,13 +14,6 @@ MESSAGES = [{"role": "system", "content": "be kind"}, {"role": "user", "content"
 SCHEMA = {"type": "object", "properties": {"facts": {"type": "array"}}, "required": ["facts"]}
 THOUGHT = "The user greets me. I should greet them back warmly, and maybe ask how they are."
 FORMS = ["tags", "unopened", "reasoning_content", "reasoning", "hidden"]
-
-
-@pytest.fixture
-async def client(model):
-    client = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0)
-    yield client
-    await client.close()
 
 
 @pytest.fixture

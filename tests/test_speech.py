@@ -7,7 +7,6 @@ import logging
 from datetime import datetime, timezone
 from pathlib import Path
 
-import openai
 import pytest
 
 from llm.gate import Gate
@@ -20,13 +19,6 @@ from services.speech import SpeechSettings, SpokenReplies, Synthesizer
 VOICE = (Path(__file__).parent / "fixtures" / "voice.ogg").read_bytes()
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=timezone.utc)
 ANN = 1001
-
-
-@pytest.fixture
-async def client(model):
-    client = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0)
-    yield client
-    await client.close()
 
 
 @pytest.fixture

@@ -2,20 +2,12 @@
 
 from pathlib import Path
 
-import openai
 import pytest
 
 from llm.client import ChatModel
 from services.transcriber import Transcriber, TranscriptionError
 
 VOICE = (Path(__file__).parent / "fixtures" / "voice.ogg").read_bytes()
-
-
-@pytest.fixture
-async def client(model):
-    client = openai.AsyncOpenAI(base_url=model.base_url, api_key="sk-test", max_retries=0)
-    yield client
-    await client.close()
 
 
 @pytest.fixture
