@@ -228,38 +228,32 @@ async def test_the_running_bot_refuses_a_bad_card_the_same_way(tmp_path, telegra
 
 # The held-out suites' key checks, with a character card as the owner's persona.
 
-def style_config(telegram, model, tmp_path, card: Path):
-    """The style suite's configuration, with `card` as PERSONA_FILE."""
+def suite_config(telegram, model, tmp_path, card: Path):
+    """The style and memory suites' configuration, with `card` as PERSONA_FILE."""
     return make_config(telegram, model, tmp_path / "bot.db", memory_extract_delay_s=0.3, memory_retry_s=0.3,
                        persona_file=card)
 
 
 async def test_style_wishes_hold_with_a_card(telegram, model, tmp_path):
-    config = style_config(telegram, model, tmp_path, CARDS / "quill.json")
+    config = suite_config(telegram, model, tmp_path, CARDS / "quill.json")
     await style_suite.test_a_lasting_wish_is_confirmed_with_undo_and_rules_every_later_turn(telegram, model, config)
     assert "Your name here is Professor Quill." in system_zero(chat_requests(model)[-1])
 
 
 async def test_ty_and_vy_hold_with_a_card(telegram, model, tmp_path):
-    config = style_config(telegram, model, tmp_path, CARDS / "mira.png")
+    config = suite_config(telegram, model, tmp_path, CARDS / "mira.png")
     await style_suite.test_ty_and_vy_switch_both_ways(telegram, model, config)
     assert "Your name here is Captain Mira." in system_zero(chat_requests(model)[-1])
 
 
-def memory_config(telegram, model, tmp_path, card: Path):
-    """The memory suite's configuration, with `card` as PERSONA_FILE."""
-    return make_config(telegram, model, tmp_path / "bot.db", memory_extract_delay_s=0.3, memory_retry_s=0.3,
-                       persona_file=card)
-
-
 async def test_a_rule_fact_reaches_the_prompt_with_a_card(telegram, model, tmp_path):
-    config = memory_config(telegram, model, tmp_path, CARDS / "luna.json")
+    config = suite_config(telegram, model, tmp_path, CARDS / "luna.json")
     await memory_suite.test_a_rule_fact_is_in_the_same_turns_system_message(telegram, model, config)
     assert "Your name here is Luna." in system_zero(chat_requests(model)[-1])
 
 
 async def test_an_llm_fact_reaches_the_prompt_with_a_card(telegram, model, tmp_path):
-    config = memory_config(telegram, model, tmp_path, CARDS / "mira.png")
+    config = suite_config(telegram, model, tmp_path, CARDS / "mira.png")
     await memory_suite.test_an_llm_fact_reaches_a_later_turn_after_the_idle_delay(telegram, model, config)
     assert "Your name here is Captain Mira." in system_zero(chat_requests(model)[-1])
 
