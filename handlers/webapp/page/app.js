@@ -514,8 +514,8 @@ function settingsSection() {
   };
   return h("section", { id: "settings", class: "card" },
     h("h2", { text: T.settings }),
+    h("p", { id: "persona", hidden: true }), // who they talk with, above the settings' labelled rows
     h("p", { class: "label", text: T.zone }),
-    h("p", { id: "persona", hidden: true }),
     h("p", { id: "zone" }),
     h("form", { id: "zone-form", class: "row", onsubmit: (e) => { e.preventDefault(); saveZone(); } },
       h("input", { id: "zone-input", type: "text", placeholder: T.zoneHint, autocomplete: "off", "aria-label": T.zone }),
