@@ -55,7 +55,7 @@ async def main() -> None:
                 await app.bot_data.memory_page.add(ANN, fields)
             now = datetime.now(timezone.utc)
             left = Ending("job_title", on=(now - timedelta(days=3)).date().isoformat())  # a job that is the past
-            await app.bot_data.store.save_facts(
+            await app.bot_data.store.facts.save_facts(
                 ANN, Extraction(relations=LINKS, endings=[left]), now, 100,
                 topic=Topic("night shifts, Barsik's vet visit, Kate's wedding plans", now, now))
             async with async_playwright() as driver:
