@@ -11,6 +11,7 @@ import importlib
 import logging
 import os
 import pkgutil
+import re
 
 # Opt in to python-telegram-bot's coming default (durations as timedelta), silencing its deprecation warning.
 os.environ.setdefault("PTB_TIMEDELTA", "true")
@@ -65,7 +66,6 @@ from memory.store.database import open_database
 from memory.store.memory_store import Store
 from memory.store.meter import UsageMeter
 from memory.style import candidates as style_candidates
-from memory.text import word_forms
 from memory.text.prefilter import expect_learning, learn_patterns
 from memory.time import zones
 from metrics import Metrics, PrometheusMetrics
@@ -299,13 +299,13 @@ def chat_model(config: Config, server: ModelServer, model: str, meter: UsageMete
 
 
 def warm_up() -> None:
-    """Ready what the first message after a start would otherwise pay for: the city → zone index, the word-form
-    analyzer, the style wishes' tables, the seed phrases' word lists and the prefilter words of every pattern
-    (the rules on a first message: about 140 ms of CPU cold, 8 warmed); then hand back the memory the index's build
-    used (~50 MiB)."""
+    """Ready what the first message after a start would otherwise pay for: the city → zone index, the style
+    wishes' tables, the seed phrases' word lists and the prefilter words of every pattern (the rules on a first
+    message: about 140 ms of CPU cold, 8 warmed); then hand back the memory the index's build used (~50 MiB).
+    The Russian word-form analyzer waits for a first Russian name or place (memory/text/word_forms.py: 19 MiB
+    that a bot whose users write no Russian never holds, and 0.1 s of CPU on that message)."""
     try:
         zones.warm()
-        word_forms.analyzer()
         style_candidates.warm()
         seeds.any_list()
     finally:  # whatever failed before, the patterns are learnt: expect_learning's wait ends
@@ -317,7 +317,9 @@ def warm_up() -> None:
 def hand_back_memory() -> None:
     """Collect what the first warm-up's builds left and hand the freed memory back to the system, once a process:
     a warm-up after that (another bot in the same process, as in the tests) builds nothing, and a full collection
-    there costs a fifth of a second."""
+    there costs a fifth of a second. re's cache goes too: learning compiles a copy of every pattern with a
+    stand-in once (memory/text/prefilter.py), and re would keep the last 512 of them for good (3.4 MiB)."""
+    re.purge()
     gc.collect()
     try:  # glibc keeps freed memory for reuse unless asked; elsewhere this is simply skipped
         ctypes.CDLL("libc.so.6").malloc_trim(0)

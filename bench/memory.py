@@ -6,6 +6,7 @@ and reads the process's resident memory (VmRSS now, VmHWM peak) from /proc.
 
     .venv/bin/python bench/memory.py            # about a minute
     .venv/bin/python bench/memory.py --users 1000
+    .venv/bin/python bench/memory.py --python /tmp/owner/bin/python   # a venv with requirements.txt alone
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ def rss_kib(pid: int) -> tuple[int, int]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=10_000)
+    parser.add_argument("--python", metavar="PATH", default=sys.executable,
+                        help="the Python that runs the bot, e.g. a venv with requirements.txt alone: what an owner"
+                             " installs (the dev packages add cryptography, which python-telegram-bot imports)")
     args = parser.parse_args()
     telegram, model = TelegramDouble(), OpenAIDouble()
     # Chat turns get an echo; the memory extraction calls (a backlog right after start-up) an empty result.
@@ -71,7 +75,7 @@ async def main() -> None:
         env = {**os.environ, "TELEGRAM_BOT_TOKEN": telegram.token, "OPENAI_API_KEY": "sk-test",
                "OPENAI_BASE_URL": model.base_url, "TELEGRAM_API_BASE_URL": telegram.base_url,
                "DATABASE_PATH": str(database), "LOG_LEVEL": "WARNING"}
-        process = await asyncio.create_subprocess_exec(sys.executable, "bot.py", cwd=ROOT, env=env)
+        process = await asyncio.create_subprocess_exec(args.python, "bot.py", cwd=ROOT, env=env)
         await telegram.wait_for_call("setMyCommands", timeout=60)
         print(f"idle after start-up: VmRSS {rss_kib(process.pid)[0] / 1024:.1f} MiB")
         users = range(1, 251)

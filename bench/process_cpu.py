@@ -11,7 +11,8 @@ Each phase runs in a bot process of its own, on a fresh database, with 5 users: 
 the phase's kind; a wait until the process is quiet; an idle interval as long as the phase is expected to take
 (the warm-up's p50 and the pause, x N); then `--messages` N messages round-robin over the users, one at a time
 (the next is pushed 0.1 s after the previous one's reply is in), and 1 s for the last turn's upkeep. The texts
-are ordinary chat lines, some of which the rules learn a fact from (then a fact is embedded after the turn).
+are ordinary chat lines, some of which the rules learn a fact from (then a fact is embedded after the turn), in
+English (`--language ru`: in Russian).
 
 1. short: the model answers a few words at once; STREAM_REPLIES=off.
 2. streamed: a 100-token reply (400 characters) streamed 4 characters a chunk at 40 chunks a second (2.5 s);
@@ -62,6 +63,9 @@ Figures are medians of `--runs` runs. Other work shares the machine, so they are
     .venv/bin/python bench/process_cpu.py --runs 3 --messages 15 --against /tmp/before   # before and after
     .venv/bin/python bench/process_cpu.py --runs 3 --messages 20 --users "" --metrics both  # metrics off and on
     .venv/bin/python bench/process_cpu.py --users "" --phases voice,spoken --persona tests/fixtures/cards/mira.png
+    python3 -m venv /tmp/owner && /tmp/owner/bin/pip install -r requirements.txt   # what an owner installs, then
+    .venv/bin/python bench/process_cpu.py --runs 2 --messages 15 --users "" --python /tmp/owner/bin/python
+    .venv/bin/python bench/process_cpu.py --runs 2 --messages 15 --users "" --language ru   # Russian lines
 """
 
 from __future__ import annotations
@@ -102,6 +106,13 @@ SENTENCES = ["I live in Berlin and I have a cat named Murka.", "How was your day
              "I like hiking in the mountains.", "What should I cook tonight?", "I work as a nurse.",
              "I'm tired today.", "Tell me something cheerful.", "My sister lives in Lisbon.",
              "Do you remember what I told you?", "I love strong black coffee."]
+# --language ru: the same kinds of lines in Russian, a name and places among them (the rules then build the Russian
+# word-form analyzer, memory/text/word_forms.py, which a bot that reads only English never holds).
+SENTENCES_RU = ["Меня зовут Аня, я живу в Казани, и у меня есть кошка Мурка.", "Как прошёл твой день? Я гуляла.",
+                "Я люблю ходить в горы.", "Что мне приготовить сегодня вечером?", "Я работаю медсестрой.",
+                "Я сегодня устала.", "Расскажи что-нибудь весёлое.", "Моя сестра Оля живёт в Лиссабоне.",
+                "Ты помнишь, что я тебе рассказывала?", "Я люблю крепкий чёрный кофе."]
+LINES = {"en": SENTENCES, "ru": SENTENCES_RU}
 SHORT = "Oh, that sounds lovely. Tell me more?"
 LONG = ("That is a lovely thing to hear, and I am glad you told me. Walks like that clear the head, and the "
         "mountains are best early in the morning, before the crowds come up from the valley. ") * 4
@@ -179,9 +190,11 @@ def answer(tokens: int):
 
 def python_of(tree: Path) -> str:
     """Return the Python that runs `tree`'s bot: its own .venv's where it has one (a tree from before a change of
-    requirements needs its own packages: tornado before issue 58), else this one."""
+    requirements needs its own packages: tornado before issue 58), else `--python`, else this one."""
     own = tree / ".venv" / "bin" / "python"
-    return str(own) if tree != ROOT and own.exists() else sys.executable
+    if tree != ROOT:
+        return str(own) if own.exists() else sys.executable
+    return BOT_PYTHON[0] or sys.executable
 
 
 @contextlib.asynccontextmanager
@@ -244,7 +257,8 @@ async def send(bot: Bot, phase: Phase, count: int, numbers, spoken: list[tuple[f
     for _ in range(count):
         number = next(numbers)
         user = USERS[number % len(USERS)]
-        text = f"{SENTENCES[number * 3 % len(SENTENCES)]} (u{user} m{number})"
+        lines = LINES[LANGUAGE[0]]
+        text = f"{lines[number * 3 % len(lines)]} (u{user} m{number})"
         waiter = asyncio.get_running_loop().create_future()
         bot.telegram.waiters[(user, number)] = waiter
         pushed = time.perf_counter()
@@ -475,6 +489,8 @@ async def run(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+LANGUAGE = ["en"]  # --language: the phases' lines, English or Russian
+BOT_PYTHON = [""]  # --python: the interpreter of this tree's bot (empty: the bench's own)
 PERSONA_FILE = [""]  # --persona: the owner's character for every phase's bot (empty: the built-in one)
 
 
@@ -494,7 +510,14 @@ def main() -> int:
                              " both: METRICS off and on side by side (in place of --against)")
     parser.add_argument("--persona", metavar="FILE", default="",
                         help="PERSONA_FILE for every bot: a Markdown file or a character card (JSON, PNG)")
+    parser.add_argument("--python", metavar="PATH", default="",
+                        help="the Python that runs this tree's bot, e.g. a venv with requirements.txt alone: what an"
+                             " owner installs (the dev packages add cryptography, which python-telegram-bot imports)")
+    parser.add_argument("--language", choices=sorted(LINES), default="en",
+                        help="the language of the phases' lines (ru: a name and places among them)")
     args = parser.parse_args()
+    LANGUAGE[0] = args.language
+    BOT_PYTHON[0] = args.python
     PERSONA_FILE[0] = str(Path(args.persona).resolve()) if args.persona else ""
     if args.metrics != "off" and args.against:
         parser.error("--metrics measures this tree only; leave out --against")

@@ -9,7 +9,11 @@ ones. On the corpora's Russian words, 97 % of a word's forms share its commonest
 Snowball stem, 64 % its commonest stem by the suffix list this replaced.
 
 The analyzer is built once, on first use (`analyzer`), as pymorphy3 ships it, without its probability estimator
-(2 MiB more, and nothing here needs the readings ranked).
+(2 MiB more, and nothing here needs the readings ranked). It holds 19 MiB (its dictionary's DAWGs are 11.6) and
+takes about 0.1 s of CPU to build, so a bot only builds it once someone writes a Russian name, place or word the
+rules must read. The nouns and phrases the patterns decline as they are imported come from a table of the
+dictionary's answers instead (DECLINED_FILE, `python -m memory.text.word_forms` writes it again; a test checks it
+against the dictionary), so importing the rules builds no analyzer.
 
 Every function takes one word and never raises on odd input: an empty string, digits, Latin letters or a word the
 dictionary lacks come back as they are (or as their only form).
@@ -18,8 +22,10 @@ dictionary lacks come back as they are (or as their only form).
 from __future__ import annotations
 
 import functools
+import json
 import re
 import threading
+from pathlib import Path
 
 import pymorphy3
 import Stemmer
@@ -34,6 +40,12 @@ NAME_TAGS = frozenset({"Name", "Surn", "Patr"})
 NOT_STANDARD = frozenset({"Infr", "Erro", "Dist", "voct", "Supr"})
 OBLIQUE_CASES = ("gent", "datv", "accs", "ablt", "loct")
 CACHED_WORDS = 8192  # distinct words whose analysis is kept (a word's parses cost about 100 µs)
+# What the dictionary says of the nouns and phrases the patterns decline at import: {"nouns": {noun: forms},
+# "phrases": {phrase: [words in each case]}}, lower-cased.
+DECLINED_FILE = Path(__file__).with_name("ru_declined.json")
+DECLINED: dict[str, dict[str, list]] = json.loads(DECLINED_FILE.read_text(encoding="utf-8"))
+# Nouns and phrases declined by the analyzer since the start, as DECLINED_FILE holds them (what writing it reads).
+NEWLY_DECLINED: dict[str, dict[str, list]] = {"nouns": {}, "phrases": {}}
 
 _stemmers = threading.local()  # a Stemmer object is not to be shared between threads
 _lock = threading.Lock()
@@ -196,6 +208,16 @@ def _case_forms(lowered: str) -> tuple[str, ...]:
     surname. A word the dictionary lacks declines by pymorphy3's likeliest guess alone."""
     if " " in lowered:
         return (lowered,)
+    known = DECLINED["nouns"].get(lowered)
+    if known is not None:
+        return tuple(known)
+    found = declined_noun(lowered)
+    NEWLY_DECLINED["nouns"][lowered] = list(found)
+    return found
+
+
+def declined_noun(lowered: str) -> tuple[str, ...]:
+    """Return `_case_forms(lowered)` as the analyzer gives it."""
     parses = [parse for parse in analyzer().parse(lowered) if parse.tag.case == "nomn" and _same(parse.word, lowered)]
     nominal = [parse for parse in parses if parse.tag.POS == "NOUN"] or [p for p in parses if p.tag.POS in NOMINAL]
     known = [parse for parse in nominal if _known(parse)]
@@ -265,6 +287,17 @@ def _parts_of_speech(folded: str) -> frozenset[str]:
 def _phrase_case_forms(adjectives: tuple[str, ...], noun: str) -> tuple[tuple[str, ...], ...]:
     """Return the words of a phrase in each case, the adjectives in the noun's gender, number and (in the
     accusative) animacy; the phrase alone where the dictionary has no nominative noun or adjective for a word."""
+    phrase = " ".join((*adjectives, noun))
+    known = DECLINED["phrases"].get(phrase)
+    if known is not None:
+        return tuple(tuple(words) for words in known)
+    found = declined_phrase(adjectives, noun)
+    NEWLY_DECLINED["phrases"][phrase] = [list(words) for words in found]
+    return found
+
+
+def declined_phrase(adjectives: tuple[str, ...], noun: str) -> tuple[tuple[str, ...], ...]:
+    """Return `_phrase_case_forms(adjectives, noun)` as the analyzer gives it."""
     unchanged = ((*adjectives, noun),)
     nouns = [parse for parse in analyzer().parse(noun) if parse.tag.POS == "NOUN" and parse.tag.case == "nomn"]
     head = ([parse for parse in nouns if _known(parse)] or nouns or [None])[0]
@@ -315,3 +348,29 @@ def _spelt_like(form: str, model: str, dictionary_yo: bool = False) -> str:
         capitalised = [capitalised[0]] * len(parts)
     return "-".join(part[:1].upper() + part[1:] if up else part for part, up in zip(parts, capitalised, strict=True))
 
+
+
+def write_declined() -> int:
+    """Write DECLINED_FILE again: what the analyzer says of every noun and phrase the patterns of memory/ decline
+    as they are imported. Return how many. Run in a process of its own, before anything imports the rules."""
+    import importlib
+    import pkgutil
+
+    import memory
+
+    DECLINED["nouns"].clear()
+    DECLINED["phrases"].clear()
+    for module in pkgutil.walk_packages(memory.__path__, "memory."):
+        importlib.import_module(module.name)  # each pattern module declines its words as it is imported
+    kinds = [(kind, sorted(entries.items())) for kind, entries in NEWLY_DECLINED.items()]
+    lines = ",\n".join(f"{json.dumps(kind)}: {{\n" + ",\n".join(
+        f"{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}" for key, value in entries
+    ) + "\n}" for kind, entries in kinds)  # one noun or phrase a line
+    DECLINED_FILE.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
+    return sum(len(entries) for _, entries in kinds)
+
+
+if __name__ == "__main__":
+    from memory.text import word_forms  # the module the patterns import, not this copy run as a script
+
+    print(f"wrote {word_forms.write_declined()} nouns and phrases to {word_forms.DECLINED_FILE}")
