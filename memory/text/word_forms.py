@@ -44,8 +44,8 @@ CACHED_WORDS = 8192  # distinct words whose analysis is kept (a word's parses co
 # "phrases": {phrase: [words in each case]}}, lower-cased.
 DECLINED_FILE = Path(__file__).with_name("ru_declined.json")
 DECLINED: dict[str, dict[str, list]] = json.loads(DECLINED_FILE.read_text(encoding="utf-8"))
-# Nouns and phrases declined by the analyzer since the start, as DECLINED_FILE holds them (what writing it reads).
-NEWLY_DECLINED: dict[str, dict[str, list]] = {"nouns": {}, "phrases": {}}
+# While write_declined runs: the nouns and phrases the analyzer declined, as DECLINED_FILE holds them.
+_declining: dict[str, dict[str, list]] | None = None
 
 _stemmers = threading.local()  # a Stemmer object is not to be shared between threads
 _lock = threading.Lock()
@@ -212,7 +212,8 @@ def _case_forms(lowered: str) -> tuple[str, ...]:
     if known is not None:
         return tuple(known)
     found = declined_noun(lowered)
-    NEWLY_DECLINED["nouns"][lowered] = list(found)
+    if _declining is not None:
+        _declining["nouns"][lowered] = list(found)
     return found
 
 
@@ -292,7 +293,8 @@ def _phrase_case_forms(adjectives: tuple[str, ...], noun: str) -> tuple[tuple[st
     if known is not None:
         return tuple(tuple(words) for words in known)
     found = declined_phrase(adjectives, noun)
-    NEWLY_DECLINED["phrases"][phrase] = [list(words) for words in found]
+    if _declining is not None:
+        _declining["phrases"][phrase] = [list(words) for words in found]
     return found
 
 
@@ -349,24 +351,26 @@ def _spelt_like(form: str, model: str, dictionary_yo: bool = False) -> str:
     return "-".join(part[:1].upper() + part[1:] if up else part for part, up in zip(parts, capitalised, strict=True))
 
 
-
-def write_declined() -> int:
-    """Write DECLINED_FILE again: what the analyzer says of every noun and phrase the patterns of memory/ decline
-    as they are imported. Return how many. Run in a process of its own, before anything imports the rules."""
+def write_declined(path: Path = DECLINED_FILE) -> int:
+    """Write DECLINED_FILE (or `path`) again: what the analyzer says of every noun and phrase the patterns of
+    memory/ decline as they are imported. Return how many. Run in a process of its own, before anything imports
+    the rules."""
     import importlib
     import pkgutil
 
     import memory
 
+    global _declining
+    _declining = {"nouns": {}, "phrases": {}}
     DECLINED["nouns"].clear()
     DECLINED["phrases"].clear()
     for module in pkgutil.walk_packages(memory.__path__, "memory."):
         importlib.import_module(module.name)  # each pattern module declines its words as it is imported
-    kinds = [(kind, sorted(entries.items())) for kind, entries in NEWLY_DECLINED.items()]
+    kinds = [(kind, sorted(entries.items())) for kind, entries in _declining.items()]
     lines = ",\n".join(f"{json.dumps(kind)}: {{\n" + ",\n".join(
         f"{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}" for key, value in entries
     ) + "\n}" for kind, entries in kinds)  # one noun or phrase a line
-    DECLINED_FILE.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
+    path.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
     return sum(len(entries) for _, entries in kinds)
 
 
