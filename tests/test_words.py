@@ -286,12 +286,12 @@ def test_the_table_holds_what_the_dictionary_says_of_each_noun_and_phrase():
 
 
 async def test_writing_the_table_again_gives_the_table_shipped(tmp_path):
-    """`python -m memory.text.word_forms` works, and the shipped table is what the patterns and dictionary give now."""
+    """`python -m memory.text.declining` works, and the shipped table is what the patterns and dictionary give now."""
     written = tmp_path / "ru_declined.json"
-    script = ("from pathlib import Path\nfrom memory.text import word_forms\n"
-              f"word_forms.write_declined(Path({str(written)!r}))")
-    process = await asyncio.create_subprocess_exec(sys.executable, "-c", script, cwd=ROOT,
-                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "memory.text.declining", str(written), cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
     _, stderr = await asyncio.wait_for(process.communicate(), scaled(120))
     assert process.returncode == 0, stderr.decode()[-2000:]
     assert written.read_text(encoding="utf-8") == word_forms.DECLINED_FILE.read_text(encoding="utf-8")

@@ -12,7 +12,7 @@ The analyzer is built once, on first use (`analyzer`), as pymorphy3 ships it, wi
 (2 MiB more, and nothing here needs the readings ranked). It holds 19 MiB (its dictionary's DAWGs are 11.6) and
 takes about 0.1 s of CPU to build, so a bot only builds it once someone writes a Russian name, place or word the
 rules must read. The nouns and phrases the patterns decline as they are imported come from a table of the
-dictionary's answers instead (DECLINED_FILE, `python -m memory.text.word_forms` writes it again; a test checks it
+dictionary's answers instead (DECLINED_FILE, `python -m memory.text.declining` writes it again; a test checks it
 against the dictionary), so importing the rules builds no analyzer.
 
 Every function takes one word and never raises on odd input: an empty string, digits, Latin letters or a word the
@@ -44,7 +44,8 @@ CACHED_WORDS = 8192  # distinct words whose analysis is kept (a word's parses co
 # "phrases": {phrase: [words in each case]}}, lower-cased.
 DECLINED_FILE = Path(__file__).with_name("ru_declined.json")
 DECLINED: dict[str, dict[str, list]] = json.loads(DECLINED_FILE.read_text(encoding="utf-8"))
-# While write_declined runs: the nouns and phrases the analyzer declined, as DECLINED_FILE holds them.
+# Once record_declining is called (memory/text/declining.py, the table's writer): the nouns and phrases the
+# analyzer declined since, as DECLINED_FILE holds them.
 _declining: dict[str, dict[str, list]] | None = None
 
 _stemmers = threading.local()  # a Stemmer object is not to be shared between threads
@@ -176,6 +177,15 @@ def parts_of_speech(word: str) -> frozenset[str]:
     if not RUSSIAN_WORD.fullmatch(folded):
         return frozenset()
     return _parts_of_speech(folded)
+
+
+def record_declining() -> dict[str, dict[str, list]]:
+    """Forget the table and record from now on what the analyzer declines; return the record (kept up to date)."""
+    global _declining
+    DECLINED["nouns"].clear()
+    DECLINED["phrases"].clear()
+    _declining = {"nouns": {}, "phrases": {}}
+    return _declining
 
 
 def analyzer() -> pymorphy3.MorphAnalyzer:
@@ -350,31 +360,3 @@ def _spelt_like(form: str, model: str, dictionary_yo: bool = False) -> str:
         capitalised = [capitalised[0]] * len(parts)
     return "-".join(part[:1].upper() + part[1:] if up else part for part, up in zip(parts, capitalised, strict=True))
 
-
-def write_declined(path: Path = DECLINED_FILE) -> int:
-    """Write DECLINED_FILE (or `path`) again: what the analyzer says of every noun and phrase the patterns of
-    memory/ decline as they are imported. Return how many. Run in a process of its own, before anything imports
-    the rules."""
-    import importlib
-    import pkgutil
-
-    import memory
-
-    global _declining
-    _declining = {"nouns": {}, "phrases": {}}
-    DECLINED["nouns"].clear()
-    DECLINED["phrases"].clear()
-    for module in pkgutil.walk_packages(memory.__path__, "memory."):
-        importlib.import_module(module.name)  # each pattern module declines its words as it is imported
-    kinds = [(kind, sorted(entries.items())) for kind, entries in _declining.items()]
-    lines = ",\n".join(f"{json.dumps(kind)}: {{\n" + ",\n".join(
-        f"{json.dumps(key, ensure_ascii=False)}: {json.dumps(value, ensure_ascii=False)}" for key, value in entries
-    ) + "\n}" for kind, entries in kinds)  # one noun or phrase a line
-    path.write_text("{\n" + lines + "\n}\n", encoding="utf-8")
-    return sum(len(entries) for _, entries in kinds)
-
-
-if __name__ == "__main__":
-    from memory.text import word_forms  # the module the patterns import, not this copy run as a script
-
-    print(f"wrote {word_forms.write_declined()} nouns and phrases to {word_forms.DECLINED_FILE}")
