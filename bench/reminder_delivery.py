@@ -49,7 +49,7 @@ async def run(count: int, rate: float, folder: Path) -> list[float]:
         due = datetime.now(timezone.utc) + LEAD
         for user in range(1, count + 1):
             # The double answers "chat not found" for a chat that never wrote: make each one known to it.
-            telegram._remember_chat(telegram._remember_user(user, "U", None, "en"), user, "private")
+            telegram.know_private_chat(user, "U")
             await store.users.meet_user(user, due)
             await store.reminders.add_reminder(user, user, f"task {user}", due, None, "UTC", due)
         await store.close()

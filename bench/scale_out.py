@@ -98,7 +98,7 @@ class Replies(TaggedReplies):
 
     def know(self, user_id: int) -> None:
         """Make the private chat known, as a first message would (nothing polls the double in webhook mode)."""
-        self._remember_chat(self._remember_user(user_id, f"U{user_id}", None, "en"), user_id, "private")
+        self.know_private_chat(user_id, f"U{user_id}")
 
 
 class Model(CountingOpenAIDouble):

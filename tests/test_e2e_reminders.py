@@ -315,7 +315,7 @@ async def test_two_machines_on_one_postgresql_deliver_each_reminder_once(telegra
     store = await Store.open(pg_url)
     try:
         for user in range(1, 31):
-            telegram._remember_chat(telegram._remember_user(user, "U", None, "en"), user, "private")
+            telegram.know_private_chat(user, "U")
             await store.users.meet_user(user, clock())
             await store.reminders.add_reminder(user, user, f"task {user}", clock() + timedelta(minutes=1), None,
                                      "Europe/Moscow", clock())

@@ -133,7 +133,7 @@ async def test_an_idle_bot_does_not_sweep_every_second_yet_delivers_on_time(tele
 
         services.reminders.sweep = counted
         await asyncio.sleep(1.5)  # the sweep a second after start-up
-        telegram._remember_chat(telegram._remember_user(ANN, "Ann", None, "en"), ANN, "private")
+        telegram.know_private_chat(ANN)
         await services.store.users.meet_user(ANN, utc_now())
         pending = await services.store.reminders.add_reminder(ANN, ANN, "call mum", utc_now() + timedelta(hours=1),
                                                               None,

@@ -154,6 +154,11 @@ class TelegramDouble(BotApiMethods):
             message["reply_to_message"] = replied
         return self.push_update({"message": message})
 
+    def know_private_chat(self, user_id: int, first_name: str = "Ann") -> None:
+        """Make a user's private chat known, as their first message would, without pushing one: the bot may then
+        write there first (a reminder, a check-in), where the double answers "chat not found" otherwise."""
+        self._remember_chat(self._remember_user(user_id, first_name, None, "en"), user_id, "private")
+
     def push_edited_text(self, user_id: int, message_id: int, text: str, *,
                          chat_id: int | None = None) -> int:
         """Push an edited_message update (the original need not have been pushed)."""

@@ -95,6 +95,16 @@ class BotApiMethods:
             raise ApiError(403, "Forbidden: bot was blocked by the user")
         return chat_id
 
+    def _caption_into(self, p: dict, fields: dict[str, Any]) -> str:
+        """Check p's caption as Telegram does (1,024 characters once parsed), put it and its entities into a sent
+        message's `fields`; return the visible caption."""
+        caption, entities = self._formatted(p, "caption", 1024, "message caption")
+        if caption:
+            fields["caption"] = caption
+        if entities:
+            fields["caption_entities"] = entities
+        return caption
+
     def _formatted(self, p: dict, key: str, limit: int, what: str, *,
                    allow_empty: bool = False) -> tuple[str, list]:
         """Parse p[key] with p's parse_mode; check emptiness and the length limit."""
@@ -345,12 +355,8 @@ class BotApiMethods:
             info = {"file_id": document, "file_unique_id": f"Udoc{self._file_counter}"}
         else:
             raise ApiError(400, "Bad Request: there is no document in the request")
-        caption, entities = self._formatted(p, "caption", 1024, "message caption")
         fields: dict[str, Any] = {"document": info}
-        if caption:
-            fields["caption"] = caption
-        if entities:
-            fields["caption_entities"] = entities
+        caption = self._caption_into(p, fields)
         message = self._new_bot_message(chat_id, fields)
         self.documents.append(dict(p, chat_id=chat_id, document=document,
                                    message_id=message["message_id"], visible_caption=caption))
@@ -384,13 +390,9 @@ class BotApiMethods:
             if isinstance(duration, bool) or not isinstance(duration, int) or duration < 0:
                 raise ApiError(400, "Bad Request: wrong duration specified")
             info["duration"] = duration
-        caption, entities = self._formatted(p, "caption", 1024, "message caption")
-        self._markup(p)
         fields: dict[str, Any] = {"voice": info}
-        if caption:
-            fields["caption"] = caption
-        if entities:
-            fields["caption_entities"] = entities
+        caption = self._caption_into(p, fields)
+        self._markup(p)
         message = self._new_bot_message(chat_id, fields)
         self.voices.append(dict(p, chat_id=chat_id, voice=info, content=content, message_id=message["message_id"],
                                 visible_caption=caption))
